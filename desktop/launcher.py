@@ -1,0 +1,26 @@
+"""The ``memtray`` command: the CLI when a command is given, else the tray app.
+
+Kept free of Qt imports so that every CLI command starts fast and works on machines without a display.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from engine.cli import main as cli_main
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``memtray``; return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    from engine.cli.parser import wants_gui
+
+    if wants_gui(args):
+        from desktop.app import run
+
+        return run(args)
+    return cli_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""memtray's memory engine: three tiers of conversation memory plus a cross-session error memory.
+
+The public face is small and stable; everything else is internal::
+
+    from engine import Memory, Message
+    mem = Memory.open(home=None)              # None: MEMTRAY_HOME or the platform default
+    mem.append("cli-abc", [Message(role="user", content="hi", send_at=...)])
+    hits = mem.search("query", session=None, match="keyword", scope="all", limit=10)
+    mem.wait_idle()
+    mem.close()
+
+This package never imports Qt or the desktop app. Plain frozen dataclasses cross its border, and every
+error it raises on purpose is an :class:`engine.errors.EngineError`.
+"""
+
+from __future__ import annotations
+
+from engine.compaction import CompactResult
+from engine.errors import EngineError
+from engine.memory import Memory, ResetResult
+from engine.messages import Message
+from engine.search import Hit
+from engine.sessions import SessionInfo
+from engine.settings import Settings
+
+__all__ = [
+    "CompactResult",
+    "EngineError",
+    "Hit",
+    "Memory",
+    "Message",
+    "ResetResult",
+    "SessionInfo",
+    "Settings",
+]

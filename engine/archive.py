@@ -1,0 +1,179 @@
+"""Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
+
+Every message written to history.json is also written here (the seed's dual write) and never deleted by
+compaction. Functions take an open connection so the caller decides the transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from engine.messages import Message
+
+_COLUMNS = "id, session_id, role, content, send_at, sender"
+
+
+@dataclass(frozen=True)
+class Meta:
+    """A session's archive bookkeeping (see ``schema.MessageMeta``)."""
+
+    start_at: int = 0
+    start_id: int = 0
+    hot_last_id: int = 0
+
+
+def session_key(conn: Connection, session_id: str, now: int) -> str:
+    """The session's short key (``s0000042``), registering the session on first use."""
+    row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).first()
+    if row is None:
+        conn.execute(
+            text("INSERT INTO sessions(id, created_at, updated_at) VALUES (:s, :t, :t)"),
+            {"s": session_id, "t": now},
+        )
+        row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).one()
+    return f"s{int(row[0]):07d}"
+
+
+def known_key(conn: Connection, session_id: str) -> str | None:
+    """The session's short key, or ``None`` if it was never registered."""
+    row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).first()
+    return None if row is None else f"s{int(row[0]):07d}"
+
+
+def archive_times(messages: Sequence[Message]) -> list[int]:
+    """The archive's ``send_at`` per message: a 0 after a timed message in the batch becomes last + 1."""
+    times, last = [], 0
+    for message in messages:
+        if message.send_at:
+            times.append(message.send_at)
+            last = max(last, message.send_at)
+        elif last:
+            last += 1
+            times.append(last)
+        else:
+            times.append(0)
+    return times
+
+
+def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int | None]:
+    """Insert ``messages``; return each one's row id, ``None`` for a message with no text (not archived)."""
+    key = session_key(conn, session_id, now)
+    rows = []
+    for message, send_at in zip(messages, archive_times(messages), strict=True):
+        if message.content.strip():
+            rows.append((session_id, key, send_at, message.role, message.content, message.sender))
+    ids: list[int | None] = []
+    if rows:
+        conn.exec_driver_sql(
+            "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
+        first = last - len(rows) + 1
+        next_id = iter(range(first, last + 1))
+        ids = [next(next_id) if m.content.strip() else None for m in messages]
+    else:
+        ids = [None] * len(messages)
+    conn.execute(text("UPDATE sessions SET updated_at = :t WHERE id = :s"), {"t": now, "s": session_id})
+    return ids
+
+
+def has_rows(conn: Connection, session_id: str) -> bool:
+    return conn.execute(text("SELECT 1 FROM messages WHERE session_id = :s LIMIT 1"), {"s": session_id}).first() is not None
+
+
+def meta(conn: Connection, session_id: str) -> Meta:
+    row = conn.execute(
+        text("SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = :s"), {"s": session_id}
+    ).first()
+    return Meta(*map(int, row)) if row else Meta()
+
+
+def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
+    conn.execute(
+        text(
+            "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES (:s, :a, :i, :h) "
+            "ON CONFLICT(session_id) DO UPDATE SET start_at = excluded.start_at, start_id = excluded.start_id, "
+            "hot_last_id = excluded.hot_last_id"
+        ),
+        {"s": session_id, "a": value.start_at, "i": value.start_id, "h": value.hot_last_id},
+    )
+
+
+def to_message(row: Any) -> Message:
+    """A message from a ``(id, session_id, role, content, send_at, sender)`` row."""
+    return Message(
+        role=row[2], content=row[3], send_at=int(row[4]), sender=row[5] or "", id=int(row[0]), session=row[1]
+    )
+
+
+def rows_from(conn: Connection, session_id: str, first_id: int) -> list[Message]:
+    """The session's messages with ``id >= first_id``, oldest first."""
+    result = conn.execute(
+        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
+        {"s": session_id, "i": first_id},
+    )
+    return [to_message(r) for r in result]
+
+
+def page(conn: Connection, session_id: str, before_id: int | None, limit: int) -> list[Message]:
+    """Up to ``limit`` messages older than ``before_id`` (newest of them first); all sessions if None."""
+    bound = before_id if before_id is not None else 2**62
+    result = conn.execute(
+        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id < :b ORDER BY id DESC LIMIT :n"),
+        {"s": session_id, "b": bound, "n": limit},
+    )
+    return [to_message(r) for r in result]
+
+
+def after(conn: Connection, session_id: str, after_id: int, limit: int) -> list[Message]:
+    """Up to ``limit`` messages of the session with ``id > after_id``, oldest first."""
+    result = conn.execute(
+        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id > :a ORDER BY id LIMIT :n"),
+        {"s": session_id, "a": after_id, "n": limit},
+    )
+    return [to_message(r) for r in result]
+
+
+def fingerprints(conn: Connection, session_id: str) -> set[tuple[str, str, int]]:
+    """``(role, content, send_at)`` of every archived message of the session (import de-duplication)."""
+    rows = conn.execute(
+        text("SELECT role, content, send_at FROM messages WHERE session_id = :s"), {"s": session_id}
+    )
+    return {(str(r[0]), str(r[1]), int(r[2])) for r in rows}
+
+
+def by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Message]:
+    wanted = sorted(set(ids))
+    found: dict[int, Message] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.exec_driver_sql(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)):
+            found[int(row[0])] = to_message(row)
+    return found
+
+
+def counts(conn: Connection) -> dict[str, tuple[int, int]]:
+    """Per session: (all archived messages, messages before the compaction cut)."""
+    result: dict[str, tuple[int, int]] = {}
+    rows = conn.execute(
+        text(
+            "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END) "
+            "FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id GROUP BY m.session_id"
+        )
+    )
+    for sid, total, archived in rows:
+        result[str(sid)] = (int(total), int(archived or 0))
+    return result
+
+
+def delete_session(conn: Connection, session_id: str) -> int:
+    """Delete the session's archived messages (the FTS tables follow by trigger) and its meta row."""
+    deleted = conn.execute(text("DELETE FROM messages WHERE session_id = :s"), {"s": session_id}).rowcount
+    conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
+    return int(deleted or 0)

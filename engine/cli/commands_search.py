@@ -1,0 +1,35 @@
+"""CLI command: search."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli.output import hit_json, message_line, open_memory, write, write_json
+from engine.clock import TIME_RANGES
+from engine.search import MATCHES, SCOPES
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = commands.add_parser("search", help="search the memory (keyword, semantic or hybrid)")
+    p.add_argument("query")
+    p.add_argument("--session", default=None, help="one session (default: all)")
+    p.add_argument("--match", choices=MATCHES, default="hybrid")
+    p.add_argument("--scope", choices=SCOPES, default="all")
+    p.add_argument("--time-range", choices=sorted(TIME_RANGES), default=None)
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_search)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        hits = mem.search(args.query, session=args.session, match=args.match, scope=args.scope,
+                          time_range=args.time_range, limit=args.limit)
+    if args.json:
+        write_json([hit_json(h) for h in hits])
+        return 0
+    if not hits:
+        write("no matches")
+    for hit in hits:
+        write(f"{hit.message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(hit.message)}")
+    return 0

@@ -1,0 +1,120 @@
+"""CLI commands on sessions: sessions, append, history, compact, reset, remove."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.cli.output import message_json, message_line, open_memory, write, write_json
+from engine.clock import format_local
+from engine.errors import InvalidInput
+from engine.messages import Message
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = commands.add_parser("sessions", help="list sessions")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_sessions)
+
+    p = commands.add_parser("append", help="append one message to a session (creating it)")
+    p.add_argument("--session", required=True)
+    p.add_argument("--role", required=True, choices=["user", "assistant"])
+    p.add_argument("--content", required=True, help="the text; '-' reads it from standard input")
+    p.add_argument("--send-at", type=int, default=None, metavar="NS", help="Unix nanoseconds (default: now)")
+    p.add_argument("--sender", default="")
+    p.add_argument("--json", action="store_true", help="print the stored message as JSON")
+    p.set_defaults(handler=cmd_append)
+
+    p = commands.add_parser("history", help="the hot history.json of a session, oldest first")
+    p.add_argument("--session", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_history)
+
+    p = commands.add_parser("compact", help="compact history.json now if it is over the size limit")
+    p.add_argument("--session", required=True)
+    p.set_defaults(handler=cmd_compact)
+
+    p = commands.add_parser("reset", help="clear a session's history and archive (keeps its summary)")
+    p.add_argument("--session", required=True)
+    p.add_argument("--all", action="store_true", help="also delete the summary and its cursor")
+    p.set_defaults(handler=cmd_reset)
+
+    p = commands.add_parser("remove", help="delete a session entirely (error memory is kept)")
+    p.add_argument("--session", required=True)
+    p.set_defaults(handler=cmd_remove)
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        infos = mem.sessions()
+    if args.json:
+        write_json([
+            {
+                "id": i.id,
+                "lastActivity": i.last_activity,
+                "hotMessages": i.hot_messages,
+                "archivedMessages": i.archived_messages,
+                "historyBytes": i.history_bytes,
+                "summaryUpdated": i.summary_updated,
+                "temporary": i.temporary,
+            }
+            for i in infos
+        ])
+        return 0
+    if not infos:
+        write("no sessions yet")
+    for i in infos:
+        when = format_local(i.last_activity) if i.last_activity else "-"
+        write(f"{i.id}\t{when}\t{i.hot_messages} recent\t{i.archived_messages} archived")
+    return 0
+
+
+def cmd_append(args: argparse.Namespace) -> int:
+    content = sys.stdin.read() if args.content == "-" else args.content
+    with open_memory(args) as mem:
+        send_at = mem.clock() if args.send_at is None else args.send_at
+        if send_at < 0:
+            raise InvalidInput("--send-at must not be negative")
+        stored = mem.append(args.session, [Message(args.role, content, send_at, args.sender)])
+    if args.json:
+        write_json(message_json(stored[0]))
+    else:
+        write(f"appended message {stored[0].id if stored[0].id is not None else '(no text: not archived)'}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        messages = mem.history(args.session)
+    if args.json:
+        write_json([message_json(m) for m in messages])
+    else:
+        for message in messages:
+            write(message_line(message))
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.compact(args.session)
+    if result.trimmed:
+        write(f"compacted {result.session}: {result.trimmed} messages moved to the archive, {result.kept} kept "
+              f"({result.bytes_before:,} -> {result.bytes_after:,} bytes, {result.seconds:.2f}s)")
+    else:
+        write(f"nothing to compact in {result.session}: history.json is {result.bytes_before:,} bytes")
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.reset(args.session, include_summary=args.all)
+    kept = "summary kept" if result.summary_kept else "summary deleted"
+    write(f"reset {result.session}: {result.messages_deleted} archived messages deleted, {kept}, error memory kept")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.remove(args.session)
+    write(f"removed {result.session}: {result.messages_deleted} archived messages deleted, error memory kept")
+    return 0

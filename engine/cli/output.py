@@ -1,0 +1,54 @@
+"""Shared pieces of the CLI commands: opening the memory, writing output, showing messages."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import Any
+
+from engine.clock import format_local
+from engine.logs import configure
+from engine.memory import Memory
+from engine.messages import Message
+from engine.paths import Paths
+from engine.search import Hit
+
+
+def open_memory(args: argparse.Namespace) -> Memory:
+    """Open the memory named by ``--home`` (or the default), with logging set up."""
+    paths = Paths.resolve(getattr(args, "home", None))
+    configure(paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING)
+    return Memory.open(paths.home)
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def write_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def message_line(message: Message) -> str:
+    """``[2025-01-02 15:04:05 · user · Alice] text`` (id first when archived)."""
+    when = format_local(message.send_at) if message.send_at else "unknown time"
+    who = f"{message.role} · {message.sender}" if message.sender else message.role
+    ident = f"#{message.id} " if message.id is not None else ""
+    return f"{ident}[{when} · {who}] {message.content}"
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    return {
+        "session": message.session,
+        "id": message.id,
+        "role": message.role,
+        "content": message.content,
+        "sendAt": message.send_at,
+        "sender": message.sender,
+    }
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {**message_json(hit.message), "score": round(hit.score, 6), "source": hit.source}

@@ -1,0 +1,155 @@
+"""Messages: the plain dataclass that crosses the engine's border, and the history.json record shape.
+
+A record in ``history.json`` is ``{"role", "content", "sendAt"?, "sender"?}`` (memory-engine.md §2.1):
+``sendAt`` is Unix nanoseconds and left out when 0; ``sender`` is left out when empty; ``content`` is a
+string, though a list of content parts is tolerated on read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.clock import format_local, parse_local
+from engine.errors import InvalidMessage
+
+ROLES = ("user", "assistant")
+MAX_SENDER = 256
+# Year 2200 in Unix ns: anything later is a unit mistake (seconds or milliseconds are far smaller).
+MAX_SEND_AT = 7_258_118_400 * 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a conversation.
+
+    Attributes:
+        role: ``"user"`` or ``"assistant"``.
+        content: the text, without any time or sender prefix.
+        send_at: Unix nanoseconds (UTC); 0 when unknown.
+        sender: the display name of who wrote it, or ``""``.
+        id: the message's row id in the archive, once stored; ``None`` before.
+        session: the session id, when the message came out of a store.
+    """
+
+    role: str
+    content: str
+    send_at: int = 0
+    sender: str = ""
+    id: int | None = None
+    session: str | None = None
+
+    def with_id(self, message_id: int, session: str) -> Message:
+        return replace(self, id=message_id, session=session)
+
+
+def validate(message: Message) -> Message:
+    """Check a message before it is stored.
+
+    Raises:
+        InvalidMessage: for a role other than user/assistant, non-text content, a negative or far-future
+            ``send_at``, or a sender that is not a short string.
+    """
+    if message.role not in ROLES:
+        raise InvalidMessage(f"role must be 'user' or 'assistant', not {message.role!r}")
+    if not isinstance(message.content, str):
+        raise InvalidMessage("content must be text")
+    if "\x00" in message.content:
+        raise InvalidMessage("content must not contain NUL characters")
+    if not isinstance(message.send_at, int) or isinstance(message.send_at, bool):
+        raise InvalidMessage("sendAt must be an integer of Unix nanoseconds")
+    if message.send_at < 0 or message.send_at > MAX_SEND_AT:
+        raise InvalidMessage(f"sendAt {message.send_at} is not a Unix time in nanoseconds")
+    if not isinstance(message.sender, str) or len(message.sender) > MAX_SENDER or "\x00" in message.sender:
+        raise InvalidMessage(f"sender must be text of at most {MAX_SENDER} characters")
+    try:
+        message.content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidMessage("content is not valid Unicode text (lone surrogate)") from exc
+    return message
+
+
+def text_of(content: Any) -> str:
+    """The text of a record's content: a string as is; for a list, the text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(parts)
+    return ""
+
+
+def to_record(message: Message) -> dict[str, Any]:
+    """The history.json record for a message."""
+    record: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.send_at:
+        record["sendAt"] = message.send_at
+    if message.sender:
+        record["sender"] = message.sender
+    return record
+
+
+def from_record(record: Any) -> Message | None:
+    """A message from a history.json record, or ``None`` if the record is not a usable message."""
+    if not isinstance(record, Mapping):
+        return None
+    role = record.get("role")
+    if role not in ROLES:
+        return None
+    send_at = record.get("sendAt", 0)
+    if not isinstance(send_at, int) or isinstance(send_at, bool) or send_at < 0:
+        send_at = 0
+    sender = record.get("sender", "")
+    message = Message(
+        role=str(role),
+        content=text_of(record.get("content")),
+        send_at=send_at,
+        sender=sender if isinstance(sender, str) else "",
+    )
+    return normalize_legacy(message)
+
+
+def prefix_line(message: Message) -> str:
+    """The seed's prefix line: ``sendAt: YYYY-MM-DD HH:MM:SS[, sender: NAME]`` (local time)."""
+    line = f"sendAt: {format_local(message.send_at)}" if message.send_at else "sendAt: unknown"
+    if message.sender:
+        line += f", sender: {message.sender}"
+    return line
+
+
+def with_prefix(message: Message) -> str:
+    """The content as the LLM sees it in the window: the prefix line, a newline, the content."""
+    return f"{prefix_line(message)}\n{message.content}"
+
+
+_LEGACY_TIME = re.compile(r"當前時間:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
+_LEGACY_SENDER = re.compile(r"傳送者:\s*(.+)")
+_LEGACY_BLOCK = re.compile(r"^\s*---\s*\n.*?\n---\s*\n?", re.S)
+_LEGACY_LINES = re.compile(r"^(當前 chat ID|當前 channel|當前時間|工作目錄|傳送者)[:：].*\n?", re.M)
+_LEADING_PREFIX = re.compile(r"^(sendAt|sender|channelId):[^\n]*\n", re.M)
+
+
+def normalize_legacy(message: Message) -> Message:
+    """Convert a record in the older format, whose time sits in a header inside the content (§2.5)."""
+    content = message.content
+    if "當前時間:" not in content and not _LEADING_PREFIX.match(content):
+        return message
+    send_at, sender = message.send_at, message.sender
+    if not send_at and (found := _LEGACY_TIME.search(content)):
+        try:
+            send_at = parse_local(found.group(1))
+        except ValueError:
+            send_at = 0
+    if not sender and (named := _LEGACY_SENDER.search(content)):
+        sender = named.group(1).strip()
+    content = _LEGACY_BLOCK.sub("", content, count=1) if content.lstrip().startswith("---") else content
+    content = _LEGACY_LINES.sub("", content)
+    while _LEADING_PREFIX.match(content):
+        content = _LEADING_PREFIX.sub("", content, count=1)
+    return replace(message, content=content.strip("\n"), send_at=send_at, sender=sender)

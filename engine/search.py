@@ -1,0 +1,153 @@
+"""Search results, and keyword search over a session's hot messages and its archive.
+
+``scope="recent"`` searches the messages still in history.json (since the last compaction cut);
+``scope="all"`` searches everything ever archived. A hit's ``source`` says where it came from:
+``recent`` (still in history.json) or ``archive`` (cut out of history.json by compaction); semantic and
+hybrid search (``engine.semantic``) add ``semantic`` and ``hybrid``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, text
+
+from engine import archive, keyword
+from engine.clock import TIME_RANGES
+from engine.errors import InvalidInput
+from engine.messages import Message
+
+MATCHES = ("keyword", "semantic", "hybrid")
+SCOPES = ("recent", "all")
+MAX_LIMIT = 200
+MAX_QUERY_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result.
+
+    Attributes:
+        message: the message, with its id and session.
+        score: higher is better; comparable only within one result list.
+        source: ``recent``, ``archive``, ``semantic`` or ``hybrid``.
+    """
+
+    message: Message
+    score: float
+    source: str
+
+
+def check_arguments(match: str, scope: str, time_range: str | None, limit: int) -> None:
+    """Raises InvalidInput for an unknown match, scope or time range, or a limit out of 1..200."""
+    if match not in MATCHES:
+        raise InvalidInput(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
+    if scope not in SCOPES:
+        raise InvalidInput(f"scope must be recent or all, not {scope!r}")
+    if time_range is not None and time_range not in TIME_RANGES:
+        raise InvalidInput(f"time range must be one of {', '.join(TIME_RANGES)}, not {time_range!r}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+
+
+def clean_query(query: str) -> str:
+    """The query with NULs and lone surrogates removed, cut to a sane length."""
+    query = query.replace("\x00", " ")
+    query = query.encode("utf-8", "replace").decode("utf-8")
+    return query[:MAX_QUERY_CHARS]
+
+
+def start_ids(conn: Connection, session_id: str | None) -> dict[str, int]:
+    """The compaction cut (first hot row id) of one session, or of every session."""
+    if session_id is not None:
+        return {session_id: archive.meta(conn, session_id).start_id}
+    return {str(s): int(i) for s, i in conn.execute(text("SELECT session_id, start_id FROM message_meta"))}
+
+
+def bounds_for(conn: Connection, session_id: str | None, scope: str, after_ns: int) -> keyword.Bounds | None:
+    """Row bounds for a search; ``None`` when the session has nothing archived."""
+    bounds = keyword.Bounds(after_ns=after_ns)
+    if session_id is not None:
+        key = archive.known_key(conn, session_id)
+        if key is None:
+            return None
+        bounds.session_key, bounds.session_id = key, session_id
+        if scope == "recent":
+            bounds.min_id = archive.meta(conn, session_id).start_id
+    return bounds
+
+
+def keyword_search(
+    conn: Connection,
+    query: str,
+    *,
+    session_id: str | None,
+    scope: str,
+    after_ns: int,
+    limit: int,
+    tables: set[str],
+) -> list[Hit]:
+    """Natural-language keyword search: any term, BM25-ranked, over one session or all of them."""
+    terms = keyword.parse_natural(clean_query(query))
+    bounds = bounds_for(conn, session_id, scope, after_ns)
+    if not terms or bounds is None:
+        return []
+    ranked = keyword.search_ids(conn, terms, bounds, tables)
+    cuts = start_ids(conn, session_id)
+    found = archive.by_ids(conn, [row_id for row_id, _ in ranked[: limit * 4 + 50]])
+    hits: list[Hit] = []
+    for row_id, score in ranked:
+        message = found.get(row_id)
+        if message is None or message.send_at < after_ns:
+            continue
+        cut = cuts.get(message.session or "", 0)
+        if scope == "recent" and row_id < cut:
+            continue
+        hits.append(Hit(message, score, "recent" if row_id >= cut else "archive"))
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+def seed_keyword_search(
+    conn: Connection, keyword_text: str, *, session_id: str, after_ns: int, limit: int, tables: set[str]
+) -> tuple[list[Hit], list[Hit]]:
+    """The seed's keyword mode: the keyword as one phrase, archive part and recent part, newest first.
+
+    The archive part holds rows cut out of history.json (before the compaction cut); the recent part holds
+    rows still in history.json whose decoded content contains the keyword (case-insensitive), stopping at
+    rows older than the time range. Recent hits that duplicate an archive hit (same role and content) are
+    dropped. Each part has at most ``limit`` hits.
+    """
+    term = keyword.route_phrase(clean_query(keyword_text))
+    key = archive.known_key(conn, session_id)
+    if term is None or key is None:
+        return [], []
+    cut = archive.meta(conn, session_id).start_id
+    archive_hits: list[Hit] = []
+    if cut > 0:
+        bounds = keyword.Bounds(session_key=key, session_id=session_id, max_id=cut, after_ns=after_ns)
+        ids = keyword.search_phrase_ids(conn, term, bounds, tables, limit * 4)
+        found = archive.by_ids(conn, ids)
+        for row_id in ids:
+            message = found.get(row_id)
+            if message is not None and message.send_at >= after_ns:
+                archive_hits.append(Hit(message, float(message.send_at), "archive"))
+            if len(archive_hits) >= limit:
+                break
+    recent_bounds = keyword.Bounds(session_id=session_id, min_id=cut, after_ns=after_ns)
+    recent_ids = keyword.like_candidates(conn, keyword.Term(term.text, "like"), recent_bounds, limit * 2)
+    seen = {(h.message.role, h.message.content) for h in archive_hits}
+    recent_hits: list[Hit] = []
+    needle = term.text.casefold()
+    found = archive.by_ids(conn, recent_ids)
+    for row_id in recent_ids:
+        message = found.get(row_id)
+        if message is None or needle not in message.content.casefold():
+            continue
+        if (message.role, message.content) in seen:
+            continue
+        recent_hits.append(Hit(message, float(message.send_at), "recent"))
+        if len(recent_hits) >= limit:
+            break
+    return archive_hits, recent_hits

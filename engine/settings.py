@@ -1,0 +1,133 @@
+"""User settings: one typed, validated object, stored in the database's ``settings`` table.
+
+Defaults follow the seed (16 messages in the window, 4 MiB before compaction). A stored value that no
+longer validates (an older version, a hand edit) falls back to the default with a log line, as the seed
+does for limits that are missing or not positive.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from dataclasses import dataclass, fields
+from typing import Any
+
+from engine.errors import InvalidSetting
+
+log = logging.getLogger("memtray.settings")
+
+EMBEDDERS = ("auto", "e5", "use", "gemini", "hash")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every user setting, with its default.
+
+    Attributes:
+        max_history_messages: messages of history.json sent to the LLM each turn (the window).
+        max_history_bytes: history.json is compacted to 80 % when it grows past this many bytes.
+        agent_send_timeout_seconds: timeout of one LLM call (and of one session's summary run).
+        summary_model: the Gemini model that writes summaries.
+        decision_model: the small Gemini model for noise pruning and relevance; empty turns both off.
+        reply_lang: ``auto`` (the conversation's language, Chinese as Traditional Chinese) or a tag (``en``).
+        gemini_base_url: empty for Google's endpoint; tests point it at a fake server on loopback.
+        embedder: ``auto`` (e5 where it loads, else use), ``e5``, ``use``, ``gemini`` or ``hash``.
+        summaries_enabled: whether the scheduled summarizer runs.
+        redact_secrets: replace keys, tokens and passwords in text sent to Gemini.
+        autostart: start memtray at login.
+    """
+
+    max_history_messages: int = 16
+    max_history_bytes: int = 4 * 1024 * 1024
+    agent_send_timeout_seconds: int = 600
+    summary_model: str = "gemini-2.5-flash"
+    decision_model: str = "gemini-2.5-flash-lite"
+    reply_lang: str = "auto"
+    gemini_base_url: str = ""
+    embedder: str = "auto"
+    summaries_enabled: bool = True
+    redact_secrets: bool = True
+    autostart: bool = False
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied, each validated."""
+        checked = {name: coerce(name, value) for name, value in changes.items()}
+        return dataclasses.replace(self, **checked)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+DEFAULTS = Settings()
+_TYPES: dict[str, type] = {f.name: type(getattr(DEFAULTS, f.name)) for f in fields(Settings)}
+
+
+def names() -> list[str]:
+    """Every setting name, in declaration order."""
+    return [f.name for f in fields(Settings)]
+
+
+def coerce(name: str, value: Any) -> Any:
+    """Validate ``value`` for setting ``name``; text from the command line is converted.
+
+    Raises:
+        InvalidSetting: for an unknown name or a value that does not fit.
+    """
+    if name not in _TYPES:
+        raise InvalidSetting(f"unknown setting {name!r}; known: {', '.join(names())}")
+    kind = _TYPES[name]
+    if kind is bool:
+        if isinstance(value, bool):
+            result: Any = value
+        elif isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+            result = True
+        elif isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+            result = False
+        else:
+            raise InvalidSetting(f"{name} must be true or false, not {value!r}")
+    elif kind is int:
+        try:
+            result = int(value) if not isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            result = None
+        if result is None or result <= 0:
+            raise InvalidSetting(f"{name} must be a positive whole number, not {value!r}")
+    else:
+        if not isinstance(value, str):
+            raise InvalidSetting(f"{name} must be text, not {value!r}")
+        result = value.strip()
+    if name == "embedder" and result not in EMBEDDERS:
+        raise InvalidSetting(f"embedder must be one of {', '.join(EMBEDDERS)}, not {result!r}")
+    if name == "max_history_messages" and result > 10_000:
+        raise InvalidSetting("max_history_messages must be at most 10000")
+    if name == "max_history_bytes" and result < 4096:
+        raise InvalidSetting("max_history_bytes must be at least 4096")
+    if name == "gemini_base_url" and result and not result.startswith(("http://", "https://")):
+        raise InvalidSetting("gemini_base_url must start with http:// or https://")
+    return result
+
+
+def from_stored(rows: dict[str, str]) -> Settings:
+    """Settings from the ``settings`` table's ``{name: json}`` rows; bad values fall back to defaults."""
+    values: dict[str, Any] = {}
+    for name, raw in rows.items():
+        if name not in _TYPES:
+            continue
+        try:
+            values[name] = coerce(name, json.loads(raw))
+        except (ValueError, InvalidSetting) as exc:
+            log.warning("setting %s has an unusable stored value, using the default: %s", name, exc)
+    return dataclasses.replace(DEFAULTS, **values)
+
+
+def to_stored(settings: Settings) -> dict[str, str]:
+    """The ``{name: json}`` rows for a settings object."""
+    return {name: json.dumps(value, ensure_ascii=False) for name, value in settings.as_dict().items()}
+
+
+def render(value: Any) -> str:
+    """A setting value as the CLI prints it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,167 @@
+"""The SQLite database: connections, transactions, feature probing and error translation.
+
+One file, ``<home>/.store/history.db``, in WAL mode. Writers open ``BEGIN IMMEDIATE`` transactions so two
+processes (the tray app and a CLI) queue on the write lock for up to the busy timeout instead of failing
+on a lock upgrade; readers see a consistent snapshot. SQLite's own errors become :mod:`engine.errors`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import DBAPIError
+
+from engine import migrations
+from engine.errors import CorruptStore, StorageError, StoreLocked
+
+log = logging.getLogger("memtray.store")
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the local SQLite supports, probed at start."""
+
+    sqlite_version: str
+    fts5: bool
+    trigram: bool
+
+    @property
+    def tokenizers(self) -> set[str]:
+        found = set()
+        if self.fts5:
+            found.add("unicode61")
+        if self.trigram:
+            found.add("trigram")
+        return found
+
+
+def probe_features() -> Features:
+    """Create throwaway FTS5 tables in memory to learn what this SQLite can do."""
+    probe = sqlite3.connect(":memory:")
+    try:
+        fts5 = _try(probe, "CREATE VIRTUAL TABLE p1 USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
+        trigram = fts5 and _try(probe, "CREATE VIRTUAL TABLE p2 USING fts5(x, tokenize='trigram')")
+    finally:
+        probe.close()
+    return Features(sqlite3.sqlite_version, fts5, trigram)
+
+
+def _try(conn: sqlite3.Connection, sql: str) -> bool:
+    try:
+        conn.execute(sql)
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+@contextmanager
+def translated_errors() -> Iterator[None]:
+    """Turn SQLite's exceptions into the engine's error tree."""
+    try:
+        yield
+    except DBAPIError as exc:
+        raise _translate(exc.orig) from exc
+    except sqlite3.Error as exc:
+        raise _translate(exc) from exc
+
+
+def _translate(exc: BaseException | None) -> StorageError:
+    message = str(exc).lower()
+    if "locked" in message or "busy" in message:
+        return StoreLocked("the memory store is busy in another program; try again in a moment")
+    if "not a database" in message or "malformed" in message or "corrupt" in message:
+        return CorruptStore(f"the memory database is damaged ({exc})")
+    if "full" in message:
+        return StorageError("the disk is full: memtray could not save")
+    if "readonly" in message or "read-only" in message or "permission" in message:
+        return StorageError(f"memtray may not write its database ({exc})")
+    return StorageError(f"the memory database failed: {exc}")
+
+
+def _make_engine(path: Path, begin: str) -> Engine:
+    engine = create_engine(
+        f"sqlite:///{path}",
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        pool_size=4,
+        max_overflow=8,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA temp_store=MEMORY")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql(begin)
+
+    return engine
+
+
+class Store:
+    """The open database: a write engine and a read engine over the same file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.features = probe_features()
+        if not self.features.fts5:
+            log.warning("SQLite %s has no FTS5: keyword search falls back to slow substring matching",
+                        self.features.sqlite_version)
+        elif not self.features.trigram:
+            log.warning("SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
+                        self.features.sqlite_version)
+        with translated_errors():
+            self._write = _make_engine(path, "BEGIN IMMEDIATE")
+            self._read = _make_engine(path, "BEGIN")
+            with self.write() as conn:
+                applied = migrations.apply(conn)
+                self.fts_tables = set(migrations.ensure_fts(conn, self.features.tokenizers))
+                check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
+        if check != "ok":
+            raise CorruptStore(f"the memory database failed its check: {check}")
+        if applied:
+            log.info("database %s migrated: %s", path, ", ".join(applied))
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
+        with translated_errors(), self._write.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only snapshot."""
+        with translated_errors(), self._read.connect() as conn:
+            yield conn
+
+    def setting_rows(self) -> dict[str, str]:
+        with self.read() as conn:
+            return {str(k): str(v) for k, v in conn.execute(text("SELECT key, value FROM settings"))}
+
+    def save_setting_rows(self, rows: dict[str, str]) -> None:
+        with self.write() as conn:
+            for key, value in rows.items():
+                conn.execute(
+                    text("INSERT INTO settings(key, value) VALUES (:k, :v) "
+                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
+                    {"k": key, "v": value},
+                )
+
+    def close(self) -> None:
+        self._write.dispose()
+        self._read.dispose()

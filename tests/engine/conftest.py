@@ -1,0 +1,41 @@
+"""Fixtures of the engine tests: a memory in a temporary home, with a controllable clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Memory
+
+
+class FakeClock:
+    """A clock that only moves when told to (Unix nanoseconds)."""
+
+    def __init__(self, start: int = 1_700_000_000 * 1_000_000_000) -> None:
+        self.now = start
+
+    def __call__(self) -> int:
+        return self.now
+
+    def advance(self, seconds: float) -> int:
+        self.now += int(seconds * 1_000_000_000)
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def memory(home: Path, clock: FakeClock) -> Iterator[Memory]:
+    mem = Memory.open(home, clock=clock)
+    yield mem
+    mem.close()
