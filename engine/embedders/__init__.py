@@ -1,0 +1,42 @@
+"""Sentence embedders behind one protocol.
+
+Every embedder has an ``id`` (stored with each vector, so vectors of different embedders never mix), a
+``dim``, and two methods returning float32, L2-normalised arrays: ``encode_documents`` for what is stored
+and ``encode_query`` for what is searched (some models prefix the two differently).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the vector tiers need from an embedding model."""
+
+    id: str
+    dim: int
+
+    def encode_documents(self, texts: list[str]) -> Vectors:
+        """Embed texts to store: shape ``(len(texts), dim)``, float32, rows L2-normalised."""
+        ...
+
+    def encode_query(self, text: str) -> Vectors:
+        """Embed one search query: shape ``(dim,)``, float32, L2-normalised."""
+        ...
+
+
+def normalise(matrix: npt.NDArray[np.floating]) -> Vectors:
+    """Rows scaled to unit length (zero rows stay zero), as float32."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        norm = float(np.linalg.norm(matrix))
+        return matrix / norm if norm > 0 else matrix
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32, copy=False)

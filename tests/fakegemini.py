@@ -1,0 +1,210 @@
+"""A fake Gemini REST server on 127.0.0.1 for tests: the real google-genai SDK talks to it.
+
+It speaks the shapes of platform-notes.md §6 (``generateContent``, ``streamGenerateContent?alt=sse``,
+``batchEmbedContents``, ``countTokens``), records every request, and plays scripted replies in order:
+
+    with FakeGemini() as fake:
+        fake.reply_text('{"a": 1}')               # next generateContent answers this text
+        fake.reply_error(429, "quota")            # the one after fails with HTTP 429
+        fake.reply_function_call("chat_history", {"keyword": "x"})
+        client = make_client("test-key", base_url=fake.url, attempts=1)
+
+With nothing scripted, ``generateContent`` answers with ``fake.default_text`` and embeddings are
+deterministic vectors derived from the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_PATH = re.compile(r"^/(v1beta|v1)/models/([^:/?]+):(\w+)")
+
+
+@dataclass
+class Request:
+    """One request the fake server received."""
+
+    method: str  # generateContent, streamGenerateContent, batchEmbedContents, countTokens, ...
+    model: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+    def text(self) -> str:
+        """All text parts of the request's contents and system instruction, joined."""
+        parts: list[str] = []
+        system = self.body.get("systemInstruction") or self.body.get("system_instruction") or {}
+        for part in system.get("parts", []):
+            parts.append(part.get("text", ""))
+        for content in self.body.get("contents", []):
+            for part in content.get("parts", []):
+                if "text" in part:
+                    parts.append(part["text"])
+        return "\n".join(parts)
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    payload: dict[str, Any] = field(default_factory=dict)
+    delay: float = 0.0
+    chunks: list[dict[str, Any]] | None = None
+
+
+def _candidate(parts: list[dict[str, Any]], prompt_tokens: int = 10, out_tokens: int = 5) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": out_tokens,
+            "totalTokenCount": prompt_tokens + out_tokens,
+        },
+    }
+
+
+def fake_vector(text: str, dim: int) -> list[float]:
+    """A deterministic unit vector for a text."""
+    seed = hashlib.sha256(text.encode("utf-8")).digest()
+    values = [((seed[i % len(seed)] + i * 7) % 255) / 127.0 - 1.0 for i in range(dim)]
+    norm = sum(v * v for v in values) ** 0.5 or 1.0
+    return [v / norm for v in values]
+
+
+class FakeGemini:
+    """The server. Use as a context manager; ``url`` is its base URL."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.default_text = "{}"
+        self.embed_dim = 8
+        self._replies: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                fake._handle(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> FakeGemini:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- scripting --------------------------------------------------------------------------------
+
+    def reply_text(self, text: str, *, delay: float = 0.0, prompt_tokens: int = 10, out_tokens: int = 5) -> None:
+        self._push(Reply(payload=_candidate([{"text": text}], prompt_tokens, out_tokens), delay=delay))
+
+    def reply_json(self, value: Any, **kwargs: Any) -> None:
+        self.reply_text(json.dumps(value, ensure_ascii=False), **kwargs)
+
+    def reply_function_call(self, name: str, args: dict[str, Any]) -> None:
+        self._push(Reply(payload=_candidate([{"functionCall": {"name": name, "args": args}}])))
+
+    def reply_stream(self, pieces: list[str], *, delay: float = 0.0) -> None:
+        chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}}]} for p in pieces]
+        if chunks:
+            chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+        self._push(Reply(chunks=chunks, delay=delay))
+
+    def reply_error(self, status: int, message: str = "error", *, delay: float = 0.0) -> None:
+        statuses = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                    429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+        payload = {"error": {"code": status, "message": message, "status": statuses.get(status, "UNKNOWN")}}
+        self._push(Reply(status=status, payload=payload, delay=delay))
+
+    def reply_blocked(self) -> None:
+        self._push(Reply(payload={"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}))
+
+    def _push(self, reply: Reply) -> None:
+        with self._lock:
+            self._replies.append(reply)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._replies)
+
+    def calls(self, method: str = "generateContent") -> list[Request]:
+        """The recorded requests of one kind (streaming counts as generateContent too)."""
+        with self._lock:
+            if method == "generateContent":
+                return [r for r in self.requests if r.method in ("generateContent", "streamGenerateContent")]
+            return [r for r in self.requests if r.method == method]
+
+    # -- serving ----------------------------------------------------------------------------------
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b"{}"
+        match = _PATH.match(handler.path)
+        if match is None:
+            self._send(handler, 404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+            return
+        _, model, method = match.groups()
+        body = json.loads(raw or b"{}")
+        request = Request(method, model, body, {k.lower(): v for k, v in handler.headers.items()})
+        with self._lock:
+            self.requests.append(request)
+            scripted = self._replies.popleft() if method in ("generateContent", "streamGenerateContent") \
+                and self._replies else None
+            if scripted is None and method == "batchEmbedContents" and self._replies \
+                    and self._replies[0].status != 200:
+                scripted = self._replies.popleft()
+        if scripted is not None and scripted.delay:
+            time.sleep(scripted.delay)
+        if method == "batchEmbedContents" and (scripted is None or scripted.status == 200):
+            embeddings = []
+            for item in body.get("requests", []):
+                text = "".join(p.get("text", "") for p in item.get("content", {}).get("parts", []))
+                dim = int(item.get("outputDimensionality") or self.embed_dim)
+                embeddings.append({"values": fake_vector(text, dim)})
+            self._send(handler, 200, {"embeddings": embeddings})
+            return
+        if method == "countTokens":
+            self._send(handler, 200, {"totalTokens": max(1, len(request.text()) // 4)})
+            return
+        reply = scripted or Reply(payload=_candidate([{"text": self.default_text}]))
+        if method == "streamGenerateContent" and reply.status == 200:
+            chunks = reply.chunks or [reply.payload]
+            data = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in chunks)
+            self._send_raw(handler, 200, data, "text/event-stream")
+            return
+        if reply.chunks is not None:
+            text = "".join(c["candidates"][0]["content"]["parts"][0]["text"] for c in reply.chunks)
+            reply = Reply(payload=_candidate([{"text": text}]))
+        self._send(handler, reply.status, reply.payload)
+
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+        self._send_raw(handler, status, json.dumps(payload).encode("utf-8"), "application/json")
+
+    def _send_raw(self, handler: BaseHTTPRequestHandler, status: int, data: bytes, ctype: str) -> None:
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", ctype)
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return
