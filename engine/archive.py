@@ -83,12 +83,16 @@ def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: 
 
 
 def has_rows(conn: Connection, session_id: str) -> bool:
-    return conn.execute(text("SELECT 1 FROM messages WHERE session_id = :s LIMIT 1"), {"s": session_id}).first() is not None
+    return (
+        conn.execute(text("SELECT 1 FROM messages WHERE session_id = :s LIMIT 1"), {"s": session_id}).first()
+        is not None
+    )
 
 
 def meta(conn: Connection, session_id: str) -> Meta:
     row = conn.execute(
-        text("SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = :s"), {"s": session_id}
+        text("SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = :s"),
+        {"s": session_id},
     ).first()
     return Meta(*map(int, row)) if row else Meta()
 
@@ -153,7 +157,9 @@ def by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Message]:
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for row in conn.exec_driver_sql(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)):
+        for row in conn.exec_driver_sql(
+            f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)
+        ):
             found[int(row[0])] = to_message(row)
     return found
 

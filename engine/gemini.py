@@ -18,8 +18,15 @@ log = logging.getLogger("memtray.gemini")
 DEFAULT_TIMEOUT_S = 60.0
 
 
-def make_client(api_key: str, *, base_url: str = "", timeout_s: float = DEFAULT_TIMEOUT_S,
-                attempts: int = 3, initial_delay_s: float = 1.0, max_delay_s: float = 20.0) -> Any:
+def make_client(
+    api_key: str,
+    *,
+    base_url: str = "",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    attempts: int = 3,
+    initial_delay_s: float = 1.0,
+    max_delay_s: float = 20.0,
+) -> Any:
     """A ``google.genai.Client`` with retries (429 and 5xx) and a timeout.
 
     Imported lazily: google-genai takes most of a second to import.
@@ -31,7 +38,9 @@ def make_client(api_key: str, *, base_url: str = "", timeout_s: float = DEFAULT_
         base_url=base_url or None,
         timeout=int(timeout_s * 1000),
         retry_options=types.HttpRetryOptions(
-            attempts=attempts, initial_delay=initial_delay_s, max_delay=max_delay_s,
+            attempts=attempts,
+            initial_delay=initial_delay_s,
+            max_delay=max_delay_s,
             http_status_codes=[408, 429, 500, 502, 503, 504],
         ),
     )

@@ -136,7 +136,7 @@ class HotFiles:
     def quarantine(self, path: Path, stamp: int) -> Path:
         """Move an unreadable file aside as ``history.json.corrupt-<stamp>``; return the new path."""
         target = path.with_name(f"{path.name}.corrupt-{stamp}")
-        os.replace(path, target)
+        path.replace(target)
         self.forget(path)
         log.warning("history file %s was unreadable; moved aside to %s", path, target.name)
         return target
@@ -150,4 +150,3 @@ class HotFiles:
                     leftover.unlink()
             except FileNotFoundError:
                 continue
-

@@ -15,7 +15,9 @@ from engine.paths import make_private_dir
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
-def configure(logs_dir: Path, *, console_level: int | None = logging.WARNING, file_level: int = logging.INFO) -> None:
+def configure(
+    logs_dir: Path, *, console_level: int | None = logging.WARNING, file_level: int = logging.INFO
+) -> None:
     """Send ``memtray.*`` logs to ``logs_dir/memtray.log`` (rotating, 1 MiB x 5) and to stderr."""
     root = logging.getLogger("memtray")
     root.setLevel(logging.DEBUG)

@@ -25,9 +25,9 @@ from sqlalchemy import Connection, text
 from engine import archive, compaction, search
 from engine import sessions as session_files
 from engine import settings as settings_mod
+from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.compaction import CompactResult
-from engine.atomic import atomic_write
 from engine.errors import InvalidInput, SessionNotFound
 from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.importers import ImportedSession, ImportReport
@@ -96,8 +96,12 @@ class Memory:
         """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default)."""
         paths = Paths.resolve(home)
         store = Store(paths.database)
-        log.info("memory opened at %s (SQLite %s, FTS: %s)", paths.home, store.features.sqlite_version,
-                 ", ".join(sorted(store.fts_tables)) or "none")
+        log.info(
+            "memory opened at %s (SQLite %s, FTS: %s)",
+            paths.home,
+            store.features.sqlite_version,
+            ", ".join(sorted(store.fts_tables)) or "none",
+        )
         return cls(paths, store, clock=clock or system_clock)
 
     # -- settings ---------------------------------------------------------------------------------
@@ -113,7 +117,9 @@ class Memory:
             InvalidSetting: an unknown name or a bad value (nothing is stored).
         """
         updated = self._settings.replace(**changes)
-        self.store.save_setting_rows({k: v for k, v in settings_mod.to_stored(updated).items() if k in changes})
+        self.store.save_setting_rows(
+            {k: v for k, v in settings_mod.to_stored(updated).items() if k in changes}
+        )
         self._settings = updated
         return updated
 
@@ -194,7 +200,10 @@ class Memory:
             if records and not archive.has_rows(conn, session):
                 meta = self._backfill(conn, session, records, meta, now)
             ids = archive.insert(conn, session, batch, now)
-            stored = [Message(m.role, m.content, m.send_at, m.sender, i, session) for m, i in zip(batch, ids, strict=True)]
+            stored = [
+                Message(m.role, m.content, m.send_at, m.sender, i, session)
+                for m, i in zip(batch, ids, strict=True)
+            ]
             for tier in self.tiers:
                 tier.messages_added(conn, [m for m in stored if m.id is not None])
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
@@ -240,7 +249,9 @@ class Memory:
         if [(m.role, m.content) for m in tail] == [(r.role, r.content) for r in rows]:
             archive.save_meta(conn, session, archive.Meta(meta.start_at, meta.start_id, rows[-1].id or 0))
             return []
-        log.warning("replaying %d archived messages of session %s missing from history.json", len(rows), session)
+        log.warning(
+            "replaying %d archived messages of session %s missing from history.json", len(rows), session
+        )
         return rows
 
     def _read_or_rebuild(self, session: str) -> list[Any]:
@@ -261,10 +272,14 @@ class Memory:
         records = [to_record(m) for m in rows]
         if rows:
             self.files.write(path, records)
-            log.warning("rebuilt history.json of session %s from the archive (%d messages)", session, len(rows))
+            log.warning(
+                "rebuilt history.json of session %s from the archive (%d messages)", session, len(rows)
+            )
             if meta.hot_last_id < (rows[-1].id or 0):
                 with self.store.write() as conn:
-                    archive.save_meta(conn, session, archive.Meta(meta.start_at, meta.start_id, rows[-1].id or 0))
+                    archive.save_meta(
+                        conn, session, archive.Meta(meta.start_at, meta.start_id, rows[-1].id or 0)
+                    )
         return records
 
     # -- reading ----------------------------------------------------------------------------------
@@ -330,12 +345,20 @@ class Memory:
             semantic = getattr(self, "semantic", None)
             if semantic is None:
                 raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
-            hits: list[Hit] = semantic.search(query, session=session, match=match, scope=scope,
-                                             after_ns=after, limit=limit)
+            hits: list[Hit] = semantic.search(
+                query, session=session, match=match, scope=scope, after_ns=after, limit=limit
+            )
             return hits
         with self.store.read() as conn:
-            return search.keyword_search(conn, query, session_id=session, scope=scope, after_ns=after,
-                                         limit=limit, tables=self.store.fts_tables)
+            return search.keyword_search(
+                conn,
+                query,
+                session_id=session,
+                scope=scope,
+                after_ns=after,
+                limit=limit,
+                tables=self.store.fts_tables,
+            )
 
     def seed_keyword_search(
         self, session: str, keyword_text: str, time_range: str = "1d", limit: int = 8
@@ -344,8 +367,14 @@ class Memory:
         self._require(session)
         after = self.clock() - TIME_RANGES.get(time_range, TIME_RANGES["1d"])
         with self.store.read() as conn:
-            return search.seed_keyword_search(conn, keyword_text, session_id=session, after_ns=after,
-                                              limit=limit, tables=self.store.fts_tables)
+            return search.seed_keyword_search(
+                conn,
+                keyword_text,
+                session_id=session,
+                after_ns=after,
+                limit=limit,
+                tables=self.store.fts_tables,
+            )
 
     def iter_archive(self, session: str, batch: int = 2000) -> Iterator[Message]:
         """Every archived message of a session, oldest first (export, re-embedding)."""
@@ -377,7 +406,8 @@ class Memory:
                     known = archive.fingerprints(conn, item.session)
                 times = archive.archive_times(item.messages)
                 fresh = [
-                    m for m, t in zip(item.messages, times, strict=True)
+                    m
+                    for m, t in zip(item.messages, times, strict=True)
                     if (m.role, m.content, t) not in known and m.content.strip()
                 ]
                 present += len(item.messages) - len(fresh)
@@ -420,30 +450,55 @@ class Memory:
                 tier.session_compacted(session, self.compaction_cut(session))
             return CompactResult(session, 0, len(records), before, before, 0, time.perf_counter() - started)
         removed, remaining = records[:cut], records[cut:]
-        archived_removed = sum(1 for m in (from_record(r) for r in removed) if m is not None and m.content.strip())
-        archived_kept = sum(1 for m in (from_record(r) for r in remaining) if m is not None and m.content.strip())
+        archived_removed = sum(
+            1 for m in (from_record(r) for r in removed) if m is not None and m.content.strip()
+        )
+        archived_kept = sum(
+            1 for m in (from_record(r) for r in remaining) if m is not None and m.content.strip()
+        )
         start_at = compaction.first_send_at(remaining)
         with self.store.write() as conn:
             meta = archive.meta(conn, session)
-            hot = [int(r[0]) for r in conn.execute(
-                text("SELECT id FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
-                {"s": session, "i": meta.start_id})]
+            hot = [
+                int(r[0])
+                for r in conn.execute(
+                    text("SELECT id FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
+                    {"s": session, "i": meta.start_id},
+                )
+            ]
             if len(hot) >= archived_kept:
                 # history.json is a suffix of the archive: the kept messages are the last ones.
-                start_id = hot[len(hot) - archived_kept] if archived_kept else (hot[-1] + 1 if hot else meta.start_id)
+                start_id = (
+                    hot[len(hot) - archived_kept]
+                    if archived_kept
+                    else (hot[-1] + 1 if hot else meta.start_id)
+                )
             else:
                 start_id = meta.start_id
             if len(hot) != archived_removed + archived_kept:
-                log.warning("history.json of session %s and the archive disagree (%d vs %d messages); "
-                            "the cut was aligned from the newest message", session,
-                            archived_removed + archived_kept, len(hot))
-            archive.save_meta(conn, session, archive.Meta(start_at or meta.start_at, start_id, meta.hot_last_id))
+                log.warning(
+                    "history.json of session %s and the archive disagree (%d vs %d messages); "
+                    "the cut was aligned from the newest message",
+                    session,
+                    archived_removed + archived_kept,
+                    len(hot),
+                )
+            archive.save_meta(
+                conn, session, archive.Meta(start_at or meta.start_at, start_id, meta.hot_last_id)
+            )
         after = self.files.write(path, remaining)
         for tier in self.tiers:
             tier.session_compacted(session, start_id)
         elapsed = time.perf_counter() - started
-        log.info("compacted session %s: %d messages trimmed, %d kept, %d -> %d bytes in %.2fs",
-                 session, cut, len(remaining), before, after, elapsed)
+        log.info(
+            "compacted session %s: %d messages trimmed, %d kept, %d -> %d bytes in %.2fs",
+            session,
+            cut,
+            len(remaining),
+            before,
+            after,
+            elapsed,
+        )
         return CompactResult(session, cut, len(remaining), before, after, start_at, elapsed)
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
@@ -456,8 +511,12 @@ class Memory:
             deleted = self._clear_archive(session)
             session_files.remove_files(self.paths, session, keep_summary=not include_summary)
             self.files.forget(self.paths.history_file(session))
-        log.info("reset session %s (%d archived messages deleted, summary %s)", session, deleted,
-                 "deleted" if include_summary else "kept")
+        log.info(
+            "reset session %s (%d archived messages deleted, summary %s)",
+            session,
+            deleted,
+            "deleted" if include_summary else "kept",
+        )
         return ResetResult(session, deleted, not include_summary)
 
     def remove(self, session: str) -> ResetResult:
@@ -485,10 +544,10 @@ class Memory:
         now = self.clock()
         removed = []
         for sid in session_files.session_ids(self.paths):
-            if sid.startswith(session_files.TEMP_PREFIX):
-                if now - session_files.newest_mtime(self.paths.session_dir(sid)) > idle_ns:
-                    self.remove(sid)
-                    removed.append(sid)
+            idle = now - session_files.newest_mtime(self.paths.session_dir(sid))
+            if sid.startswith(session_files.TEMP_PREFIX) and idle > idle_ns:
+                self.remove(sid)
+                removed.append(sid)
         return removed
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -520,6 +579,12 @@ def _attach_ids(session: str, messages: list[Message], rows: Iterable[Message]) 
     textual = [i for i, m in enumerate(messages) if m.content.strip()]
     result = [Message(m.role, m.content, m.send_at, m.sender, None, session) for m in messages]
     for index, row in zip(reversed(textual), reversed(rows), strict=False):
-        result[index] = Message(result[index].role, result[index].content, result[index].send_at,
-                                result[index].sender, row.id, session)
+        result[index] = Message(
+            result[index].role,
+            result[index].content,
+            result[index].send_at,
+            result[index].sender,
+            row.id,
+            session,
+        )
     return result

@@ -32,10 +32,12 @@ FTS_TABLES = {
 
 def m001_initial(conn: Connection) -> None:
     """Messages, meta, sessions, settings, and their indexes."""
-    tables = [t.__table__ for t in (MessageRow, MessageMeta, SessionRow, SettingRow)]  # type: ignore[attr-defined]
+    tables = [model.__table__ for model in (MessageRow, MessageMeta, SessionRow, SettingRow)]  # type: ignore[union-attr]
     MessageRow.metadata.create_all(conn, tables=tables)
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)"
+    )
 
 
 MIGRATIONS: list[tuple[str, Migration]] = [

@@ -6,8 +6,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.paths import Paths, validate_session_id
 from engine.errors import InvalidSessionId
+from engine.paths import Paths, validate_session_id
 
 TEMP_PREFIX = "temp-"
 TEMP_IDLE_NS = 30 * 60 * 1_000_000_000

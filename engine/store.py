@@ -120,11 +120,15 @@ class Store:
         self.path = path
         self.features = probe_features()
         if not self.features.fts5:
-            log.warning("SQLite %s has no FTS5: keyword search falls back to slow substring matching",
-                        self.features.sqlite_version)
+            log.warning(
+                "SQLite %s has no FTS5: keyword search falls back to slow substring matching",
+                self.features.sqlite_version,
+            )
         elif not self.features.trigram:
-            log.warning("SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
-                        self.features.sqlite_version)
+            log.warning(
+                "SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
+                self.features.sqlite_version,
+            )
         with translated_errors():
             self._write = _make_engine(path, "BEGIN IMMEDIATE")
             self._read = _make_engine(path, "BEGIN")
@@ -157,8 +161,10 @@ class Store:
         with self.write() as conn:
             for key, value in rows.items():
                 conn.execute(
-                    text("INSERT INTO settings(key, value) VALUES (:k, :v) "
-                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
+                    text(
+                        "INSERT INTO settings(key, value) VALUES (:k, :v) "
+                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                    ),
                     {"k": key, "v": value},
                 )
 

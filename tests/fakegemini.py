@@ -114,7 +114,9 @@ class FakeGemini:
 
     # -- scripting --------------------------------------------------------------------------------
 
-    def reply_text(self, text: str, *, delay: float = 0.0, prompt_tokens: int = 10, out_tokens: int = 5) -> None:
+    def reply_text(
+        self, text: str, *, delay: float = 0.0, prompt_tokens: int = 10, out_tokens: int = 5
+    ) -> None:
         self._push(Reply(payload=_candidate([{"text": text}], prompt_tokens, out_tokens), delay=delay))
 
     def reply_json(self, value: Any, **kwargs: Any) -> None:
@@ -130,8 +132,14 @@ class FakeGemini:
         self._push(Reply(chunks=chunks, delay=delay))
 
     def reply_error(self, status: int, message: str = "error", *, delay: float = 0.0) -> None:
-        statuses = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                    429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+        statuses = {
+            400: "INVALID_ARGUMENT",
+            401: "UNAUTHENTICATED",
+            403: "PERMISSION_DENIED",
+            429: "RESOURCE_EXHAUSTED",
+            500: "INTERNAL",
+            503: "UNAVAILABLE",
+        }
         payload = {"error": {"code": status, "message": message, "status": statuses.get(status, "UNKNOWN")}}
         self._push(Reply(status=status, payload=payload, delay=delay))
 
@@ -167,10 +175,17 @@ class FakeGemini:
         request = Request(method, model, body, {k.lower(): v for k, v in handler.headers.items()})
         with self._lock:
             self.requests.append(request)
-            scripted = self._replies.popleft() if method in ("generateContent", "streamGenerateContent") \
-                and self._replies else None
-            if scripted is None and method == "batchEmbedContents" and self._replies \
-                    and self._replies[0].status != 200:
+            scripted = (
+                self._replies.popleft()
+                if method in ("generateContent", "streamGenerateContent") and self._replies
+                else None
+            )
+            if (
+                scripted is None
+                and method == "batchEmbedContents"
+                and self._replies
+                and self._replies[0].status != 200
+            ):
                 scripted = self._replies.popleft()
         if scripted is not None and scripted.delay:
             time.sleep(scripted.delay)

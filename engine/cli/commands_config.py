@@ -24,7 +24,9 @@ def cmd_config(args: argparse.Namespace) -> int:
             return 0
         if args.value is None:
             if args.key not in settings_mod.names():
-                raise InvalidSetting(f"unknown setting {args.key!r}; known: {', '.join(settings_mod.names())}")
+                raise InvalidSetting(
+                    f"unknown setting {args.key!r}; known: {', '.join(settings_mod.names())}"
+                )
             write(settings_mod.render(getattr(mem.settings, args.key)))
             return 0
         updated = mem.update_settings(**{args.key: args.value})

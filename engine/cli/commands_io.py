@@ -16,7 +16,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser("import", help="import conversations from a file or folder")
     p.add_argument("format", choices=sorted(readers()))
     p.add_argument("path", type=Path)
-    p.add_argument("--session", default=None, help="the session to import into (formats with one conversation)")
+    p.add_argument(
+        "--session", default=None, help="the session to import into (formats with one conversation)"
+    )
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("export", help="export a session's complete history")
@@ -33,8 +35,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         report = mem.import_sessions(imported)
         mem.wait_idle()
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items())) or "none"
-    write(f"imported {report.messages_added} messages into {report.sessions} session(s); "
-          f"{report.messages_already_present} already present; skipped: {skipped}")
+    write(
+        f"imported {report.messages_added} messages into {report.sessions} session(s); "
+        f"{report.messages_already_present} already present; skipped: {skipped}"
+    )
     return 0
 
 

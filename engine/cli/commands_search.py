@@ -23,8 +23,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def cmd_search(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        hits = mem.search(args.query, session=args.session, match=args.match, scope=args.scope,
-                          time_range=args.time_range, limit=args.limit)
+        hits = mem.search(
+            args.query,
+            session=args.session,
+            match=args.match,
+            scope=args.scope,
+            time_range=args.time_range,
+            limit=args.limit,
+        )
     if args.json:
         write_json([hit_json(h) for h in hits])
         return 0

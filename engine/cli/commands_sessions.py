@@ -48,18 +48,20 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         infos = mem.sessions()
     if args.json:
-        write_json([
-            {
-                "id": i.id,
-                "lastActivity": i.last_activity,
-                "hotMessages": i.hot_messages,
-                "archivedMessages": i.archived_messages,
-                "historyBytes": i.history_bytes,
-                "summaryUpdated": i.summary_updated,
-                "temporary": i.temporary,
-            }
-            for i in infos
-        ])
+        write_json(
+            [
+                {
+                    "id": i.id,
+                    "lastActivity": i.last_activity,
+                    "hotMessages": i.hot_messages,
+                    "archivedMessages": i.archived_messages,
+                    "historyBytes": i.history_bytes,
+                    "summaryUpdated": i.summary_updated,
+                    "temporary": i.temporary,
+                }
+                for i in infos
+            ]
+        )
         return 0
     if not infos:
         write("no sessions yet")
@@ -98,8 +100,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.compact(args.session)
     if result.trimmed:
-        write(f"compacted {result.session}: {result.trimmed} messages moved to the archive, {result.kept} kept "
-              f"({result.bytes_before:,} -> {result.bytes_after:,} bytes, {result.seconds:.2f}s)")
+        write(
+            f"compacted {result.session}: {result.trimmed} messages moved to the archive, {result.kept} kept "
+            f"({result.bytes_before:,} -> {result.bytes_after:,} bytes, {result.seconds:.2f}s)"
+        )
     else:
         write(f"nothing to compact in {result.session}: history.json is {result.bytes_before:,} bytes")
     return 0
@@ -109,7 +113,9 @@ def cmd_reset(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.reset(args.session, include_summary=args.all)
     kept = "summary kept" if result.summary_kept else "summary deleted"
-    write(f"reset {result.session}: {result.messages_deleted} archived messages deleted, {kept}, error memory kept")
+    write(
+        f"reset {result.session}: {result.messages_deleted} archived messages deleted, {kept}, error memory kept"
+    )
     return 0
 
 

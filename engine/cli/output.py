@@ -19,7 +19,9 @@ from engine.search import Hit
 def open_memory(args: argparse.Namespace) -> Memory:
     """Open the memory named by ``--home`` (or the default), with logging set up."""
     paths = Paths.resolve(getattr(args, "home", None))
-    configure(paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING)
+    configure(
+        paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING
+    )
     return Memory.open(paths.home)
 
 

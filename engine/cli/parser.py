@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A memory for your LLM conversations, kept on this computer. "
         "With no command, memtray starts the tray app.",
     )
-    parser.add_argument("--home", metavar="DIR", help="the data folder (default: MEMTRAY_HOME or the platform's)")
+    parser.add_argument(
+        "--home", metavar="DIR", help="the data folder (default: MEMTRAY_HOME or the platform's)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more on stderr")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for register in COMMAND_MODULES:

@@ -33,10 +33,11 @@ class Embedder(Protocol):
 
 def normalise(matrix: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to unit length (zero rows stay zero), as float32."""
-    matrix = np.asarray(matrix, dtype=np.float32)
-    if matrix.ndim == 1:
-        norm = float(np.linalg.norm(matrix))
-        return matrix / norm if norm > 0 else matrix
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    values: Vectors = np.asarray(matrix, dtype=np.float32)
+    if values.ndim == 1:
+        norm = np.float32(np.linalg.norm(values))
+        return values / norm if norm > 0 else values
+    norms = np.linalg.norm(values, axis=1, keepdims=True).astype(np.float32)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    result: Vectors = values / norms
+    return result
