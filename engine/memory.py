@@ -254,6 +254,26 @@ class Memory:
         )
         return rows
 
+    def _repair_locked(self, session: str) -> list[Any]:
+        """history.json's records after replaying an interrupted append, if there was one."""
+        records = self._read_or_rebuild(session)
+        with self.store.read() as conn:
+            meta = archive.meta(conn, session)
+            interrupted = archive.rows_from(conn, session, meta.hot_last_id + 1)
+        if not interrupted:
+            return records
+        with self.store.write() as conn:
+            replay = self._pending(conn, session, archive.meta(conn, session), records)
+        if replay:
+            self.files.append(self.paths.history_file(session), [to_record(m) for m in replay])
+            with self.store.write() as conn:
+                current = archive.meta(conn, session)
+                archive.save_meta(
+                    conn, session, archive.Meta(current.start_at, current.start_id, replay[-1].id or 0)
+                )
+            records = self.files.read(self.paths.history_file(session))
+        return records
+
     def _read_or_rebuild(self, session: str) -> list[Any]:
         """The session's history.json records; an unreadable or lost file is rebuilt from the archive."""
         path = self.paths.history_file(session)
@@ -292,7 +312,7 @@ class Memory:
         """
         self._require(session)
         with self.locks.hold(session):
-            records = self._read_or_rebuild(session)
+            records = self._repair_locked(session)
             with self.store.read() as conn:
                 meta = archive.meta(conn, session)
                 rows = archive.rows_from(conn, session, meta.start_id)
@@ -442,7 +462,7 @@ class Memory:
     def _compact_locked(self, session: str) -> CompactResult:
         started = time.perf_counter()
         path = self.paths.history_file(session)
-        records = self._read_or_rebuild(session)
+        records = self._repair_locked(session)
         before = self.files.size(path)
         cut = compaction.plan_cut(records, before, self._settings.max_history_bytes)
         if cut == 0:

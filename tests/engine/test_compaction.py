@@ -1,0 +1,108 @@
+"""Compaction of history.json (memory-engine.md §7, §14 item 4), including property tests."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import text
+
+from engine import Memory, Message
+from engine.compaction import plan_cut
+from engine.hotfile import dumps
+from tests.engine.conftest import FakeClock
+
+MIB = 1024 * 1024
+
+
+def fill(mem: Memory, clock: FakeClock, session: str, total_bytes: int, size: int = 2000) -> int:
+    """Append user/assistant pairs until history.json passes ``total_bytes`` or a compaction happened."""
+    count = 0
+    while mem.files.size(mem.paths.history_file(session)) < total_bytes and not (
+        mem.exists(session) and mem.compaction_cut(session)
+    ):
+        batch = [
+            Message("user", f"q{count} " + "x" * size, clock.advance(1)),
+            Message("assistant", f"a{count} " + "y" * size, clock.advance(1)),
+        ]
+        mem.append(session, batch)
+        count += 2
+    return count
+
+
+def test_compaction_at_4_mib_trims_to_80_percent_on_a_pair_boundary(memory: Memory, clock: FakeClock) -> None:
+    memory.update_settings(max_history_bytes=4 * MIB)
+    written = fill(memory, clock, "cli-a", 4 * MIB + 1, size=20_000)
+    path = memory.paths.history_file("cli-a")
+    records = json.loads(path.read_text(encoding="utf-8"))
+    assert len(path.read_bytes()) <= 0.8 * 4 * MIB + 45_000  # one message of slack past the cut
+    assert records[0]["role"] == "user"  # the removed prefix ended on an assistant message
+    with memory.store.read() as conn:
+        total = conn.execute(text("SELECT COUNT(*) FROM messages")).scalar_one()
+        start_at, start_id = conn.execute(text("SELECT start_at, start_id FROM message_meta")).one()
+        first_kept = conn.execute(
+            text("SELECT content FROM messages WHERE id = :i"), {"i": start_id}
+        ).scalar_one()
+    assert total == written  # the archive never loses a row
+    assert start_at == records[0]["sendAt"]
+    assert first_kept == records[0]["content"]
+
+
+def test_fewer_than_four_messages_are_never_compacted(memory: Memory) -> None:
+    memory.update_settings(max_history_bytes=4096)
+    memory.append(
+        "cli-a", [Message("user", "x" * 5000), Message("assistant", "y" * 5000), Message("user", "z")]
+    )
+    assert len(memory.history("cli-a")) == 3
+    result = memory.compact("cli-a")
+    assert result.trimmed == 0
+
+
+def test_on_demand_compaction_reports_what_it_did(memory: Memory, clock: FakeClock) -> None:
+    fill(memory, clock, "cli-a", 60_000, size=1000)
+    memory.update_settings(max_history_bytes=20_000)
+    result = memory.compact("cli-a")
+    assert result.trimmed > 0 and result.bytes_after < result.bytes_before <= 62_500
+    assert result.bytes_after <= 16_000 + 2100
+    assert result.kept == len(memory.history("cli-a"))
+
+
+def test_archive_and_recent_stay_disjoint_after_compaction(memory: Memory, clock: FakeClock) -> None:
+    memory.update_settings(max_history_bytes=20_000)
+    fill(memory, clock, "cli-a", 60_000, size=1000)
+    hot_ids = [m.id for m in memory.history("cli-a")]
+    cut = memory.compaction_cut("cli-a")
+    assert cut == hot_ids[0]
+    archived = memory.archive_page("cli-a", before_id=cut, limit=5000)
+    assert archived and all(m.id is not None and m.id < cut for m in archived)
+
+
+records_strategy = st.lists(
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant"]),
+            "content": st.text(max_size=300),
+            "sendAt": st.integers(min_value=0, max_value=2**62),
+        }
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=records_strategy, max_bytes=st.integers(min_value=10, max_value=20_000))
+def test_plan_cut_invariants(records: list[dict[str, object]], max_bytes: int) -> None:
+    size = len(b"[" + b",".join(dumps(r) for r in records) + b"]")
+    cut = plan_cut(records, size, max_bytes)
+    assert 0 <= cut < max(len(records), 1)
+    if cut == 0:
+        return
+    assert len(records) >= 4
+    assert size > int(max_bytes * 0.8)
+    assert records[cut - 1]["role"] == "assistant"  # the cut ends right after an assistant message
+    removed = sum(len(dumps(r)) + 1 for r in records[:cut])
+    assert removed >= size - int(max_bytes * 0.8) or all(r["role"] != "assistant" for r in records[cut:])
+    # minimal: one record fewer would not have removed enough, unless pushed forward to an assistant
+    shorter = sum(len(dumps(r)) + 1 for r in records[: cut - 1])
+    assert shorter < size - int(max_bytes * 0.8) or records[cut - 2]["role"] != "assistant"

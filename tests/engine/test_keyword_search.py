@@ -1,0 +1,186 @@
+"""Keyword search: routing, CJK, the seed's archive/recent semantics, hostile input (§5.4, §6.3, §14 item 5)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Memory, Message
+from engine.clock import DAY_NS
+from engine.keyword import parse_natural, quote, route_phrase
+from tests.engine.conftest import FakeClock
+
+CJK_DOCS = [
+    "我的電腦記憶體不足，怎麼辦？",
+    "記憶體洩漏 in the tray app",
+    "請幫我總結今天的對話",
+    "記憶是一種能力",
+    "RAM (記憶體) usage is 80%",
+    "memory engine 記 憶 體 spaced",
+    "a Simplified Chinese line without 记忆体",
+]
+
+
+@pytest.fixture
+def cjk(memory: Memory, clock: FakeClock) -> Memory:
+    memory.append("cli-zh", [Message("user", doc, clock.advance(1)) for doc in CJK_DOCS])
+    return memory
+
+
+def found(mem: Memory, query: str, **kwargs: object) -> set[str]:
+    return {h.message.content for h in mem.search(query, match="keyword", limit=50, **kwargs)}  # type: ignore[arg-type]
+
+
+def test_three_character_cjk_finds_every_row_containing_it(cjk: Memory) -> None:
+    assert found(cjk, "記憶體") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+
+
+def test_two_character_cjk_terms_use_substring_matching(cjk: Memory) -> None:
+    assert found(cjk, "記憶") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[3], CJK_DOCS[4]}
+    assert found(cjk, "電腦") == {CJK_DOCS[0]}
+
+
+def test_mixed_terms_rank_rows_matching_more_terms_first(cjk: Memory) -> None:
+    hits = cjk.search("電腦 記憶體", match="keyword", limit=10)
+    assert hits[0].message.content == CJK_DOCS[0]
+    assert {h.message.content for h in hits} == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    mixed = cjk.search("記憶體 tray", match="keyword", limit=10)
+    assert mixed[0].message.content == CJK_DOCS[1]
+
+
+def test_a_long_cjk_query_matches_by_its_trigrams(cjk: Memory) -> None:
+    hits = cjk.search("總結今天的對話內容", match="keyword", limit=5)
+    assert hits[0].message.content == CJK_DOCS[2]
+
+
+def test_words_ignore_diacritics_and_stem(memory: Memory) -> None:
+    memory.append(
+        "cli-en", [Message("user", "café crème brûlée"), Message("assistant", "She paints landscapes")]
+    )
+    assert found(memory, "cafe") == {"café crème brûlée"}
+    assert found(memory, "painting") == {"She paints landscapes"}
+
+
+def test_stop_words_are_dropped_and_role_names_do_not_match(memory: Memory) -> None:
+    memory.append("cli-en", [Message("user", "the quick fox"), Message("assistant", "a lazy dog")])
+    assert found(memory, "what is the fox") == {"the quick fox"}
+    assert found(memory, "user") == set()
+    assert found(memory, "assistant") == set()
+
+
+def test_quoted_phrases_stay_phrases(memory: Memory) -> None:
+    memory.append("cli-en", [Message("user", "vector index rebuilt"), Message("user", "index of the vector")])
+    assert found(memory, '"vector index"') == {"vector index rebuilt"}
+    assert len(found(memory, "vector index")) == 2
+
+
+def test_session_filter_and_scope(memory: Memory, clock: FakeClock) -> None:
+    memory.append("cli-a", [Message("user", "apple pie", clock.advance(1))])
+    memory.append("cli-b", [Message("user", "apple tart", clock.advance(1))])
+    assert found(memory, "apple", session="cli-a") == {"apple pie"}
+    assert found(memory, "apple") == {"apple pie", "apple tart"}
+    hits = memory.search("apple", session="cli-b", match="keyword", scope="recent")
+    assert [h.source for h in hits] == ["recent"]
+
+
+def test_time_range_bounds_hold(memory: Memory, clock: FakeClock) -> None:
+    memory.append("cli-a", [Message("user", "old apple", clock.now - 3 * DAY_NS)])
+    memory.append("cli-a", [Message("user", "new apple", clock.now - 3600 * 10**9)])
+    assert found(memory, "apple", time_range="1d") == {"new apple"}
+    assert found(memory, "apple", time_range="7d") == {"old apple", "new apple"}
+
+
+@pytest.fixture
+def compacted(memory: Memory, clock: FakeClock) -> Memory:
+    """A session whose first messages were cut out of history.json into the archive."""
+    memory.append(
+        "cli-a",
+        [
+            Message("user", f"archived needle {i} " + "x" * 3000, clock.advance(1))
+            if i % 2 == 0
+            else Message("assistant", f"reply {i} " + "y" * 3000, clock.advance(1))
+            for i in range(10)
+        ],
+    )
+    memory.update_settings(max_history_bytes=12_000)
+    memory.compact("cli-a")
+    memory.update_settings(max_history_bytes=4 * 1024 * 1024)
+    memory.append("cli-a", [Message("user", "recent needle", clock.advance(1))])
+    return memory
+
+
+def test_seed_keyword_mode_splits_archive_and_recent(compacted: Memory) -> None:
+    archive_hits, recent_hits = compacted.seed_keyword_search("cli-a", "needle", "1d", 8)
+    cut = compacted.compaction_cut("cli-a")
+    assert archive_hits and all(h.message.id is not None and h.message.id < cut for h in archive_hits)
+    assert all(h.source == "archive" for h in archive_hits)
+    assert recent_hits[0].message.content == "recent needle"
+    assert all(h.message.id is not None and h.message.id >= cut for h in recent_hits)
+    times = [h.message.send_at for h in archive_hits]
+    assert times == sorted(times, reverse=True)  # newest first
+    assert len(compacted.seed_keyword_search("cli-a", "needle", "1d", 1)[0]) == 1  # the limit holds
+
+
+def test_seed_archive_excludes_rows_at_or_after_the_cut(compacted: Memory) -> None:
+    with compacted.store.read() as conn:
+        start_at = conn.exec_driver_sql("SELECT start_at FROM message_meta").scalar_one()
+    archive_hits, _ = compacted.seed_keyword_search("cli-a", "needle", "1y", 32)
+    assert archive_hits and all(h.message.send_at < start_at for h in archive_hits)
+
+
+def test_seed_phrase_with_a_quote_inside_is_escaped(memory: Memory, clock: FakeClock) -> None:
+    memory.append("cli-a", [Message("user", 'she said "hi there" loudly', clock.now)])
+    _, recent = memory.seed_keyword_search("cli-a", 'said "hi', "1d", 8)
+    assert [h.message.content for h in recent] == ['she said "hi there" loudly']
+    assert quote('a"b') == '"a""b"'
+
+
+def test_routing() -> None:
+    assert route_phrase("記憶體").route == "tri"  # type: ignore[union-attr]
+    assert route_phrase("記憶").route == "like"  # type: ignore[union-attr]
+    assert route_phrase("hello world").route == "word"  # type: ignore[union-attr]
+    terms = parse_natural('電腦 記憶體不足 "exact phrase" the fox')
+    routes = {(t.text, t.route) for t in terms}
+    assert ("電腦", "like") in routes and ("記憶體", "tri") in routes and ("憶體不", "tri") in routes
+    assert ("exact phrase", "word") in routes and ("fox", "word") in routes and ("the", "word") not in routes
+
+
+HOSTILE = [
+    '"',
+    '""',
+    "*",
+    "NEAR(a b)",
+    "^start",
+    "col:value",
+    "content:x",
+    "'); DROP TABLE messages; --",
+    "a AND OR NOT b",
+    "(((",
+    ")",
+    "\x00",
+    "\ud800",
+    "x" * 10_000,
+    "記" * 5000,
+    "%_\\",
+    "-",
+    "+",
+    "{}",
+    "?",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_never_raise(cjk: Memory, query: str) -> None:
+    for match_scope in ("all", "recent"):
+        cjk.search(query, match="keyword", scope=match_scope)
+        cjk.search(query, session="cli-zh", match="keyword", scope=match_scope)
+    cjk.seed_keyword_search("cli-zh", query, "1y", 8)
+    assert len(found(cjk, "記憶體")) == 3  # the table is still there
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=200))
+def test_fuzzed_queries_never_raise(cjk: Memory, query: str) -> None:
+    cjk.search(query, match="keyword", limit=5)
+    cjk.seed_keyword_search("cli-zh", query, "1d", 4)
