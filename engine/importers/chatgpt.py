@@ -26,7 +26,15 @@ from typing import Any, TypeGuard
 
 from engine.errors import ImportFormatError, InvalidInput
 from engine.importers import ImportedSession, ReadResult, exportfile
-from engine.importers.records import BrokenRecord, Tally, derived_session_id, message, retarget, short
+from engine.importers.records import (
+    BrokenRecord,
+    Tally,
+    conversation_name,
+    derived_session_id,
+    message,
+    retarget,
+    short,
+)
 from engine.messages import MAX_SEND_AT, Message
 
 PREFIX = "gpt-"
@@ -52,7 +60,7 @@ def read(path: Path, session: str | None = None) -> ReadResult:
     sessions: list[ImportedSession] = []
     file_tally = Tally()
     for index, conversation in enumerate(data, start=1):
-        where = f"conversation {index}"
+        where = conversation_name(index, conversation, "id")
         tally = Tally()
         try:
             item = conversation_session(conversation, tally, where)
@@ -78,7 +86,6 @@ def conversation_session(conversation: Any, tally: Tally, where: str) -> Importe
     if not isinstance(mapping, dict):
         raise BrokenRecord("'mapping' is not an object")
     session_id = _session_id(conversation)
-    where = f"{where} ({session_id})"
     messages: list[Message] = []
     for node_id, node in current_branch(mapping, conversation.get("current_node")):
         found = _node_message(node, tally, f"{where}, node {short(node_id, 50)}")

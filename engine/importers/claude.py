@@ -25,7 +25,15 @@ from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
 from engine.importers import ImportedSession, ReadResult, exportfile
-from engine.importers.records import BrokenRecord, Tally, derived_session_id, message, retarget, short
+from engine.importers.records import (
+    BrokenRecord,
+    Tally,
+    conversation_name,
+    derived_session_id,
+    message,
+    retarget,
+    short,
+)
 from engine.messages import MAX_SEND_AT, Message
 
 PREFIX = "claude-"
@@ -50,7 +58,7 @@ def read(path: Path, session: str | None = None) -> ReadResult:
     sessions: list[ImportedSession] = []
     file_tally = Tally()
     for index, conversation in enumerate(data, start=1):
-        where = f"conversation {index}"
+        where = conversation_name(index, conversation, "uuid")
         try:
             item = conversation_session(conversation, Tally(), where)
         except BrokenRecord as exc:
@@ -83,7 +91,6 @@ def conversation_session(conversation: Any, tally: Tally, where: str) -> Importe
         return None
     if not isinstance(chat, list):
         raise BrokenRecord("'chat_messages' is not a list")
-    where = f"{where} ({session_id})"
     messages: list[Message] = []
     for index, item in _branch(chat, conversation.get("current_leaf_message_uuid")):
         found = _message(item, tally, f"{where}, message {index}")

@@ -85,6 +85,12 @@ def derived_session_id(prefix: str, raw: str) -> str:
     return validate_session_id(prefix + safe)
 
 
+def conversation_name(index: int, conversation: object, key: str) -> str:
+    """``conversation 3 ('6630a1b2-…')``: its position in the file, and its id when it has one."""
+    raw = conversation.get(key) if isinstance(conversation, dict) else None
+    return f"conversation {index} ({short(raw, 50)})" if isinstance(raw, str) else f"conversation {index}"
+
+
 def short(value: object, limit: int = 60) -> str:
     """A value shown in a message: its repr, cut to ``limit`` characters."""
     shown = repr(value)
