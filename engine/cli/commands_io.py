@@ -64,8 +64,8 @@ class _Progress:
 
 def cmd_import(args: argparse.Namespace) -> int:
     reader = readers()[args.format]
-    result = reader(args.path, args.session)  # everything is read and checked before the store is opened
-    with open_memory(args) as mem:
+    with open_memory(args) as mem:  # first, so that warnings about skipped records are logged
+        result = reader(args.path, args.session)  # everything is read and checked before anything is stored
         report = mem.import_sessions(result.sessions, _Progress()).with_skipped(result.skipped)
         mem.wait_idle()
     ordered = sorted(report.skipped.items(), key=lambda item: (-item[1], item[0]))
