@@ -128,28 +128,97 @@ def with_prefix(message: Message) -> str:
     return f"{prefix_line(message)}\n{message.content}"
 
 
-_LEGACY_TIME = re.compile(r"當前時間:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
-_LEGACY_SENDER = re.compile(r"傳送者:\s*(.+)")
-_LEGACY_BLOCK = re.compile(r"^\s*---\s*\n.*?\n---\s*\n?", re.S)
-_LEGACY_LINES = re.compile(r"^(當前 chat ID|當前 channel|當前時間|工作目錄|傳送者)[:：].*\n?", re.M)
-_LEADING_PREFIX = re.compile(r"^(sendAt|sender|channelId):[^\n]*\n", re.M)
+# The older Agenvoy format (memory-engine.md §2.5): the time sits in a header at the start of the content.
+_LEGACY_KEYS = r"當前時間|工作目錄|傳送者|當前 chat ID|當前 channel"
+_LEGACY_HEADER = re.compile(rf"^[ \t]*({_LEGACY_KEYS})[ \t]*[:：][ \t]*(.*?)[ \t\r]*$")
+_PREFIX_LINE = re.compile(r"^[ \t]*(sendAt|sender|channelId):[ \t]*(.*?)[ \t\r]*$")
+_LEGACY_START = re.compile(rf"\s*(---|(?:{_LEGACY_KEYS})[ \t]*[:：]|(?:sendAt|sender|channelId):)")
+_HEADER_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?")
+_PREFIX_SENDER = re.compile(r",\s*sender:\s*(.+)$")
+MAX_HEADER_LINES = 12
 
 
 def normalize_legacy(message: Message) -> Message:
-    """Convert a record in the older format, whose time sits in a header inside the content (§2.5)."""
+    """Convert a record in the older format, whose time sits in a header inside the content (§2.5).
+
+    Only a header at the very start of the content is taken, in any order and repeated:
+
+    - a block of legacy header lines between two ``---`` lines (``當前時間: 2024-05-01 12:34:56``,
+      ``工作目錄: …``, ``傳送者: …``, ``當前 chat ID: …``, ``當前 channel: …``; ``:`` or ``：``);
+    - such header lines without the dashes;
+    - the window's prefix line, ``sendAt: <local time>[, sender: NAME]``, and ``sender:`` /
+      ``channelId:`` lines.
+
+    The header is removed. ``當前時間`` (or the prefix's time), read as local time, becomes ``send_at``
+    when the record has none; ``傳送者`` (or the prefix's sender) becomes ``sender`` when it has none. A
+    ``---`` block with anything but header lines in it is the message's own text and is kept.
+    """
     content = message.content
-    if "當前時間:" not in content and not _LEADING_PREFIX.match(content):
+    if not _LEGACY_START.match(content):
+        return message
+    lines = content.split("\n")
+    pos = _skip_blank(lines, 0)
+    headers: dict[str, str] = {}
+    while True:
+        start = pos
+        pos = _skip_blank(lines, _take_block(lines, pos, headers))
+        while pos < len(lines) and (
+            found := _LEGACY_HEADER.match(lines[pos]) or _PREFIX_LINE.match(lines[pos])
+        ):
+            headers.setdefault(found.group(1), found.group(2))
+            pos = _skip_blank(lines, pos + 1)
+        if pos == start:
+            break
+    if not headers:
         return message
     send_at, sender = message.send_at, message.sender
-    if not send_at and (found := _LEGACY_TIME.search(content)):
-        try:
-            send_at = parse_local(found.group(1))
-        except ValueError:
-            send_at = 0
-    if not sender and (named := _LEGACY_SENDER.search(content)):
-        sender = named.group(1).strip()
-    content = _LEGACY_BLOCK.sub("", content, count=1) if content.lstrip().startswith("---") else content
-    content = _LEGACY_LINES.sub("", content)
-    while _LEADING_PREFIX.match(content):
-        content = _LEADING_PREFIX.sub("", content, count=1)
-    return replace(message, content=content.strip("\n"), send_at=send_at, sender=sender)
+    if not send_at:
+        send_at = _header_time(headers.get("當前時間")) or _header_time(headers.get("sendAt"))
+    if not sender:
+        from_prefix = _PREFIX_SENDER.search(headers.get("sendAt", ""))
+        named = (
+            headers.get("傳送者") or headers.get("sender") or (from_prefix.group(1) if from_prefix else "")
+        )
+        sender = named.strip()[:MAX_SENDER]
+    rest = "\n".join(lines[pos:]).strip("\n")
+    return replace(message, content=rest, send_at=send_at, sender=sender)
+
+
+def _skip_blank(lines: list[str], pos: int) -> int:
+    while pos < len(lines) and not lines[pos].strip():
+        pos += 1
+    return pos
+
+
+def _take_block(lines: list[str], pos: int, headers: dict[str, str]) -> int:
+    """Past a ``---`` block of legacy header lines at ``pos`` (its headers into ``headers``), or ``pos``."""
+    if pos >= len(lines) or lines[pos].strip() != "---":
+        return pos
+    found: list[tuple[str, str]] = []
+    for end in range(pos + 1, min(len(lines), pos + 2 + MAX_HEADER_LINES)):
+        line = lines[end]
+        if line.strip() == "---":
+            if not found:
+                return pos
+            for key, value in found:
+                headers.setdefault(key, value)
+            return end + 1
+        if not line.strip():
+            continue
+        header = _LEGACY_HEADER.match(line)
+        if header is None:
+            return pos
+        found.append((header.group(1), header.group(2)))
+    return pos
+
+
+def _header_time(value: str | None) -> int:
+    """Unix ns of the local time in a header value, or 0."""
+    found = _HEADER_TIME.search(value or "")
+    if found is None:
+        return 0
+    try:
+        send_at = parse_local(found.group(0))
+    except (ValueError, OverflowError, OSError):
+        return 0
+    return send_at if 0 <= send_at <= MAX_SEND_AT else 0

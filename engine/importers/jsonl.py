@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession
+from engine.importers import ImportedSession, ReadResult
 from engine.messages import Message, text_of, validate
 from engine.paths import validate_session_id
 
@@ -42,7 +42,7 @@ def parse_record(record: object, line: int) -> Message:
         raise ImportFormatError(f"line {line}: {exc}", line) from exc
 
 
-def read(path: Path, session: str | None = None) -> list[ImportedSession]:
+def read(path: Path, session: str | None = None) -> ReadResult:
     """Read a JSONL file into one session (``session``, or the file's name).
 
     Raises:
@@ -65,4 +65,4 @@ def read(path: Path, session: str | None = None) -> list[ImportedSession]:
                 messages.append(parse_record(record, number))
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return [ImportedSession(target, messages)]
+    return ReadResult([ImportedSession(target, messages)])

@@ -1,0 +1,227 @@
+"""ChatGPT import: the ``conversations.json`` of a ChatGPT data export, one session per conversation.
+
+A conversation is ``{"id"|"conversation_id", "title", "create_time", "mapping", "current_node"}`` where
+``mapping`` is a tree of ``{node id: {"message", "parent", "children"}}``: every edit or regeneration is a
+branch. What the user last saw is the branch that ends at ``current_node``, so that branch is followed up
+through ``parent`` and reversed (oldest first); other branches are not imported. Without a usable
+``current_node`` the newest leaf is taken.
+
+Kept: user and assistant messages addressed to everyone, their text parts, ``create_time`` (float
+seconds) as Unix ns. Left out and counted: system and tool messages, assistant calls to tools, hidden
+nodes, non-text messages (code for a tool, reasoning, ...), image and file parts, attachments.
+
+The session id is ``gpt-<conversation id>``, so importing the same export again adds nothing. A broken
+conversation is skipped (and named in the log); a file that is not a JSON list of conversations is an
+error and nothing is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from engine.errors import ImportFormatError, InvalidInput
+from engine.importers import ImportedSession, ReadResult, exportfile
+from engine.importers.records import (
+    BrokenRecord,
+    Tally,
+    conversation_name,
+    derived_session_id,
+    message,
+    retarget,
+    short,
+)
+from engine.messages import MAX_SEND_AT, Message
+
+PREFIX = "gpt-"
+TEXT_TYPES = ("text", "multimodal_text")
+TEXT_PART_TYPES = ("text", "audio_transcription")
+_CONTENT_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def read(path: Path, session: str | None = None) -> ReadResult:
+    """Read a ChatGPT export into one session per conversation.
+
+    Args:
+        path: ``conversations.json``, the unpacked export folder, or the export's .zip.
+        session: import into this session instead; only for an export with one conversation.
+
+    Raises:
+        ImportFormatError: not valid JSON, or not a list of conversations (nothing is imported).
+        InvalidInput: the path cannot be read, or ``session`` with more than one conversation.
+    """
+    data, source = exportfile.load(path)
+    if not isinstance(data, list):
+        raise ImportFormatError(f"{source}: expected a JSON list of conversations, not {type(data).__name__}")
+    sessions: list[ImportedSession] = []
+    file_tally = Tally()
+    for index, conversation in enumerate(data, start=1):
+        where = conversation_name(index, conversation, "id")
+        tally = Tally()
+        try:
+            item = conversation_session(conversation, tally, where)
+        except BrokenRecord as exc:
+            file_tally.broken("broken conversation", where, str(exc))
+            continue
+        if item is None:
+            file_tally.skip("conversation without messages")
+            continue
+        sessions.append(item)
+    return ReadResult(retarget(sessions, session), file_tally.as_dict())
+
+
+def conversation_session(conversation: Any, tally: Tally, where: str) -> ImportedSession | None:
+    """One conversation as a session (None if it has no message to import).
+
+    Raises:
+        BrokenRecord: the conversation is not in the expected shape.
+    """
+    if not isinstance(conversation, dict):
+        raise BrokenRecord(f"expected an object, not {type(conversation).__name__}")
+    mapping = conversation.get("mapping")
+    if not isinstance(mapping, dict):
+        raise BrokenRecord("'mapping' is not an object")
+    session_id = _session_id(conversation)
+    messages: list[Message] = []
+    for node_id, node in current_branch(mapping, conversation.get("current_node")):
+        found = _node_message(node, tally, f"{where}, node {short(node_id, 50)}")
+        if found is not None:
+            messages.append(found)
+    if not messages:
+        return None
+    return ImportedSession(session_id, messages, skipped=tally.as_dict())
+
+
+def _session_id(conversation: dict[str, Any]) -> str:
+    raw = conversation.get("conversation_id") or conversation.get("id")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            return derived_session_id(PREFIX, raw.strip())
+        except InvalidInput:
+            pass
+    # No usable id: derive one from what identifies the conversation, so it is stable across imports.
+    basis = f"{conversation.get('title')!r}|{conversation.get('create_time')!r}"
+    return PREFIX + hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def current_branch(mapping: dict[str, Any], current: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The nodes from the root to ``current`` (or the newest leaf), oldest first.
+
+    Raises:
+        BrokenRecord: a node that is missing or not an object, or a cycle of parents.
+    """
+    node_id = current if isinstance(current, str) and current in mapping else _newest_leaf(mapping)
+    branch: list[tuple[str, dict[str, Any]]] = []
+    seen: set[str] = set()
+    while node_id is not None:
+        if node_id in seen:
+            raise BrokenRecord(f"the message tree loops at node {short(node_id, 50)}")
+        seen.add(node_id)
+        node = mapping.get(node_id)
+        if not isinstance(node, dict):
+            raise BrokenRecord(f"node {short(node_id, 50)} is missing or not an object")
+        branch.append((node_id, node))
+        parent = node.get("parent")
+        if parent is not None and not isinstance(parent, str):
+            raise BrokenRecord(f"node {short(node_id, 50)} has a parent that is not an id")
+        node_id = parent
+    branch.reverse()
+    return branch
+
+
+def _newest_leaf(mapping: dict[str, Any]) -> str | None:
+    """The leaf with the newest message: the branch shown when ``current_node`` is missing."""
+    best: tuple[float, str] | None = None
+    for node_id, node in mapping.items():
+        if not isinstance(node, dict) or node.get("children"):
+            continue
+        msg = node.get("message")
+        when = msg.get("create_time") if isinstance(msg, dict) else None
+        key = (float(when) if _is_number(when) else -1.0, str(node_id))
+        if best is None or key > best:
+            best = key
+    return best[1] if best is not None else None
+
+
+def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | None:
+    msg = node.get("message")
+    if msg is None:
+        return None  # the tree's root: no message
+    if not isinstance(msg, dict):
+        tally.broken("broken message", where, "'message' is not an object")
+        return None
+    author = msg.get("author")
+    role = author.get("role") if isinstance(author, dict) else None
+    if role in ("system", "tool"):
+        tally.skip(f"{role} message")
+        return None
+    if role not in ("user", "assistant"):
+        tally.broken("message with an unknown author", where, f"author role {short(role)}")
+        return None
+    metadata = msg.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    if metadata.get("is_visually_hidden_from_conversation"):
+        tally.skip("hidden message")
+        return None
+    recipient = msg.get("recipient")
+    if role == "assistant" and recipient not in (None, "all"):
+        tally.skip("assistant call to a tool")
+        return None
+    attachments = metadata.get("attachments")
+    if isinstance(attachments, list):
+        tally.skip("attachment (file not imported)", len(attachments))
+    text = _text(msg.get("content"), tally, where)
+    if text is None:
+        return None
+    send_at = _send_at(msg.get("create_time"))
+    if send_at is None:
+        tally.broken("broken message", where, f"create_time {short(msg.get('create_time'))}")
+        return None
+    return message(role, text, send_at, "", tally, where)
+
+
+def _text(content: Any, tally: Tally, where: str) -> str | None:
+    """The text of a message's content, or None (counted) for content that is not text."""
+    if not isinstance(content, dict):
+        tally.broken("broken message", where, "'content' is not an object")
+        return None
+    ctype = content.get("content_type")
+    if ctype not in TEXT_TYPES:
+        shown = ctype if isinstance(ctype, str) and _CONTENT_TYPE.match(ctype) else "unknown"
+        tally.skip(f"non-text message ({shown})")
+        return None
+    parts = content.get("parts")
+    if not isinstance(parts, list):
+        tally.broken("broken message", where, "'parts' is not a list")
+        return None
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif (
+            isinstance(part, dict)
+            and part.get("content_type") in TEXT_PART_TYPES
+            and isinstance(part.get("text"), str)
+        ):
+            texts.append(part["text"])
+        else:
+            tally.skip("image or file part")
+    return "\n".join(t for t in texts if t)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _send_at(value: Any) -> int | None:
+    """Float seconds as Unix ns (0 when absent); None for a value that is not a plausible time."""
+    if value is None:
+        return 0
+    if not _is_number(value):
+        return None
+    ns = int(Decimal(repr(value)) * 1_000_000_000) if isinstance(value, float) else value * 1_000_000_000
+    return ns if 0 <= ns <= MAX_SEND_AT else None

@@ -1,0 +1,184 @@
+"""Claude import: the ``conversations.json`` of a Claude data export, one session per conversation.
+
+A conversation is ``{"uuid", "name", "created_at", "chat_messages": [...]}``; a message is ``{"uuid",
+"sender": "human"|"assistant", "text", "content": [{"type", "text"}, ...], "created_at" (ISO 8601),
+"attachments", "files"}``. Newer exports also give each message a ``parent_message_uuid`` and the
+conversation a ``current_leaf_message_uuid``: then the branch ending at that leaf is imported (what the
+user last saw), otherwise the messages in file order.
+
+Kept: the text parts of ``content`` (or ``text`` when there is no content list), ``created_at`` as Unix
+ns, ``human`` as user. Left out and counted: tool use, tool results, thinking and other non-text parts,
+attachments and files (their extracted text too: it is the file, not the conversation).
+
+The session id is ``claude-<conversation uuid>``, so importing the same export again adds nothing. A broken
+conversation is skipped (and named in the log); a file that is not a JSON list of conversations is an
+error and nothing is imported.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ImportFormatError, InvalidInput
+from engine.importers import ImportedSession, ReadResult, exportfile
+from engine.importers.records import (
+    BrokenRecord,
+    Tally,
+    conversation_name,
+    derived_session_id,
+    message,
+    retarget,
+    short,
+)
+from engine.messages import MAX_SEND_AT, Message
+
+PREFIX = "claude-"
+ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
+_PART_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def read(path: Path, session: str | None = None) -> ReadResult:
+    """Read a Claude export into one session per conversation.
+
+    Args:
+        path: ``conversations.json``, the unpacked export folder, or the export's .zip.
+        session: import into this session instead; only for an export with one conversation.
+
+    Raises:
+        ImportFormatError: not valid JSON, or not a list of conversations (nothing is imported).
+        InvalidInput: the path cannot be read, or ``session`` with more than one conversation.
+    """
+    data, source = exportfile.load(path)
+    if not isinstance(data, list):
+        raise ImportFormatError(f"{source}: expected a JSON list of conversations, not {type(data).__name__}")
+    sessions: list[ImportedSession] = []
+    file_tally = Tally()
+    for index, conversation in enumerate(data, start=1):
+        where = conversation_name(index, conversation, "uuid")
+        try:
+            item = conversation_session(conversation, Tally(), where)
+        except BrokenRecord as exc:
+            file_tally.broken("broken conversation", where, str(exc))
+            continue
+        if item is None:
+            file_tally.skip("conversation without messages")
+            continue
+        sessions.append(item)
+    return ReadResult(retarget(sessions, session), file_tally.as_dict())
+
+
+def conversation_session(conversation: Any, tally: Tally, where: str) -> ImportedSession | None:
+    """One conversation as a session (None if it has no message to import).
+
+    Raises:
+        BrokenRecord: the conversation is not in the expected shape.
+    """
+    if not isinstance(conversation, dict):
+        raise BrokenRecord(f"expected an object, not {type(conversation).__name__}")
+    raw_id = conversation.get("uuid")
+    if not isinstance(raw_id, str):
+        raise BrokenRecord("no 'uuid'")
+    try:
+        session_id = derived_session_id(PREFIX, raw_id.strip())
+    except InvalidInput as exc:
+        raise BrokenRecord(f"unusable 'uuid' {short(raw_id)}") from exc
+    chat = conversation.get("chat_messages")
+    if chat is None:
+        return None
+    if not isinstance(chat, list):
+        raise BrokenRecord("'chat_messages' is not a list")
+    messages: list[Message] = []
+    for index, item in _branch(chat, conversation.get("current_leaf_message_uuid")):
+        found = _message(item, tally, f"{where}, message {index}")
+        if found is not None:
+            messages.append(found)
+    if not messages:
+        return None
+    return ImportedSession(session_id, messages, skipped=tally.as_dict())
+
+
+def _branch(chat: list[Any], leaf: Any) -> list[tuple[int, Any]]:
+    """(1-based position, message) of the current branch, oldest first; all messages without a tree."""
+    numbered = list(enumerate(chat, start=1))
+    by_uuid = {
+        m["uuid"]: (i, m) for i, m in numbered if isinstance(m, dict) and isinstance(m.get("uuid"), str)
+    }
+    if not isinstance(leaf, str) or leaf not in by_uuid:
+        return numbered
+    branch: list[tuple[int, Any]] = []
+    seen: set[str] = set()
+    node: str | None = leaf
+    while isinstance(node, str) and node in by_uuid and node not in seen:
+        seen.add(node)
+        index, item = by_uuid[node]
+        branch.append((index, item))
+        node = item.get("parent_message_uuid")
+    branch.reverse()
+    return branch
+
+
+def _message(item: Any, tally: Tally, where: str) -> Message | None:
+    if not isinstance(item, dict):
+        tally.broken("broken message", where, "not an object")
+        return None
+    sender = item.get("sender")
+    role = ROLES.get(sender) if isinstance(sender, str) else None
+    if role is None:
+        tally.broken("message with an unknown sender", where, f"sender {short(sender)}")
+        return None
+    for key, reason in (("attachments", "attachment (file not imported)"), ("files", "file (not imported)")):
+        value = item.get(key)
+        if isinstance(value, list):
+            tally.skip(reason, len(value))
+    text = _text(item, tally, where)
+    if text is None:
+        return None
+    send_at = iso_to_ns(item.get("created_at"))
+    if send_at is None:
+        tally.broken("broken message", where, f"created_at {short(item.get('created_at'))}")
+        return None
+    return message(role, text, send_at, "", tally, where)
+
+
+def _text(item: dict[str, Any], tally: Tally, where: str) -> str | None:
+    content = item.get("content")
+    if isinstance(content, list) and content:
+        texts: list[str] = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            else:
+                kind = part.get("type") if isinstance(part, dict) else None
+                shown = kind if isinstance(kind, str) and _PART_TYPE.match(kind) else "unknown"
+                tally.skip(f"non-text part ({shown})")
+        return "\n\n".join(t for t in texts if t.strip())
+    text = item.get("text", "")
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        tally.broken("broken message", where, "'text' is not text")
+        return None
+    return text
+
+
+def iso_to_ns(value: Any) -> int | None:
+    """An ISO 8601 time (``2024-05-01T12:34:56.789Z``; naive means UTC) as Unix ns; 0 when absent.
+
+    Returns None for a value that is not such a time.
+    """
+    if value is None or value == "":
+        return 0
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    ns = calendar.timegm(moment.utctimetuple()) * 1_000_000_000 + moment.microsecond * 1000
+    return ns if 0 <= ns <= MAX_SEND_AT else None

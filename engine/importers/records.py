@@ -1,0 +1,115 @@
+"""The checks every importer applies to one record: a validated message or a counted reason to skip it.
+
+Also the session ids of imported conversations (``gpt-<id>``, ``claude-<uuid>``): a foreign id is made
+safe (letters, digits, ``.``, ``_``, ``-``; at most 128 characters) and stays the same on every import,
+which is what makes importing a file twice add nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import Counter
+
+from engine.errors import InvalidInput
+from engine.importers import ImportedSession
+from engine.messages import Message, validate
+from engine.paths import validate_session_id
+
+log = logging.getLogger("memtray.import")
+
+MAX_MESSAGE_CHARS = 1_000_000
+"""A longer message is skipped: it would be most of a 4 MiB history.json on its own."""
+MAX_SESSION_ID = 128
+WARN_EXAMPLES = 5
+"""Broken records named in a warning, per reason; the rest are logged at INFO."""
+
+
+class BrokenRecord(Exception):
+    """A record that is not in the expected shape: the reader skips it and counts why."""
+
+
+class Tally:
+    """Counts of skipped records by reason, with the first few broken ones named in the log."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def skip(self, reason: str, count: int = 1) -> None:
+        """Count ``count`` records left out on purpose (a system message, an image, ...)."""
+        if count > 0:
+            self.counts[reason] += count
+
+    def broken(self, reason: str, where: str, why: str) -> None:
+        """Count a broken record and name it (``where``: which record; ``why``: what is wrong)."""
+        self.counts[reason] += 1
+        level = logging.WARNING if self.counts[reason] <= WARN_EXAMPLES else logging.INFO
+        log.log(level, "skipped %s: %s", where, why)
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.counts)
+
+
+def message(role: str, content: str, send_at: int, sender: str, tally: Tally, where: str) -> Message | None:
+    """A validated message, or None (counted in ``tally``) for an empty, oversized or invalid one."""
+    if not content.strip():
+        tally.skip("empty message")
+        return None
+    if len(content) > MAX_MESSAGE_CHARS:
+        tally.broken(f"message longer than {MAX_MESSAGE_CHARS:,} characters", where, "too long")
+        return None
+    try:
+        return validate(Message(role=role, content=content, send_at=send_at, sender=sender))
+    except InvalidInput as exc:
+        tally.broken("broken message", where, str(exc))
+        return None
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def derived_session_id(prefix: str, raw: str) -> str:
+    """A valid, stable session id ``<prefix><raw>`` with ``raw`` made safe (and shortened if needed).
+
+    Raises:
+        InvalidInput: ``raw`` has nothing usable in it.
+    """
+    safe = re.sub(r"\.{2,}", ".", _UNSAFE.sub("-", raw)).strip("-._")
+    if not safe:
+        raise InvalidInput(f"no usable id in {raw[:40]!r}")
+    budget = MAX_SESSION_ID - len(prefix)
+    if len(safe) > budget:
+        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        safe = safe[: budget - len(digest) - 1].rstrip("-._") + "-" + digest
+    return validate_session_id(prefix + safe)
+
+
+def conversation_name(index: int, conversation: object, key: str) -> str:
+    """``conversation 3 ('6630a1b2-…')``: its position in the file, and its id when it has one."""
+    raw = conversation.get(key) if isinstance(conversation, dict) else None
+    return f"conversation {index} ({short(raw, 50)})" if isinstance(raw, str) else f"conversation {index}"
+
+
+def short(value: object, limit: int = 60) -> str:
+    """A value shown in a message: its repr, cut to ``limit`` characters."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def retarget(sessions: list[ImportedSession], session: str | None) -> list[ImportedSession]:
+    """``--session``: the one conversation read, moved into ``session`` (None: unchanged).
+
+    Raises:
+        InvalidInput: an invalid id, or not exactly one conversation to import.
+    """
+    if session is None:
+        return sessions
+    validate_session_id(session)
+    if len(sessions) != 1:
+        raise InvalidInput(
+            f"--session needs exactly one conversation to import; this has {len(sessions)} "
+            "(leave --session out to import one session per conversation)"
+        )
+    only = sessions[0]
+    return [ImportedSession(session, only.messages, only.summary, only.skipped)]
