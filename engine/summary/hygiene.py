@@ -2,7 +2,7 @@
 
 1. ``<summary>…</summary>`` and ``[summary]…[/summary]`` blocks are removed.
 2. The reply is cut at the first leak marker (the summary's or the guidance's own words), keeping what
-   comes before it.
+   comes before it (without a ``{`` that opened the leaked object).
 3. A leading dashed header block (``---`` … ``---``) is removed.
 """
 
@@ -32,6 +32,6 @@ def strip_reply(text: str) -> str:
         text = block.sub("", text)
     found = _MARKERS.search(text)
     if found:
-        text = text[: found.start()]
+        text = text[: found.start()].rstrip().removesuffix("{")  # a JSON object's opening brace too
     text = _HEADER.sub("", text, count=1)
     return text.strip()

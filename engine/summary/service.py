@@ -77,6 +77,7 @@ class Summaries:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.mem = mem
+        self.relevance_timeout_s = decide.RELEVANCE_TIMEOUT_S
         self.keys = keys or Keys()
         self._client_factory = client_factory
         self._monotonic = monotonic
@@ -240,6 +241,7 @@ class Summaries:
             session,
             request,
             summary,
+            self.relevance_timeout_s,
         )
         return assemble(
             session,
