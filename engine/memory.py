@@ -17,8 +17,9 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection, text
 
@@ -38,6 +39,9 @@ from engine.search import Hit
 from engine.sessions import SessionInfo
 from engine.settings import Settings
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
 
@@ -569,6 +573,19 @@ class Memory:
                 self.remove(sid)
                 removed.append(sid)
         return removed
+
+    # -- the rolling summary (engine.summary) -------------------------------------------------------
+
+    @cached_property
+    def summaries(self) -> Summaries:
+        """The summarizer: ``generate``, ``pending``, ``status``, ``load``, ``cursor`` (replaceable in tests)."""
+        from engine.summary import Summaries
+
+        return Summaries(self)
+
+    def turn_context(self, session: str, request: str = "") -> TurnContext:
+        """What an LLM call gets this turn: the window with prefixes, then the turn-context message."""
+        return self.summaries.turn_context(session, request)
 
     # -- lifecycle --------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, text
 
 from engine.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
+from engine.usage import m004_usage
 
 log = logging.getLogger("memtray.store")
 
@@ -42,6 +43,7 @@ def m001_initial(conn: Connection) -> None:
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
+    ("m004_usage", m004_usage),
 ]
 
 

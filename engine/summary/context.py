@@ -1,0 +1,80 @@
+"""The turn context (memory-engine.md §3): what an LLM call gets from the memory this turn.
+
+The messages are the window (the last ``max_history_messages``, each with its prefix line), then one
+``user`` turn-context message: the current time and, when anything in the summary is relevant to the
+request, a ``Prior summary`` block with the (filtered, §9.2) summary JSON. The caller puts the user's
+request after it and :data:`~engine.summary.prompts.PRIOR_CONTEXT_GUIDANCE` in the system prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from engine.clock import format_local
+from engine.messages import Message, with_prefix
+from engine.summary.schema import Summary
+
+
+@dataclass(frozen=True)
+class ContextMessage:
+    """One message as sent to the model."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Everything the memory contributes to one LLM call.
+
+    Attributes:
+        session: the session id.
+        request: the user's request the context was assembled for.
+        messages: the window with prefixes, then the turn-context ``user`` message (the request goes
+            after these).
+        system_guidance: the ``Prior Conversation Context`` section for the system prompt.
+        summary: the summary in the ``Prior summary`` block, or None when the block was left out.
+        summary_filtered: whether the decision model filtered it (False: every entry was kept).
+    """
+
+    session: str
+    request: str
+    messages: tuple[ContextMessage, ...]
+    system_guidance: str
+    summary: Summary | None
+    summary_filtered: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "request": self.request,
+            "system": self.system_guidance,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "summary": self.summary.to_json() if self.summary is not None else None,
+            "summaryFiltered": self.summary_filtered,
+        }
+
+
+def turn_context_message(now: int, summary: Summary | None) -> ContextMessage:
+    """The per-turn ``user`` message: the time, and the ``Prior summary`` block when there is one."""
+    lines = ["Turn context", f"now: {format_local(now)}"]
+    if summary is not None:
+        body = json.dumps(summary.to_json(), ensure_ascii=False, indent=2)
+        lines += ["", "Prior summary:", "```json", body, "```"]
+    return ContextMessage("user", "\n".join(lines))
+
+
+def assemble(
+    session: str,
+    request: str,
+    window: list[Message],
+    summary: Summary | None,
+    filtered: bool,
+    now: int,
+    guidance: str,
+) -> TurnContext:
+    messages = [ContextMessage(m.role, with_prefix(m)) for m in window if m.content.strip()]
+    messages.append(turn_context_message(now, summary))
+    return TurnContext(session, request, tuple(messages), guidance, summary, filtered)

@@ -1,0 +1,81 @@
+"""Gemini token usage, recorded per session in the ``usage`` table (migration ``m004_usage``).
+
+Every answered Gemini call adds one row: the session it was made for, the model, the purpose
+(``summary``, ``prune`` or ``relevance``) and the tokens Gemini reported. :func:`totals` sums them up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, text
+
+from engine.gemini import UsageEvent
+
+if TYPE_CHECKING:
+    from engine.store import Store
+
+
+def m004_usage(conn: Connection) -> None:
+    """The ``usage`` table: one row per answered Gemini call."""
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS usage ("
+        "id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, model TEXT NOT NULL, "
+        "purpose TEXT NOT NULL, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
+        "output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0, "
+        "at INTEGER NOT NULL DEFAULT 0)"
+    )
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_usage_session ON usage(session_id, at)")
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    """Summed usage.
+
+    Attributes:
+        calls: answered calls.
+        prompt_tokens: input tokens.
+        output_tokens: output tokens (thinking included).
+        total_tokens: as Gemini counted them.
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+
+def record(store: Store, event: UsageEvent, at: int) -> None:
+    """Add one usage row."""
+    with store.write() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO usage(session_id, model, purpose, prompt_tokens, output_tokens, total_tokens, at) "
+                "VALUES (:s, :m, :p, :i, :o, :t, :at)"
+            ),
+            {
+                "s": event.session,
+                "m": event.model,
+                "p": event.purpose,
+                "i": event.usage.prompt_tokens,
+                "o": event.usage.output_tokens,
+                "t": event.usage.total_tokens,
+                "at": at,
+            },
+        )
+
+
+def totals(store: Store, session: str | None = None, purpose: str | None = None) -> UsageTotals:
+    """The usage of one session (or all), optionally of one purpose."""
+    sql = "SELECT COUNT(*), SUM(prompt_tokens), SUM(output_tokens), SUM(total_tokens) FROM usage WHERE 1=1"
+    params: dict[str, str] = {}
+    if session is not None:
+        sql += " AND session_id = :s"
+        params["s"] = session
+    if purpose is not None:
+        sql += " AND purpose = :p"
+        params["p"] = purpose
+    with store.read() as conn:
+        row = conn.execute(text(sql), params).one()
+    return UsageTotals(int(row[0] or 0), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0))

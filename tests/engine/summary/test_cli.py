@@ -1,0 +1,67 @@
+"""``memtray summarize`` and ``memtray daemon`` as the user runs them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Memory
+from engine.cli import main
+from tests.engine.summary.conftest import conversation, summary_json
+from tests.fakegemini import FakeGemini
+
+
+def test_summarize_without_a_key_is_one_line_and_nonzero(
+    memory: Memory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    memory.append("s", conversation(2))
+    home = str(memory.paths.home)
+    assert main(["--home", home, "summarize"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "summarizer is off" in err
+    assert main(["--home", home, "search", "m0", "--match", "keyword"]) == 0  # the rest still works
+
+
+def test_summarize_one_session(
+    memory: Memory, fake: FakeGemini, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    memory.update_settings(gemini_base_url=fake.url, decision_model="")
+    memory.append("s", conversation(2))
+    fake.reply_json(summary_json("cli"))
+    assert main(["--home", str(memory.paths.home), "summarize", "--session", "s"]) == 0
+    assert "1 chunks merged" in capsys.readouterr().out
+    assert memory.summaries.load("s").current_discussion.topic == "cli"
+
+
+def test_daemon_exits_cleanly_on_sigterm(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "MEMTRAY_HOME": str(tmp_path / "home"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop.launcher", "daemon"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the start line: the daemon is in its loop
+        assert first.startswith("memtray daemon:") and "next run at" in first
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
