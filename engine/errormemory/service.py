@@ -145,7 +145,7 @@ class ErrorMemory:
             InvalidInput: bad input; nothing is stored.
             StorageError: the database failed.
         """
-        draft = check(tool_name, symptom, action, outcome, cause, list(keywords))
+        draft = check(tool_name, symptom, action, outcome, cause, keywords)
         embedder = self.embedder()
         now = self.clock()
         key = dedupe_key(draft.tool_name, draft.symptom, draft.action)
