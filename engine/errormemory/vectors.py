@@ -145,7 +145,9 @@ def nearest(matrix: Matrix, query: Vectors, floor: float, tool_name: str | None)
     """``(num, similarity)`` of every record at or above the floor, best first."""
     if not len(matrix.nums):
         return []
-    sims = matrix.vectors @ np.asarray(query, dtype=np.float32).reshape(-1)
+    # einsum, not BLAS's matvec: OpenBLAS threads spin against each other on a busy 2-core laptop
+    # (measured 9 ms vs 1 ms for 3,000 x 512 under load).
+    sims = np.einsum("ij,j->i", matrix.vectors, np.asarray(query, dtype=np.float32).reshape(-1))
     keep = sims >= floor
     if tool_name is not None:
         keep &= matrix.tools == tool_name
