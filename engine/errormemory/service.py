@@ -257,11 +257,12 @@ class ErrorMemory:
         embedder = self.embedder() if use_vectors and query else None
         with self.store.read() as conn:
             found: dict[int, ErrorRecord] = {}
+            searched = False  # did vectors really get a say (query embedded, vectors present)?
             if embedder is not None:
-                found = self._vector_hits(conn, embedder, query, tool, now, limit)
+                found, searched = self._vector_hits(conn, embedder, query, tool, now, limit)
             if not found:
                 if query:
-                    strict = embedder is not None
+                    strict = searched
                     nums = lexical.keyword_search(
                         conn, query, tool, now, self.fts_tables, limit, strict=strict
                     )
@@ -272,13 +273,16 @@ class ErrorMemory:
 
     def _vector_hits(
         self, conn: Connection, embedder: Embedder, query: str, tool: str | None, now: int, limit: int
-    ) -> dict[int, ErrorRecord]:
+    ) -> tuple[dict[int, ErrorRecord], bool]:
+        """Live records at or above the floor, best first, and whether vectors could be searched at all."""
         try:
             probe = embedder.encode_query(query)
         except Exception:
             log.exception("could not embed an error-memory query; using keywords")
-            return {}
+            return {}, False
         matrix = self._cache.matrix(conn, embedder)
+        if not len(matrix.nums):
+            return {}, False
         ranked = [n for n, _ in vectors.nearest(matrix, probe, vectors.floor_for(embedder.id), tool)]
         found: dict[int, ErrorRecord] = {}
         for start in range(0, len(ranked), limit * 4):
@@ -289,7 +293,7 @@ class ErrorMemory:
                     found[num] = live[num]
             if len(found) >= limit:
                 break
-        return found
+        return found, True
 
     def _hit(self, found: dict[int, ErrorRecord]) -> list[ErrorRecord]:
         """Refresh the expiry of hits and return them newest first."""

@@ -261,6 +261,9 @@ def test_a_failing_embedder_stores_without_vectors_and_search_uses_keywords(
     assert [r.id for r in errors.search("request timeout")] == [record.id]
     loading = ErrorMemory(memory.store, clock=clock, embedder=lambda: None)
     assert [r.id for r in loading.search("timeout")] == [record.id]
+    # vectors had no say, so the keyword scan is the original's (substring of the tool name)
+    assert [r.id for r in errors.search("fetch_pa")] == [record.id]
+    assert [r.id for r in memory.errors.search("fetch_pa")] == [record.id]  # no hash vectors yet either
     # the hash embedder picks the record up later
     assert memory.errors.embed_missing() == 1
     assert memory.errors.embed_missing() == 0
