@@ -29,6 +29,8 @@ from engine import settings as settings_mod
 from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.compaction import CompactResult
+from engine.embedders.hashing import HashEmbedder
+from engine.errormemory import ErrorMemory
 from engine.errors import InvalidInput, SessionNotFound
 from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.importers import ImportedSession, ImportReport
@@ -85,6 +87,8 @@ class ResetResult:
 class Memory:
     """The memory of one home folder. Open it with :meth:`open`; close it with :meth:`close`."""
 
+    errors: ErrorMemory  # the global error memory, attached by open(); its purge_expired() runs hourly
+
     def __init__(self, paths: Paths, store: Store, *, clock: Clock = system_clock) -> None:
         self.paths = paths
         self.store = store
@@ -106,7 +110,9 @@ class Memory:
             store.features.sqlite_version,
             ", ".join(sorted(store.fts_tables)) or "none",
         )
-        return cls(paths, store, clock=clock or system_clock)
+        mem = cls(paths, store, clock=clock or system_clock)
+        mem.errors = ErrorMemory.open(store, clock=mem.clock, embedder=HashEmbedder())  # expired purged
+        return mem
 
     # -- settings ---------------------------------------------------------------------------------
 

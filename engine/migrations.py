@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, text
 
+from engine.errormemory.schema import m003_error_memory
 from engine.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
 from engine.usage import m004_usage
 
@@ -43,6 +44,7 @@ def m001_initial(conn: Connection) -> None:
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
+    ("m003_error_memory", m003_error_memory),
     ("m004_usage", m004_usage),
 ]
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.cli import commands_config, commands_io, commands_search, commands_sessions, commands_summary
+from engine.cli import (
+    commands_config,
+    commands_errors,
+    commands_io,
+    commands_search,
+    commands_sessions,
+    commands_summary,
+)
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -16,6 +23,7 @@ COMMAND_MODULES: list[Register] = [
     commands_search.register,
     commands_config.register,
     commands_summary.register,
+    commands_errors.register,
 ]
 
 

@@ -1,0 +1,144 @@
+"""SQL on the ``error_memory`` table: insert, refresh, look up, delete, purge.
+
+Every function takes an open connection; the caller owns the transaction (``Store.write()`` or
+``Store.read()``). Expired rows (``expires_at <= now``) are never returned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Connection, Row, text
+
+from engine.errormemory.records import ErrorRecord
+
+_FIELDS = "num, id, tool_name, keywords, symptom, cause, action, outcome, created_at, expires_at"
+
+
+def to_record(row: Row[object] | Sequence[object]) -> ErrorRecord:
+    """A row selected with ``_FIELDS`` as a record (the leading ``num`` is dropped)."""
+    _num, ident, tool, keywords, symptom, cause, action, outcome, created, expires = tuple(row)
+    return ErrorRecord(
+        id=str(ident),
+        tool_name=str(tool),
+        keywords=tuple(str(k) for k in json.loads(str(keywords))),
+        symptom=str(symptom),
+        cause=str(cause or ""),
+        action=str(action),
+        outcome=str(outcome),
+        created_at=int(str(created)),
+        expires_at=int(str(expires)),
+    )
+
+
+def by_dedupe(conn: Connection, key: str) -> tuple[int, ErrorRecord] | None:
+    """The record with this duplicate key, expired or not, with its row number."""
+    row = conn.execute(text(f"SELECT {_FIELDS} FROM error_memory WHERE dedupe = :k"), {"k": key}).first()
+    return None if row is None else (int(row[0]), to_record(row))
+
+
+def id_taken(conn: Connection, ident: str) -> bool:
+    return conn.execute(text("SELECT 1 FROM error_memory WHERE id = :i"), {"i": ident}).first() is not None
+
+
+def insert(conn: Connection, record: ErrorRecord, dedupe: str) -> int:
+    """Insert a record; return its row number."""
+    result = conn.execute(
+        text(
+            "INSERT INTO error_memory(id, tool_name, keywords, symptom, cause, action, outcome, dedupe, "
+            "created_at, expires_at) VALUES (:id, :tool, :kw, :symptom, :cause, :action, :outcome, :dedupe, "
+            ":created, :expires)"
+        ),
+        {
+            "id": record.id,
+            "tool": record.tool_name,
+            "kw": json.dumps(list(record.keywords), ensure_ascii=False),
+            "symptom": record.symptom,
+            "cause": record.cause,
+            "action": record.action,
+            "outcome": record.outcome,
+            "dedupe": dedupe,
+            "created": record.created_at,
+            "expires": record.expires_at,
+        },
+    )
+    return int(result.lastrowid or 0)
+
+
+def update(conn: Connection, num: int, record: ErrorRecord) -> None:
+    """Overwrite the mutable fields of a record (a duplicate write)."""
+    conn.execute(
+        text(
+            "UPDATE error_memory SET keywords = :kw, cause = :cause, outcome = :outcome, "
+            "expires_at = :expires WHERE num = :num"
+        ),
+        {
+            "kw": json.dumps(list(record.keywords), ensure_ascii=False),
+            "cause": record.cause,
+            "outcome": record.outcome,
+            "expires": record.expires_at,
+            "num": num,
+        },
+    )
+
+
+def refresh(conn: Connection, nums: Iterable[int], expires_at: int) -> None:
+    """Push the expiry of these records to ``expires_at`` (a hit)."""
+    params = [{"n": n, "e": expires_at} for n in nums]
+    if params:
+        conn.execute(text("UPDATE error_memory SET expires_at = :e WHERE num = :n"), params)
+
+
+def fetch(conn: Connection, nums: Sequence[int], now: int) -> dict[int, ErrorRecord]:
+    """Live records by row number."""
+    found: dict[int, ErrorRecord] = {}
+    for start in range(0, len(nums), 500):
+        chunk = [int(n) for n in nums[start : start + 500]]
+        marks = ", ".join(str(n) for n in chunk)
+        sql = f"SELECT {_FIELDS} FROM error_memory WHERE num IN ({marks}) AND expires_at > :now"
+        for row in conn.execute(text(sql), {"now": now}):
+            found[int(row[0])] = to_record(row)
+    return found
+
+
+def by_prefix(conn: Connection, prefix: str, now: int, limit: int = 10) -> list[tuple[int, ErrorRecord]]:
+    """Live records whose id starts with ``prefix`` (lower-case hex), at most ``limit``."""
+    rows = conn.execute(
+        text(
+            f"SELECT {_FIELDS} FROM error_memory WHERE id >= :lo AND id < :hi AND expires_at > :now "
+            "ORDER BY id LIMIT :limit"
+        ),
+        {"lo": prefix, "hi": prefix + "g", "now": now, "limit": limit},
+    )
+    return [(int(r[0]), to_record(r)) for r in rows]
+
+
+def newest(
+    conn: Connection, now: int, *, tool_name: str | None = None, limit: int = 50, offset: int = 0
+) -> list[tuple[int, ErrorRecord]]:
+    """Live records with their row numbers, newest first."""
+    where = "expires_at > :now" + (" AND tool_name = :tool" if tool_name else "")
+    rows = conn.execute(
+        text(
+            f"SELECT {_FIELDS} FROM error_memory WHERE {where} ORDER BY created_at DESC, num DESC "
+            "LIMIT :limit OFFSET :offset"
+        ),
+        {"now": now, "tool": tool_name, "limit": limit, "offset": offset},
+    )
+    return [(int(r[0]), to_record(r)) for r in rows]
+
+
+def count(conn: Connection, now: int) -> int:
+    value = conn.execute(text("SELECT count(*) FROM error_memory WHERE expires_at > :now"), {"now": now})
+    return int(value.scalar() or 0)
+
+
+def delete(conn: Connection, num: int) -> None:
+    conn.execute(text("DELETE FROM error_memory WHERE num = :n"), {"n": num})
+
+
+def purge(conn: Connection, now: int) -> int:
+    """Delete expired records (and, by cascade, their vectors); return how many."""
+    result = conn.execute(text("DELETE FROM error_memory WHERE expires_at <= :now"), {"now": now})
+    return int(result.rowcount or 0)
