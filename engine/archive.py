@@ -78,7 +78,6 @@ def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: 
         ids = [next(next_id) if m.content.strip() else None for m in messages]
     else:
         ids = [None] * len(messages)
-    conn.execute(text("UPDATE sessions SET updated_at = :t WHERE id = :s"), {"t": now, "s": session_id})
     return ids
 
 

@@ -11,18 +11,22 @@ import uuid
 from pathlib import Path
 
 
-def atomic_write(path: Path, data: bytes, *, tmp_dir: Path | None = None, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` atomically and durably."""
+def atomic_write(
+    path: Path, data: bytes | bytearray, *, tmp_dir: Path | None = None, mode: int = 0o600
+) -> None:
+    """Replace ``path`` with ``data`` atomically and durably (data flushed before the rename)."""
     folder = tmp_dir or path.parent
     tmp = folder / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
+            with memoryview(data) as whole:
+                view = whole
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                del view
+            _flush(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -30,6 +34,14 @@ def atomic_write(path: Path, data: bytes, *, tmp_dir: Path | None = None, mode: 
         tmp.unlink(missing_ok=True)
         raise
     sync_dir(path.parent)
+
+
+def _flush(fd: int) -> None:
+    """Flush a file's data to disk: fdatasync where it exists (the size is data), else fsync."""
+    if hasattr(os, "fdatasync"):
+        os.fdatasync(fd)
+    else:
+        os.fsync(fd)
 
 
 def sync_dir(folder: Path) -> None:

@@ -39,7 +39,7 @@ def dumps(record: Any) -> bytes:
 @dataclass
 class _Cached:
     identity: tuple[int, int, int]
-    data: bytes
+    data: bytearray  # the file's bytes, trailing white space removed; grown in place by appends
     records: list[Any]
 
 
@@ -75,7 +75,7 @@ class HotFiles:
             raise HistoryUnreadable(f"{path}: {exc}") from exc
         if not isinstance(records, list):
             raise HistoryUnreadable(f"{path}: not a JSON array")
-        entry = _Cached(identity, data, records)
+        entry = _Cached(identity, bytearray(data.rstrip()), records)
         self._remember(path, entry)
         return entry
 
@@ -108,21 +108,32 @@ class HotFiles:
         entry = self._load(path)
         if entry is None:
             return self.write(path, records)
-        body = entry.data.rstrip()
-        if not body.endswith(b"]"):
+        if not entry.data.endswith(b"]"):
             raise HistoryUnreadable(f"{path}: does not end with ']'")
-        joined = b",".join(dumps(r) for r in records)
-        data = body[:-1] + (b"," if entry.records else b"") + joined + b"]"
-        self._replace(path, data, entry.records + records)
+        # Grow the cached bytes in place (no copy of the whole file), then write them out atomically.
+        data = entry.data
+        del data[-1]
+        if entry.records:
+            data += b","
+        data += b",".join(dumps(r) for r in records)
+        data += b"]"
+        entry.records.extend(records)
+        try:
+            self._replace(path, data, entry.records)
+        except BaseException:
+            self.forget(path)
+            raise
         return len(data)
 
     def write(self, path: Path, records: list[Any]) -> int:
         """Replace the whole file with ``records``; return its size in bytes."""
-        data = b"[" + b",".join(dumps(r) for r in records) + b"]"
+        data = bytearray(b"[")
+        data += b",".join(dumps(r) for r in records)
+        data += b"]"
         self._replace(path, data, list(records))
         return len(data)
 
-    def _replace(self, path: Path, data: bytes, records: list[Any]) -> None:
+    def _replace(self, path: Path, data: bytearray, records: list[Any]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(path, data, tmp_dir=self._tmp_dir)
         identity = self._identity(path)

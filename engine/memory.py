@@ -218,11 +218,8 @@ class Memory:
                 tier.messages_added(conn, [m for m in stored if m.id is not None])
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
         size = self.files.append(self.paths.history_file(session), new_records)
-        last_id = max([i for i in ids if i is not None] + [m.id or 0 for m in replay] + [meta.hot_last_id])
-        if last_id != meta.hot_last_id:
-            with self.store.write() as conn:
-                current = archive.meta(conn, session)
-                archive.save_meta(conn, session, archive.Meta(current.start_at, current.start_id, last_id))
+        # The rows written now are marked done by the next writer of this session, which finds them at
+        # the end of history.json (see _pending): one write transaction per append instead of two.
         if size > self._settings.max_history_bytes:
             self._compact_locked(session)
         return stored
@@ -248,21 +245,38 @@ class Memory:
     ) -> list[Message]:
         """Archived rows of an interrupted append that history.json lacks (to be written again).
 
-        Rows above ``hot_last_id`` belong to an append whose file write was not confirmed. The file is
-        written in one atomic rename, so either its tail holds all of them (mark them done) or none.
+        Rows above ``hot_last_id`` belong to appends whose file write has not been confirmed yet: the last
+        finished append (its rows end the file) and at most one interrupted append after it (its rows are
+        missing from the file, which is written in one atomic rename). Marks the written ones done.
         """
         rows = archive.rows_from(conn, session, meta.hot_last_id + 1)
         if not rows:
             return []
-        written = [m for m in (from_record(r) for r in records) if m is not None and m.content.strip()]
-        tail = written[-len(rows) :] if len(written) >= len(rows) else []
-        if [(m.role, m.content) for m in tail] == [(r.role, r.content) for r in rows]:
-            archive.save_meta(conn, session, archive.Meta(meta.start_at, meta.start_id, rows[-1].id or 0))
-            return []
-        log.warning(
-            "replaying %d archived messages of session %s missing from history.json", len(rows), session
-        )
-        return rows
+        tail: list[Message] = []
+        for record in reversed(records):
+            if len(tail) == len(rows):
+                break
+            message = from_record(record)
+            if message is not None and message.content.strip():
+                tail.append(message)
+        tail.reverse()
+        # The rows of finished appends sit at the end of the file; those of an interrupted one follow them
+        # in the archive but not in the file. Find the longest run of rows the file's tail already holds.
+        seen = [(m.role, m.content) for m in tail]
+        wanted = [(r.role, r.content) for r in rows]
+        written = next((k for k in range(len(rows), 0, -1) if seen[len(seen) - k :] == wanted[:k]), 0)
+        if written:
+            archive.save_meta(
+                conn, session, archive.Meta(meta.start_at, meta.start_id, rows[written - 1].id or 0)
+            )
+        missing = rows[written:]
+        if missing:
+            log.warning(
+                "replaying %d archived messages of session %s missing from history.json",
+                len(missing),
+                session,
+            )
+        return missing
 
     def _repair_locked(self, session: str) -> list[Any]:
         """history.json's records after replaying an interrupted append, if there was one."""
