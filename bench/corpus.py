@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 _SYLLABLES = ["ka", "lo", "re", "mi", "tan", "os", "ve", "qu", "ix", "ar", "ne", "po", "su", "el", "dr", "ym"]
@@ -21,8 +22,10 @@ class Corpus:
     def __init__(self, seed: int = 1, vocabulary: int = 20_000) -> None:
         self.rng = random.Random(seed)
         self.words = self._vocabulary(vocabulary)
-        self.word_weights = [1.0 / (rank + 1) for rank in range(len(self.words))]
-        self.hanzi_weights = [1.0 / (rank + 1) ** 0.8 for rank in range(len(_HANZI))]
+        self.word_weights = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(self.words))))
+        self.hanzi_weights = list(
+            itertools.accumulate(1.0 / (rank + 1) ** 0.8 for rank in range(len(_HANZI)))
+        )
 
     def _vocabulary(self, size: int) -> list[str]:
         words: list[str] = ["memory", "the", "and", "search", "summary", "tray", "index", "session"]
@@ -36,11 +39,11 @@ class Corpus:
 
     def english(self) -> str:
         n = self.rng.randint(5, 15)
-        return " ".join(self.rng.choices(self.words, weights=self.word_weights, k=n))
+        return " ".join(self.rng.choices(self.words, cum_weights=self.word_weights, k=n))
 
     def chinese(self) -> str:
         n = self.rng.randint(8, 30)
-        return "".join(self.rng.choices(_HANZI, weights=self.hanzi_weights, k=n))
+        return "".join(self.rng.choices(_HANZI, cum_weights=self.hanzi_weights, k=n))
 
     def message(self) -> str:
         return self.english() if self.rng.random() < 0.5 else self.chinese()

@@ -221,6 +221,13 @@ class Memory:
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (see _pending): one write transaction per append instead of two.
         if size > self._settings.max_history_bytes:
+            last_id = max([i for i in ids if i is not None] + [m.id or 0 for m in replay], default=0)
+            if last_id:
+                with self.store.write() as conn:
+                    current = archive.meta(conn, session)
+                    archive.save_meta(
+                        conn, session, archive.Meta(current.start_at, current.start_id, last_id)
+                    )
             self._compact_locked(session)
         return stored
 

@@ -104,6 +104,7 @@ def _make_engine(path: Path, begin: str) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA temp_store=MEMORY")
+        cursor.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS5 merges and large sessions
         cursor.close()
 
     @event.listens_for(engine, "begin")
