@@ -14,6 +14,7 @@ from types import FrameType
 from engine.cli.output import open_memory, write, write_json
 from engine.errors import InvalidInput
 from engine.keys import Keys
+from engine.jobs import add_maintenance
 from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.cli")
@@ -136,12 +137,15 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-summary")
+    store_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-store")
     try:
         with open_memory(args) as mem:
             from engine.summary import Summaries
 
             mem.summaries = Summaries(mem, keys=keys)
             scheduler = SummaryScheduler(mem.summaries.run_pending, executor, enabled=mem.summaries.enabled)
+            add_maintenance(scheduler.scheduler, mem, store_worker.submit)
+            store_worker.submit(mem.cleanup_temp_sessions)
             status = mem.summaries.status()
             write(f"memtray daemon: {status.message}; next run at {scheduler.next_run():%H:%M}")
             sys.stdout.flush()
@@ -152,8 +156,10 @@ def cmd_daemon(args: argparse.Namespace) -> int:
                 idle = scheduler.idle_seconds()
                 stop.wait(max(0.5, min(TICK_S, idle if idle is not None else TICK_S)))
             executor.shutdown(wait=True, cancel_futures=True)
+            store_worker.shutdown(wait=True, cancel_futures=True)
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
+        store_worker.shutdown(wait=False, cancel_futures=True)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     write("memtray daemon: stopped")

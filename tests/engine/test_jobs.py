@@ -1,0 +1,55 @@
+"""Maintenance jobs: the hourly error purge and the temp-session cleanup join the shared scheduler."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import schedule
+
+from engine import Memory, Message
+from engine.jobs import add_maintenance
+from tests.engine.conftest import FakeClock
+
+
+def test_jobs_are_scheduled_and_only_submit_work(memory: Memory, clock: FakeClock) -> None:
+    scheduler = schedule.Scheduler()
+    submitted: list[Callable[[], Any]] = []
+    add_maintenance(scheduler, memory, submitted.append)
+    assert {tag for job in scheduler.jobs for tag in job.tags} == {"maintenance", "errors", "temp"}
+    memory.errors.remember("fetch_page", "timeout after 30s", "retry with a longer timeout", "resolved")
+    memory.append("temp-old", [Message("user", "scratch")])
+    folder = memory.paths.session_dir("temp-old")
+    stale = folder.stat().st_mtime - 3600
+    for path in [folder, *folder.iterdir()]:
+        os.utime(path, (stale, stale))
+    clock.now = int(folder.stat().st_mtime * 1e9) + 3600 * 10**9
+    scheduler.run_all()
+    assert len(submitted) == 2 and memory.exists("temp-old")  # nothing ran on the scheduler's thread
+    clock.now += 91 * 24 * 3600 * 10**9
+    for work in submitted:
+        work()
+    assert not memory.exists("temp-old")
+    assert memory.errors.count() == 0
+
+
+def test_a_failing_job_is_logged_and_the_scheduler_goes_on(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    scheduler = schedule.Scheduler()
+    submitted: list[Callable[[], Any]] = []
+    add_maintenance(scheduler, memory, submitted.append)
+
+    def broken() -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(memory.errors, "purge_expired", broken)
+    scheduler.run_all()
+    with caplog.at_level(logging.ERROR, logger="memtray.jobs"):
+        results = [work() for work in submitted]
+    assert results[0] is None and "error purge job failed" in caplog.text
+    scheduler.run_all()  # still scheduled
+    assert len(submitted) == 4
