@@ -13,8 +13,8 @@ from types import FrameType
 
 from engine.cli.output import open_memory, write, write_json
 from engine.errors import InvalidInput
-from engine.keys import Keys
 from engine.jobs import add_maintenance
+from engine.keys import Keys
 from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.cli")
