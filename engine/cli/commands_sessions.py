@@ -7,7 +7,7 @@ import sys
 
 from engine.cli.output import message_json, message_line, open_memory, write, write_json
 from engine.clock import format_local
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, SummarizerError
 from engine.messages import Message
 
 
@@ -37,6 +37,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser("reset", help="clear a session's history and archive (keeps its summary)")
     p.add_argument("--session", required=True)
     p.add_argument("--all", action="store_true", help="also delete the summary and its cursor")
+    p.add_argument(
+        "--skip-summary",
+        action="store_true",
+        help="do not bring the summary up to date first (it normally is)",
+    )
     p.set_defaults(handler=cmd_reset)
 
     p = commands.add_parser("remove", help="delete a session entirely (error memory is kept)")
@@ -110,8 +115,21 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
+    """Reset a session; like the app, first bring its summary up to date (a failed summary aborts)."""
     with open_memory(args) as mem:
-        result = mem.reset(args.session, include_summary=args.all)
+        mem.history(args.session)  # SessionNotFound before any Gemini call
+        if args.all or args.skip_summary:
+            result = mem.reset(args.session, include_summary=args.all)
+        elif mem.summaries.status().active:
+            try:
+                result = mem.summaries.reset_with_summary(args.session)
+            except SummarizerError as exc:
+                raise SummarizerError(
+                    f"{exc}; nothing was reset (use --skip-summary to reset without updating the summary)"
+                ) from exc
+        else:
+            result = mem.reset(args.session)
+            write(f"note: the summary was not updated first ({mem.summaries.status().message})")
     kept = "summary kept" if result.summary_kept else "summary deleted"
     write(
         f"reset {result.session}: {result.messages_deleted} archived messages deleted, {kept}, error memory kept"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -65,3 +66,28 @@ def test_daemon_exits_cleanly_on_sigterm(tmp_path: Path) -> None:
             proc.wait(timeout=10)
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
+
+
+def test_cli_reset_brings_the_summary_up_to_date_first(
+    fake: FakeGemini, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    assert main(["config", "gemini_base_url", fake.url]) == 0
+    assert main(["config", "decision_model", ""]) == 0
+    for role, text in (("user", "let's plan the trip"), ("assistant", "Kyoto in May")):
+        assert main(["append", "--session", "cli-r", "--role", role, "--content", text]) == 0
+    capsys.readouterr()
+    fake.reply_error(400, "refused")  # not retried: one failed call
+    assert main(["reset", "--session", "cli-r"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing was reset" in err and err.count("\n") == 1
+    assert main(["history", "--session", "cli-r", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2  # untouched
+    assert fake.pending() == 0
+    fake.reply_json(summary_json("trip"))
+    assert main(["reset", "--session", "cli-r"]) == 0
+    assert "summary kept" in capsys.readouterr().out
+    summary = json.loads(
+        (Path(os.environ["MEMTRAY_HOME"]) / "sessions/cli-r/summary.json").read_text("utf-8")
+    )
+    assert summary["current_discussion"]["topic"] == "trip"
