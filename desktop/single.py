@@ -80,12 +80,16 @@ class SingleInstance(QObject):
     def _on_new_connection(self) -> None:
         assert self._server is not None
         while (socket := self._server.nextPendingConnection()) is not None:
-            socket.readyRead.connect(lambda s=socket: self._on_ready_read(s))
-            socket.disconnected.connect(socket.deleteLater)
+            socket.readyRead.connect(self._on_ready_read)
             if socket.bytesAvailable():
-                self._on_ready_read(socket)
+                self._read(socket)
 
-    def _on_ready_read(self, socket: QLocalSocket) -> None:
+    def _on_ready_read(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket):
+            self._read(socket)
+
+    def _read(self, socket: QLocalSocket) -> None:
         data = bytes(socket.readAll().data())
         if ACTIVATE.strip() in data:
             log.info("a second launch asked to show the window")
