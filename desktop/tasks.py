@@ -23,12 +23,19 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
 
 log = logging.getLogger("memtray.desktop.tasks")
 
 Pool = Literal["store", "network"]
 NETWORK_WORKERS = 3
+
+
+def _alive(target: object) -> bool:
+    """False for a deleted QObject, or a bound method of one (its result has nowhere to go)."""
+    obj = getattr(target, "__self__", target)
+    return not isinstance(obj, QObject) or shiboken6.isValid(obj)
 
 
 class Cancelled(Exception):
@@ -101,13 +108,15 @@ class TaskRunner(QObject):
         pool: Pool = "store",
         label: str | None = None,
         token: CancelToken | None = None,
+        owner: QObject | None = None,
     ) -> Task | None:
         """Run ``op()`` on a worker; call ``on_success(result)`` or ``on_failure(exc)`` on the GUI thread.
 
         ``op`` must not touch widgets or other Qt GUI objects. A ``label`` makes the task visible to the
         status bar and the tooltip; a ``token`` makes it cancellable (``op`` should call
         ``token.check()``). A failure without ``on_failure`` is logged and re-raised on the GUI thread,
-        where the excepthook shows it. Returns the task, or None after shutdown.
+        where the excepthook shows it. If ``owner`` (or the object of a bound-method callback) was
+        deleted meanwhile, the result is dropped. Returns the task, or None after shutdown.
         """
         if self._closed:
             log.debug("task %r dropped: the runner is shut down", label)
@@ -122,7 +131,7 @@ class TaskRunner(QObject):
             self.busy_did_change.emit(len(self._active))
         future = executor.submit(op)
         future.add_done_callback(
-            lambda fut: self._deliver(lambda: self._finish(task, fut, on_success, on_failure))
+            lambda fut: self._deliver(lambda: self._finish(task, fut, on_success, on_failure, owner))
         )
         return task
 
@@ -161,11 +170,15 @@ class TaskRunner(QObject):
         future: Future[Any],
         on_success: Callable[[Any], None] | None,
         on_failure: Callable[[BaseException], None] | None,
+        owner: QObject | None,
     ) -> None:
         if task.id in self._active:
             del self._active[task.id]
             self.task_did_finish.emit(task)
             self.busy_did_change.emit(len(self._active))
+        if not _alive(owner) or not _alive(on_success) or not _alive(on_failure):
+            log.debug("task %s (%s) finished after its owner was deleted", task.id, task.label)
+            return
         if future.cancelled():
             log.debug("task %s (%s) cancelled before it ran", task.id, task.label)
             return

@@ -149,6 +149,7 @@ class ConversationPane(QWidget):
             self.export_did_finish.emit,
             label=f"Exporting {session}",
             token=token,
+            owner=self,
         )
 
     def _on_export_clicked(self) -> None:

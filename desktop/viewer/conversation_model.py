@@ -160,6 +160,7 @@ class ConversationModel(QAbstractListModel):
             lambda: read_opening(mem, session),
             lambda opening: self._on_opening_read(generation, opening),
             lambda exc: self._on_load_failed(generation, exc),
+            owner=self,
         )
 
     def load_older(self, until_id: int | None = None, token: CancelToken | None = None) -> None:
@@ -176,6 +177,7 @@ class ConversationModel(QAbstractListModel):
             lambda exc: self._on_load_failed(generation, exc),
             label="Loading older messages" if until_id is not None else None,
             token=token if until_id is not None else None,
+            owner=self,
         )
 
     def _on_opening_read(self, generation: int, opening: Opening) -> None:

@@ -91,6 +91,7 @@ class SummaryPanel(QWidget):
             lambda: source.load(session),
             lambda view: self._on_loaded(session, view),
             lambda exc: self._on_failed(session, exc),
+            owner=self,
         )
 
     def _on_loaded(self, session: str, view: SummaryView | None) -> None:

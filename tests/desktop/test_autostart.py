@@ -34,7 +34,10 @@ def test_launch_agent_plist() -> None:
 
 
 def test_windows_run_value_quotes_spaces() -> None:
-    assert autostart.run_value([r"C:\Program Files\memtray\memtray.exe"]) == r'"C:\Program Files\memtray\memtray.exe"'
+    assert (
+        autostart.run_value([r"C:\Program Files\memtray\memtray.exe"])
+        == r'"C:\Program Files\memtray\memtray.exe"'
+    )
 
 
 def test_platform_choice() -> None:

@@ -22,7 +22,9 @@ def window(state: AppState, qtbot: Any, tmp_path: Path) -> SettingsWindow:
     return win
 
 
-def test_settings_round_trip(window: SettingsWindow, state: AppState, qtbot: Any, seeded_home: Path, screenshot: Any, tmp_path: Path) -> None:
+def test_settings_round_trip(
+    window: SettingsWindow, state: AppState, qtbot: Any, seeded_home: Path, screenshot: Any, tmp_path: Path
+) -> None:
     assert window.data_folder.text() == str(seeded_home.resolve()) and window.data_folder.isReadOnly()
     window.summary_model.setCurrentText("gemini-2.5-pro")
     window.reply_lang.setCurrentIndex(window.reply_lang.findData("zh-TW"))
