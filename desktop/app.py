@@ -34,7 +34,7 @@ import PySide6
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from desktop import crash, qtlog, seams
+from desktop import crash, qtlog, refguard, seams
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
@@ -267,6 +267,7 @@ def _quit_on_signals(memtray: Memtray) -> None:
 
 def run(argv: list[str]) -> int:
     """Start the tray app; return its exit status."""
+    refguard.install()
     args = parse_args(argv)
     paths = Paths.resolve(args.home)
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)

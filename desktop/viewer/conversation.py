@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -83,6 +83,7 @@ class ConversationPane(QWidget):
         self._keep_bottom_distance: int | None = None
         self._reveal_id: int | None = None
         self._scroll_to_end = False
+        self._settling = False
         bar = self.list.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_value_changed)
         bar.rangeChanged.connect(self._on_scroll_range_changed)
@@ -97,11 +98,17 @@ class ConversationPane(QWidget):
 
     # -- opening and revealing --------------------------------------------------------------------
 
+    @property
+    def settling(self) -> bool:
+        """True from :meth:`open` until the newest messages are shown and the view has scrolled to them."""
+        return self._settling
+
     def open(self, mem: Memory, session: str, reveal: int | None = None) -> None:
         """Show ``session``; with ``reveal``, scroll to that message once it is loaded."""
         self.memory = mem
         self._reveal_id = reveal
         self._scroll_to_end = reveal is None
+        self._settling = True  # no older pages until the newest messages are shown and scrolled to
         self.title.setText(f"<b>{session}</b> — loading…")
         self.detail.clear()
         self.export_button.setEnabled(True)
@@ -179,6 +186,13 @@ class ConversationPane(QWidget):
         elif self.model.rowCount():
             self.list.scrollToBottom()
             self._select_row(self.model.rowCount() - 1)
+        QTimer.singleShot(0, self._on_layout_settled)  # the scroll range is final after the next layout
+
+    def _on_layout_settled(self) -> None:
+        if self._scroll_to_end and self.model.rowCount():
+            self.list.scrollToBottom()
+        self._scroll_to_end = False
+        self._settling = False
         self._update_reader_at_top()
 
     def _on_older_did_load(self, _count: int) -> None:
@@ -206,6 +220,9 @@ class ConversationPane(QWidget):
         self._update_reader_at_top()
 
     def _update_reader_at_top(self) -> None:
+        if self._settling:
+            self.model.reader_at_top = False
+            return
         bar = self.list.verticalScrollBar()
         row_height = max(1, self.list.sizeHintForRow(0)) if self.model.rowCount() else 1
         at_top = bar.value() <= bar.minimum() + 2 * row_height

@@ -18,9 +18,13 @@ import pytest
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-from desktop.state import AppState
-from desktop.tasks import TaskRunner
-from engine import Memory, Message, Settings
+from desktop import refguard
+
+refguard.install()  # PySide6 6.12.0 on Python 3.11: see desktop/refguard.py
+
+from desktop.state import AppState  # noqa: E402
+from desktop.tasks import TaskRunner  # noqa: E402
+from engine import Memory, Message, Settings  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 BASE_NS = 1_760_000_000 * 1_000_000_000  # 2025-10-09

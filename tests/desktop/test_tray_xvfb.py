@@ -32,7 +32,7 @@ def test_icon_docks_and_right_click_opens_the_menu(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["platform"] == "xcb" and result["tray_available"] is True
-    x, y, w, h = result["geometry"]
+    _x, _y, w, h = result["geometry"]
     assert w > 0 and h > 0
     assert result["menu_items"][:2] == ["Open sessions…", "Search…"]
     assert "Quit" in result["menu_items"] and "Compact" in result["menu_items"]

@@ -23,7 +23,10 @@ STARTED = time.perf_counter()
 def main(argv: list[str]) -> int:
     home, out_dir = Path(argv[0]), Path(argv[1])
     click = "--no-click" not in argv
+    from desktop import refguard
     from desktop.app import Memtray
+
+    refguard.install()
     from engine.paths import Paths
 
     app = QApplication(sys.argv[:1])
