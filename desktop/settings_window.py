@@ -90,6 +90,7 @@ class SettingsWindow(QWidget):
         self.autostart_impl = autostart_impl
         self._embedder_before = ""
         self.setWindowTitle("memtray — settings")
+        self.setMinimumWidth(680)
         self.setWindowIcon(app_icon())
         self.key = QLineEdit()
         self.key.setObjectName("gemini-key")
@@ -249,6 +250,8 @@ class SettingsWindow(QWidget):
             if chosen != current
             else ""
         )
+        self.embedder_note.setVisible(bool(self.embedder_note.text()))
+        self.adjustSize()
 
     def _on_open_folder_clicked(self) -> None:
         if self.data_folder.text():

@@ -42,7 +42,7 @@ class ViewerWindow(QMainWindow):
         self.is_main_window = False
         self.setWindowTitle("memtray — sessions")
         self.setWindowIcon(app_icon())
-        self.resize(1100, 720)
+        self.resize(1200, 720)
         self.banner = QLabel("")
         self.banner.setObjectName("viewer-banner")
         self.banner.setWordWrap(True)
@@ -62,7 +62,7 @@ class ViewerWindow(QMainWindow):
         split.addWidget(self.tabs)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
-        split.setSizes([330, 770])
+        split.setSizes([440, 660])
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addWidget(self.banner)
