@@ -1,28 +1,296 @@
-"""The desktop app's composition root (minimal until the tray app lands): a window over the memory."""
+"""The desktop app's composition root.
+
+Boot order (one log line per subsystem, all under ``memtray.desktop``):
+
+1. ``logging``: the home folder is resolved (``--home``, ``MEMTRAY_HOME`` or the platform's) and the
+   rotating log opened; Qt's messages are routed into it (:mod:`desktop.qtlog`) and the excepthook that
+   logs and shows unhandled exceptions is installed (:mod:`desktop.crash`).
+2. ``single instance``: ``<home>/.store/app.lock`` is taken; if another memtray holds it, this launch
+   asks it to show its window and exits (:mod:`desktop.single`).
+3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
+4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
+   optional engine parts (semantic search, summaries, error memory, key store) are found through
+   :mod:`desktop.seams`, and the first snapshot is read.
+5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
+   banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`).
+6. ``timers``: the state refresh (every 60 s) and the summary scheduler's tick (every 30 s, on the
+   network pool) start once the memory is open.
+
+Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`. Each subsystem connected its
+own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
+lock is released).
+"""
 
 from __future__ import annotations
 
+import argparse
 import logging
+import signal
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
+import PySide6
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+from desktop import crash, qtlog, refguard, seams
+from desktop.errors import describe
+from desktop.icons import app_icon
+from desktop.operations import Operations, Outcome
+from desktop.settings_window import SettingsWindow
+from desktop.single import SingleInstance
+from desktop.state import AppState
+from desktop.tasks import NETWORK_WORKERS, TaskRunner
+from desktop.tray import Tray
+from desktop.viewer.window import ViewerWindow
+from engine import Memory
 from engine.logs import configure
 from engine.paths import Paths
 
-log = logging.getLogger("memtray.app")
+log = logging.getLogger("memtray.desktop.app")
+
+REFRESH_MS = 60_000
+TICK_MS = 30_000
+NO_TRAY = (
+    "This desktop has no system tray, so memtray runs as this window. Closing it quits memtray; "
+    "scheduled summaries run while it is open."
+)
+
+
+class Memtray(QObject):
+    """The running app: owns the subsystems and wires them together.
+
+    Signals:
+        shutting_down(): the app is about to quit; every subsystem's shutdown hook is connected here.
+        memory_did_open(): the memory is open and the first snapshot was requested.
+        memory_did_fail(object): the memory could not be opened (the exception).
+    """
+
+    shutting_down = Signal()
+    memory_did_open = Signal()
+    memory_did_fail = Signal(object)
+
+    def __init__(
+        self,
+        app: QApplication,
+        paths: Paths,
+        *,
+        tray_available: bool | None = None,
+        open_memory: Callable[[Path], Memory] = Memory.open,
+    ) -> None:
+        super().__init__()
+        self.app = app
+        self.paths = paths
+        self.open_memory = open_memory
+        self.tray_available = (
+            QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
+        )
+        self.runner = TaskRunner(self)
+        self.state = AppState(self.runner, self)
+        self.operations = Operations(self.state, self)
+        self.tray: Tray | None = None
+        self.viewer: ViewerWindow | None = None
+        self.settings_window: SettingsWindow | None = None
+        self.single: SingleInstance | None = None
+        self.refresh_timer = QTimer(self)
+        self.tick_timer = QTimer(self)
+        self._ticking = False
+        self._stopped = False
+
+    # -- boot -------------------------------------------------------------------------------------
+
+    def acquire_single_instance(self) -> bool:
+        """Step 2. False if another memtray runs for this home (it was asked to show itself)."""
+        self.single = SingleInstance(self.paths.home, self.paths.store_dir / "app.lock", self)
+        if not self.single.acquire():
+            self.single.notify_running()
+            return False
+        self.single.activation_requested.connect(self._on_activation_requested)
+        self.shutting_down.connect(self.single.release)
+        return True
+
+    def start(self) -> None:
+        """Steps 3–6: workers, memory (in the background), tray or main window, timers."""
+        log.info("tasks: a store worker and a network pool of %d ready", NETWORK_WORKERS)
+        self.shutting_down.connect(self.runner.shutdown)
+        self.operations.operation_did_finish.connect(self._on_operation_did_finish)
+        self.operations.memory_did_change.connect(self.state.refresh)
+        home = self.paths.home
+        self.runner.run_query(lambda: self.open_memory(home), self._on_memory_opened, self._on_memory_failed)
+        if self.tray_available:
+            self.tray = Tray(self.state, app_icon(), self)
+            self.tray.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
+            self.tray.search_requested.connect(lambda: self.show_viewer("search"))
+            self.tray.summarize_requested.connect(self.operations.summarize_now)
+            self.tray.compact_requested.connect(self.operations.compact)
+            self.tray.reset_requested.connect(self._on_reset_requested)
+            self.tray.pause_requested.connect(self.operations.set_summaries_paused)
+            self.tray.settings_requested.connect(self.show_settings)
+            self.tray.quit_requested.connect(self.quit)
+            self.tray.show()
+            self.shutting_down.connect(self.tray.hide)
+            log.info("tray: icon shown")
+        else:
+            log.warning("tray: no system tray on this desktop; the viewer is the main window")
+            viewer = self.show_viewer("conversation")
+            viewer.become_main_window(NO_TRAY)
+        self.refresh_timer.setInterval(REFRESH_MS)
+        self.refresh_timer.timeout.connect(self.state.refresh)
+        self.tick_timer.setInterval(TICK_MS)
+        self.tick_timer.timeout.connect(self._on_tick_timeout)
+        self.shutting_down.connect(self.refresh_timer.stop)
+        self.shutting_down.connect(self.tick_timer.stop)
+
+    def _on_memory_opened(self, mem: Memory) -> None:
+        if self._stopped:
+            mem.close()
+            return
+        summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store()
+        semantic = seams.has_semantic(mem)
+        log.info(
+            "memory: open at %s (semantic search %s, summaries %s, error memory %s, key store %s)",
+            mem.paths.home,
+            *("yes" if x else "no" for x in (semantic, summaries, errors, keys)),
+        )
+        self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
+        self.shutting_down.connect(mem.close)
+        self.state.refresh()
+        self.refresh_timer.start()
+        if summaries is not None:
+            self.tick_timer.start()
+            log.info(
+                "timers: state refresh every %d s, summary scheduler every %d s",
+                REFRESH_MS // 1000,
+                TICK_MS // 1000,
+            )
+        else:
+            log.info("timers: state refresh every %d s (no summarizer in this build)", REFRESH_MS // 1000)
+        self.memory_did_open.emit()
+
+    def _on_memory_failed(self, exc: BaseException) -> None:
+        message = describe(exc, "opening the memory")
+        log.error("memory: cannot open %s: %s", self.paths.home, exc, exc_info=exc if message.bug else None)
+        self.state.open_error = message.text
+        self.state.state_did_change.emit()
+        self._report(Outcome(message.title, message.text, ok=False))
+        self.memory_did_fail.emit(exc)
+
+    # -- windows ----------------------------------------------------------------------------------
+
+    def show_viewer(self, tab: str = "conversation") -> ViewerWindow:
+        if self.viewer is None:
+            self.viewer = ViewerWindow(self.state)
+            self.viewer.summarize_requested.connect(self.operations.summarize_now)
+            self.viewer.close_did_request_quit.connect(self.quit)
+            self.shutting_down.connect(self.viewer.deleteLater)
+        self.viewer.present(tab)
+        return self.viewer
+
+    def show_settings(self) -> SettingsWindow:
+        if self.settings_window is None:
+            self.settings_window = SettingsWindow(self.state)
+            self.shutting_down.connect(self.settings_window.deleteLater)
+        else:
+            self.settings_window.load()
+        self.settings_window.show()
+        self.settings_window.raise_()
+        self.settings_window.activateWindow()
+        return self.settings_window
+
+    def _on_reset_requested(self, session: str) -> None:
+        self.operations.ask_reset(session, self.viewer if self.viewer and self.viewer.isVisible() else None)
+
+    def _on_activation_requested(self) -> None:
+        self.show_viewer("conversation")
+
+    def _on_operation_did_finish(self, outcome: Outcome) -> None:
+        self._report(outcome)
+        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
+            self.viewer.summary.show_session(self.viewer.summary.session)
+
+    def _report(self, outcome: Outcome) -> None:
+        if self.tray is not None:
+            self.tray.show_message(outcome.title, outcome.text, outcome.ok)
+        if self.viewer is not None:
+            self.viewer.show_message(f"{outcome.title}: {outcome.text}", outcome.ok)
+
+    # -- scheduler --------------------------------------------------------------------------------
+
+    def _on_tick_timeout(self) -> None:
+        summaries = self.state.summaries
+        if summaries is None or self._ticking or self.state.summaries_paused:
+            return
+        self._ticking = True
+        self.runner.run_query(summaries.tick, self._on_tick_done, self._on_tick_failed, pool="network")
+
+    def _on_tick_done(self, _result: object) -> None:
+        self._ticking = False
+        self.state.refresh()
+
+    def _on_tick_failed(self, exc: BaseException) -> None:
+        self._ticking = False
+        log.warning("summary scheduler tick failed: %s", exc)
+
+    # -- shutdown ---------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Run every shutdown hook once (connected to ``shutting_down``)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        log.info("shutting down")
+        self.shutting_down.emit()
+
+    def quit(self) -> None:
+        self.stop()
+        self.app.quit()
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="memtray", add_help=False)
+    parser.add_argument("--home")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args, _rest = parser.parse_known_args(argv)
+    return args
+
+
+def _quit_on_signals(memtray: Memtray) -> None:
+    """Quit cleanly on SIGINT/SIGTERM; a light timer lets Python see signals while Qt's loop runs."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: QTimer.singleShot(0, memtray.quit))
+    wake = QTimer(memtray)
+    wake.timeout.connect(lambda: None)
+    wake.start(500)
+    memtray.shutting_down.connect(wake.stop)
 
 
 def run(argv: list[str]) -> int:
-    """Start the app; return its exit status."""
-    from PySide6.QtWidgets import QApplication, QLabel
-
-    home = None
-    if "--home" in argv and argv.index("--home") + 1 < len(argv):
-        home = argv[argv.index("--home") + 1]
-    paths = Paths.resolve(home)
-    configure(paths.logs_dir)
+    """Start the tray app; return its exit status."""
+    refguard.install()
+    args = parse_args(argv)
+    paths = Paths.resolve(args.home)
+    configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
     app = QApplication(sys.argv[:1])
-    label = QLabel(f"memtray\n{paths.home}")
-    label.setWindowTitle("memtray")
-    label.show()
-    log.info("memtray window shown")
-    return int(app.exec())
+    app.setApplicationName("memtray")
+    app.setOrganizationName("memtray")
+    app.setQuitOnLastWindowClosed(False)
+    app.setWindowIcon(app_icon())
+    qtlog.install()
+    crash.install()
+    log.info(
+        "logging: %s (PySide6 %s, platform %s)",
+        paths.logs_dir / "memtray.log",
+        PySide6.__version__,
+        app.platformName(),
+    )
+    memtray = Memtray(app, paths)
+    if not memtray.acquire_single_instance():
+        log.info("single instance: memtray already runs for %s; asked it to show itself", paths.home)
+        return 0
+    memtray.start()
+    app.aboutToQuit.connect(memtray.stop)
+    _quit_on_signals(memtray)
+    status = int(app.exec())
+    memtray.stop()
+    return status

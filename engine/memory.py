@@ -360,6 +360,17 @@ class Memory:
         with self.store.read() as conn:
             return archive.page(conn, session, before_id, max(1, min(limit, 5000)))
 
+    def around(self, session: str, message_id: int, before: int = 2, after: int = 1) -> list[Message]:
+        """A message with ``before`` archived messages before it and ``after`` after it, oldest first.
+
+        The context a search result is shown with (the seed's 2-before/1-after expansion).
+        """
+        self._require(session)
+        with self.store.read() as conn:
+            older = archive.page(conn, session, message_id + 1, max(1, before + 1))
+            newer = archive.after(conn, session, message_id, max(0, after)) if after > 0 else []
+        return list(reversed(older)) + newer
+
     def compaction_cut(self, session: str) -> int:
         """The id of the first message still in history.json (0 if never compacted)."""
         with self.store.read() as conn:

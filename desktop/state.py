@@ -1,0 +1,126 @@
+"""What the app already knows, held on the GUI thread so that menus and tooltips never do I/O.
+
+:class:`AppState` keeps a snapshot of the engine (sessions, settings, the last summary run) that a
+worker refreshes, plus the work in progress reported by the task runner. The tray menu is rebuilt from
+it when it opens; nothing in here touches SQLite or files.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from engine import SessionInfo, Settings
+
+if TYPE_CHECKING:
+    from desktop.seams import ErrorSource, KeyStore, SummarySource
+    from desktop.tasks import Task, TaskRunner
+    from engine import Memory
+
+log = logging.getLogger("memtray.desktop.state")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The engine's state, read on the store worker."""
+
+    sessions: list[SessionInfo] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+    last_summary_run: int | None = None
+
+
+def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
+    """Read a :class:`Snapshot` (runs on the store worker)."""
+    last = None
+    if summaries is not None:
+        try:
+            last = summaries.last_run()
+        except Exception:  # a seam that fails must not hide the sessions
+            log.exception("could not read the summarizer's status")
+    return Snapshot(mem.sessions(include_temp=True), mem.settings, last)
+
+
+class AppState(QObject):
+    """The app's state as the GUI sees it.
+
+    Signals:
+        state_did_change(): the snapshot, the work in progress or the memory's availability changed.
+        memory_did_open(): the memory is open; ``memory`` and the seams are set.
+    """
+
+    state_did_change = Signal()
+    memory_did_open = Signal()
+
+    def __init__(self, runner: TaskRunner, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.memory: Memory | None = None
+        self.summaries: SummarySource | None = None
+        self.errors: ErrorSource | None = None
+        self.keys: KeyStore | None = None
+        self.semantic = False
+        self.snapshot = Snapshot()
+        self.open_error: str | None = None
+        self._refreshing = False
+        runner.busy_did_change.connect(self._on_busy_did_change)
+
+    # -- memory -----------------------------------------------------------------------------------
+
+    def set_memory(
+        self,
+        mem: Memory,
+        *,
+        summaries: SummarySource | None,
+        errors: ErrorSource | None,
+        keys: KeyStore | None,
+        semantic: bool,
+    ) -> None:
+        self.memory = mem
+        self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
+        self.memory_did_open.emit()
+        self.state_did_change.emit()
+
+    def refresh(self) -> None:
+        """Re-read the snapshot on the store worker (at most one refresh in flight)."""
+        mem = self.memory
+        if mem is None or self._refreshing:
+            return
+        self._refreshing = True
+        summaries = self.summaries
+        self.runner.run_query(
+            lambda: read_snapshot(mem, summaries), self._on_snapshot_read, self._on_snapshot_failed
+        )
+
+    def _on_snapshot_read(self, snapshot: Snapshot) -> None:
+        self._refreshing = False
+        self.snapshot = snapshot
+        self.state_did_change.emit()
+
+    def _on_snapshot_failed(self, exc: BaseException) -> None:
+        self._refreshing = False
+        log.warning("could not refresh the state: %s", exc)
+
+    def set_settings(self, settings: Settings) -> None:
+        """Record settings the worker just saved."""
+        self.snapshot = Snapshot(self.snapshot.sessions, settings, self.snapshot.last_summary_run)
+        self.state_did_change.emit()
+
+    # -- derived ----------------------------------------------------------------------------------
+
+    @property
+    def work(self) -> list[Task]:
+        return self.runner.active
+
+    @property
+    def summaries_paused(self) -> bool:
+        return not self.snapshot.settings.summaries_enabled
+
+    def recent_sessions(self, count: int = 8) -> list[SessionInfo]:
+        """The most recently active sessions, temporary ones left out."""
+        return [s for s in self.snapshot.sessions if not s.temporary][:count]
+
+    def _on_busy_did_change(self, _count: int) -> None:
+        self.state_did_change.emit()

@@ -1,0 +1,99 @@
+"""Paints one message row: a role stripe, ``role · sender · local time``, then the first lines of text.
+
+Every row has the same height (so a list of 100,000 rows lays out at once and scrolls smoothly); the
+full text of the current message is shown in the pane below the list. The compaction-cut row is a
+labelled line across the list.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from desktop.viewer.conversation_model import KindRole, MessageRole
+from desktop.viewer.timefmt import local_time
+
+BODY_LINES = 3
+PAD = 6
+STRIPE = 4
+PREVIEW_CHARS = 600
+ROLE_COLORS = {"user": QColor("#2b78c5"), "assistant": QColor("#2e9d5b")}
+CUT_TEXT = "compaction cut — older messages live in the archive only"
+
+
+def header_text(role: str, sender: str, send_at: int) -> str:
+    parts = [role]
+    if sender:
+        parts.append(sender)
+    parts.append(local_time(send_at))
+    return " · ".join(parts)
+
+
+class MessageDelegate(QStyledItemDelegate):
+    """Fixed-height message rows and the compaction-cut line."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        fm = QFontMetrics(option.font)
+        return QSize(200, fm.lineSpacing() * (BODY_LINES + 1) + 3 * PAD)
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        painter.save()
+        rect: QRect = option.rect
+        palette: QPalette = option.palette
+        if index.data(KindRole) == "cut":
+            self._paint_cut(painter, rect, palette, option.font)
+            painter.restore()
+            return
+        message = index.data(MessageRole)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
+        text_color = palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
+        color = ROLE_COLORS.get(message.role, QColor("#888888"))
+        painter.fillRect(QRect(rect.left(), rect.top() + 2, STRIPE, rect.height() - 4), color)
+        font: QFont = QFont(option.font)
+        fm = QFontMetrics(font)
+        left = rect.left() + STRIPE + PAD
+        width = rect.width() - STRIPE - 2 * PAD
+        bold = QFont(font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(color if not selected else text_color)
+        head = QRect(left, rect.top() + PAD, width, fm.lineSpacing())
+        painter.drawText(
+            head,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            header_text(message.role, message.sender, message.send_at),
+        )
+        painter.setFont(font)
+        painter.setPen(text_color)
+        body = QRect(left, head.bottom() + PAD // 2, width, fm.lineSpacing() * BODY_LINES)
+        preview = message.content[:PREVIEW_CHARS]
+        painter.setClipRect(body)
+        painter.drawText(body, Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignTop, preview)
+        painter.setClipping(False)
+        painter.setPen(QPen(palette.color(QPalette.ColorRole.Mid), 1))
+        painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
+        painter.restore()
+
+    @staticmethod
+    def _paint_cut(painter: QPainter, rect: QRect, palette: QPalette, font: QFont) -> None:
+        color = QColor("#d9822b")
+        fm = QFontMetrics(font)
+        label_width = fm.horizontalAdvance(CUT_TEXT) + 2 * PAD
+        mid = rect.center().y()
+        painter.setPen(QPen(color, 2, Qt.PenStyle.DashLine))
+        left_end = rect.center().x() - label_width // 2
+        right_start = rect.center().x() + label_width // 2
+        painter.drawLine(rect.left() + PAD, mid, left_end, mid)
+        painter.drawLine(right_start, mid, rect.right() - PAD, mid)
+        painter.setPen(color)
+        painter.setFont(font)
+        painter.drawText(
+            QRect(left_end, rect.top(), label_width, rect.height()), Qt.AlignmentFlag.AlignCenter, CUT_TEXT
+        )

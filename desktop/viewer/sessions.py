@@ -1,0 +1,194 @@
+"""The sessions list: name, last activity, recent/archived message counts and summary age; a filter box.
+
+Fed from :class:`desktop.state.AppState`'s snapshot (already read on the worker), so it never does I/O.
+Temporary (``temp-``) sessions are hidden unless asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHeaderView,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.tray import ago
+from desktop.viewer.timefmt import local_time
+from engine import SessionInfo
+
+COLUMNS = ("Session", "Last activity", "Recent", "Archived", "Summary")
+SortRole = Qt.ItemDataRole.UserRole + 1
+Index = QModelIndex | QPersistentModelIndex
+
+
+class SessionsModel(QAbstractTableModel):
+    """A table of :class:`engine.SessionInfo` rows."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.sessions: list[SessionInfo] = []
+
+    def set_sessions(self, sessions: list[SessionInfo]) -> None:
+        self.beginResetModel()
+        self.sessions = list(sessions)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.sessions)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        info = self.sessions[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                info.id + (" (temporary)" if info.temporary else ""),
+                ago(info.last_activity),
+                f"{info.hot_messages:,}",
+                f"{info.archived_messages:,}",
+                ago(info.summary_updated) if info.summary_updated else "none",
+            )[col]
+        if role == SortRole:
+            return (
+                info.id,
+                info.last_activity,
+                info.hot_messages,
+                info.archived_messages,
+                info.summary_updated,
+            )[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col in (1, 4):
+            ns = info.last_activity if col == 1 else info.summary_updated
+            return local_time(ns) if ns else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return info.id
+        return None
+
+
+class SessionsFilter(QSortFilterProxyModel):
+    """Filters by a case-insensitive substring of the id, and hides temporary sessions unless asked."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.text = ""
+        self.show_temporary = False
+        self.setSortRole(SortRole)
+
+    def set_text(self, text: str) -> None:
+        self.beginFilterChange()
+        self.text = text.strip().lower()
+        self.endFilterChange()
+
+    def set_show_temporary(self, show: bool) -> None:
+        self.beginFilterChange()
+        self.show_temporary = show
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        assert isinstance(model, SessionsModel)
+        info = model.sessions[source_row]
+        if info.temporary and not self.show_temporary:
+            return False
+        return not self.text or self.text in info.id.lower()
+
+
+class SessionsPanel(QWidget):
+    """The sessions list with its filter.
+
+    Signals:
+        session_did_select(str): the user chose a session.
+    """
+
+    session_did_select = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = SessionsModel(self)
+        self.proxy = SessionsFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter = QLineEdit()
+        self.filter.setObjectName("sessions-filter")
+        self.filter.setPlaceholderText("Filter sessions")
+        self.filter.setClearButtonEnabled(True)
+        self.temporary = QCheckBox("Show temporary sessions")
+        self.table = QTableView()
+        self.table.setObjectName("sessions-table")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.temporary)
+        self.filter.textChanged.connect(self.proxy.set_text)
+        self.temporary.toggled.connect(self.proxy.set_show_temporary)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+
+    def set_sessions(self, sessions: list[SessionInfo]) -> None:
+        """Replace the rows, keeping the selected session selected."""
+        current = self.current_session()
+        self.table.selectionModel().blockSignals(True)
+        self.model.set_sessions(sessions)
+        if current is not None:
+            self.select(current)
+        self.table.selectionModel().blockSignals(False)
+
+    def current_session(self) -> str | None:
+        index = self.table.currentIndex()
+        return index.data(Qt.ItemDataRole.UserRole) if index.isValid() else None
+
+    def visible_sessions(self) -> list[str]:
+        return [self.proxy.index(r, 0).data(Qt.ItemDataRole.UserRole) for r in range(self.proxy.rowCount())]
+
+    def select(self, session: str) -> bool:
+        """Make ``session`` the current row (emits ``session_did_select`` if it changed)."""
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if index.data(Qt.ItemDataRole.UserRole) == session:
+                self.table.selectionModel().setCurrentIndex(index, flags)
+                return True
+        return False
+
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.session_did_select.emit(current.data(Qt.ItemDataRole.UserRole))

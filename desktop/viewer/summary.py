@@ -1,0 +1,114 @@
+"""The summary panel: key decisions, the current discussion, past discussions, the cursor, "summarize now".
+
+Built against :class:`desktop.seams.SummarySource`; the window adds it only when the engine has a
+summarizer. Loading runs on the store worker; "summarize now" is handed to the operations (network pool).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from desktop.errors import describe
+from desktop.seams import Discussion, SummarySource, SummaryView
+from desktop.tasks import TaskRunner
+from desktop.viewer.timefmt import local_time
+
+
+def _discussion_html(d: Discussion) -> str:
+    parts = [f"<b>{html.escape(d.topic or '(untitled)')}</b>"]
+    if d.last_discussed:
+        parts.append(f" <small>({html.escape(d.last_discussed)})</small>")
+    for label, value in (
+        ("", d.description),
+        ("Perspectives: ", d.perspectives),
+        ("Direction: ", d.direction),
+    ):
+        if value:
+            parts.append(f"<br>{label}{html.escape(value)}")
+    return "".join(parts)
+
+
+def summary_html(view: SummaryView | None) -> str:
+    if view is None:
+        return "<p>No summary yet. Summaries are written when a conversation grows.</p>"
+    out = ["<h3>Key decisions</h3>"]
+    out.append(
+        "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in view.key_decisions) + "</ul>"
+        if view.key_decisions
+        else "<p><i>none</i></p>"
+    )
+    out.append("<h3>Current discussion</h3>")
+    out.append(f"<p>{_discussion_html(view.current)}</p>" if view.current else "<p><i>none</i></p>")
+    out.append("<h3>Past discussions</h3>")
+    out.append(
+        "<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in view.past) + "</ul>"
+        if view.past
+        else "<p><i>none</i></p>"
+    )
+    return "".join(out)
+
+
+class SummaryPanel(QWidget):
+    """One session's summary.
+
+    Signals:
+        summarize_requested(str): the user pressed "Summarize now" for this session.
+        summary_did_load(object): the :class:`SummaryView` (or None) now shown.
+    """
+
+    summarize_requested = Signal(str)
+    summary_did_load = Signal(object)
+
+    def __init__(self, runner: TaskRunner, source: SummarySource, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.source = source
+        self.session: str | None = None
+        self.cursor_label = QLabel("")
+        self.cursor_label.setObjectName("summary-cursor")
+        self.button = QPushButton("Summarize now")
+        self.button.setEnabled(False)
+        self.view = QTextBrowser()
+        self.view.setObjectName("summary-view")
+        top = QHBoxLayout()
+        top.addWidget(self.cursor_label, 1)
+        top.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        self.button.clicked.connect(self._on_button_clicked)
+
+    def show_session(self, session: str) -> None:
+        self.session = session
+        self.button.setEnabled(True)
+        self.cursor_label.setText("Loading…")
+        source = self.source
+        self.runner.run_query(
+            lambda: source.load(session),
+            lambda view: self._on_loaded(session, view),
+            lambda exc: self._on_failed(session, exc),
+            owner=self,
+        )
+
+    def _on_loaded(self, session: str, view: SummaryView | None) -> None:
+        if session != self.session:
+            return
+        self.cursor_label.setText(
+            f"Summarized up to {local_time(view.cursor_ns)}"
+            if view and view.cursor_ns
+            else "Not summarized yet"
+        )
+        self.view.setHtml(summary_html(view))
+        self.summary_did_load.emit(view)
+
+    def _on_failed(self, session: str, exc: BaseException) -> None:
+        if session == self.session:
+            self.cursor_label.setText(describe(exc, "loading the summary").text)
+
+    def _on_button_clicked(self) -> None:
+        if self.session:
+            self.summarize_requested.emit(self.session)

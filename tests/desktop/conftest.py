@@ -1,0 +1,140 @@
+"""Fixtures of the desktop tests: offscreen Qt, a seeded memory home, a task runner and the app state.
+
+``QT_QPA_PLATFORM=offscreen`` is set before any QApplication exists; tests that need a real display and
+tray run the app in a subprocess under Xvfb (see ``test_tray_xvfb.py``). Unexpected WARNING logs from
+memtray's loggers fail the test (in the spirit of qutebrowser's logfail), unless the test expects them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+from desktop import refguard
+
+refguard.install()  # PySide6 6.12.0 on Python 3.11: see desktop/refguard.py
+
+from desktop.state import AppState  # noqa: E402
+from desktop.tasks import TaskRunner  # noqa: E402
+from engine import Memory, Message, Settings  # noqa: E402
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+BASE_NS = 1_760_000_000 * 1_000_000_000  # 2025-10-09
+
+ZH = [
+    ("user", "我的電腦記憶體不足，該怎麼辦？", "小明"),
+    ("assistant", "可以先關閉不用的分頁，再檢查哪個程式佔用最多記憶體。", ""),
+    ("user", "幫我整理一下今天的會議紀錄。", "小明"),
+    ("assistant", "好的：一、預算通過；二、下週三前交付設計稿。", ""),
+]
+EN = [
+    ("user", "What did we decide about the database migration?", "alice"),
+    ("assistant", "We agreed to run the migration on Sunday night with a backup first.", ""),
+    ("user", "Remind me of the budget figure for the trip.", "alice"),
+    ("assistant", "The trip budget is 1,200 euros, flights included.", ""),
+]
+
+
+def seed(home: Path, long_messages: int = 240) -> None:
+    """A home with a Chinese session, an English one, a temporary one and a compacted long one."""
+    mem = Memory.open(home)
+    try:
+        for session, rows in (("proj-zh", ZH), ("english-notes", EN), ("temp-subagent", EN[:2])):
+            msgs = [Message(r, c, BASE_NS + i * 60_000_000_000, s) for i, (r, c, s) in enumerate(rows)]
+            mem.append(session, msgs)
+        mem.update_settings(max_history_bytes=8192)
+        long = [
+            Message(
+                "user" if i % 2 == 0 else "assistant",
+                f"long chat message {i}: "
+                + ("notes about the garden and the roses " * 3)
+                + ("the kiwi fruit harvest" if i == 7 else ""),
+                BASE_NS + i * 1_000_000_000,
+            )
+            for i in range(long_messages)
+        ]
+        mem.append("long-chat", long)
+        mem.update_settings(max_history_bytes=Settings().max_history_bytes)
+    finally:
+        mem.close()
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("template") / "seeded"
+    seed(home)
+    return home
+
+
+@pytest.fixture
+def seeded_home(seeded_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the seeded home (seeding once per run keeps the suite fast)."""
+    home = tmp_path / "seeded"
+    shutil.copytree(seeded_template, home)
+    return home
+
+
+@pytest.fixture
+def memory(seeded_home: Path) -> Iterator[Memory]:
+    mem = Memory.open(seeded_home)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
+def runner(qapp: Any) -> Iterator[TaskRunner]:
+    task_runner = TaskRunner()
+    yield task_runner
+    task_runner.shutdown()
+
+
+@pytest.fixture
+def state(runner: TaskRunner, memory: Memory, qtbot: Any) -> AppState:
+    app_state = AppState(runner)
+    app_state.set_memory(memory, summaries=None, errors=None, keys=None, semantic=False)
+    with qtbot.waitSignal(app_state.state_did_change, timeout=5000):
+        app_state.refresh()
+    return app_state
+
+
+@pytest.fixture
+def screenshot() -> Any:
+    """Save a widget's picture as ``artifacts/screenshots/<name>.png``."""
+
+    def save(widget: Any, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        assert widget.grab().save(str(path)), f"could not save {path}"
+        return path
+
+    return save
+
+
+class _WarningCatcher(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def fail_on_warnings(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Unexpected WARNING+ logs of ``memtray.*`` fail the test (mark ``allow_warnings`` to expect them)."""
+    catcher = _WarningCatcher()
+    logger = logging.getLogger("memtray")
+    logger.addHandler(catcher)
+    yield
+    logger.removeHandler(catcher)
+    if request.node.get_closest_marker("allow_warnings") is None and catcher.records:
+        lines = "\n".join(f"{r.name}: {r.getMessage()}" for r in catcher.records)
+        pytest.fail(f"unexpected warnings were logged:\n{lines}")

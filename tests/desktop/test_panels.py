@@ -1,0 +1,95 @@
+"""The summary panel and the error-memory tab, against fakes of the engine parts that land later."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop import seams
+from desktop.state import AppState
+from desktop.viewer.errormemory import ErrorMemoryPanel
+from desktop.viewer.summary import SummaryPanel
+from desktop.viewer.window import ViewerWindow
+from tests.desktop.fakes import FakeErrors, FakeSummaries
+
+
+def test_summary_panel_shows_decisions_discussions_and_cursor(runner: Any, qtbot: Any) -> None:
+    panel = SummaryPanel(runner, FakeSummaries())
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.summary_did_load, timeout=5000):
+        panel.show_session("proj-zh")
+    text = panel.view.toPlainText()
+    assert "Do: 回覆使用繁體中文" in text and "會議紀錄" in text and "記憶體不足" in text
+    assert panel.cursor_label.text().startswith("Summarized up to 2025-10-")
+    with qtbot.waitSignal(panel.summarize_requested) as blocker:
+        panel.button.click()
+    assert blocker.args == ["proj-zh"]
+    with qtbot.waitSignal(panel.summary_did_load, timeout=5000):
+        panel.show_session("english-notes")
+    assert "No summary yet" in panel.view.toPlainText()
+
+
+def test_error_memory_lists_searches_and_forgets(runner: Any, qtbot: Any, screenshot: Any) -> None:
+    fake = FakeErrors()
+    panel = ErrorMemoryPanel(runner, fake)
+    qtbot.addWidget(panel)
+    panel.resize(900, 300)
+    with qtbot.waitSignal(panel.records_did_load, timeout=5000):
+        panel.refresh()
+    model = panel.model
+    assert [model.index(0, c).data() for c in range(5)] == [
+        "fetch_page",
+        "timeout after 30s",
+        "retried with a longer timeout",
+        "resolved",
+        "89 days",
+    ]
+    panel.show()
+    screenshot(panel, "error-memory")
+    panel.box.setText("sql")
+    with qtbot.waitSignal(panel.records_did_load, timeout=5000):
+        panel.refresh()
+    assert model.rowCount() == 1 and model.index(0, 4).data() == "10 days"
+    panel.table.selectRow(0)
+    with qtbot.waitSignal(panel.record_did_forget, timeout=5000):
+        panel.forget_button.click()
+    assert fake.forgotten == ["ffee00112233"]
+
+
+def test_viewer_adds_the_tabs_when_the_engine_parts_exist(state: AppState, qtbot: Any) -> None:
+    state.summaries, state.errors = FakeSummaries(), FakeErrors()
+    viewer = ViewerWindow(state)
+    qtbot.addWidget(viewer)
+    tabs = [viewer.tabs.tabText(i) for i in range(viewer.tabs.count())]
+    assert tabs == ["Conversation", "Search", "Summary", "Error memory"]
+
+
+def test_adapters_read_the_engine_shapes() -> None:
+    class Part:
+        def load(self, session: str) -> dict[str, Any]:
+            return {
+                "key_decisions": ["Do: x"],
+                "past_discussions": [
+                    {"topic": "t", "description": "d", "last_discussed": "2025-01-02 03:04"}
+                ],
+                "current_discussion": {"topic": "", "description": "", "perspectives": "", "direction": ""},
+            }
+
+        def cursor(self, session: str) -> str:
+            return "2025-01-02 03:04:05"
+
+        def status(self) -> dict[str, int]:
+            return {"last_run": 5}
+
+    class Mem:
+        summaries = Part()
+
+    source = seams.summaries_of(Mem())
+    assert source is not None
+    view = source.load("s")
+    assert view is not None and view.key_decisions == ["Do: x"] and view.current is None
+    assert view.past[0].last_discussed == "2025-01-02 03:04" and view.cursor_ns > 0
+    assert source.last_run() == 5
+    record = seams.error_view({"id": "ab", "tool_name": "t", "symptom": "s", "action": "a", "expire_at": 9})
+    assert (record.tool, record.expire_at, record.outcome) == ("t", 9, "")
+    assert seams.summaries_of(object()) is None and seams.errors_of(object()) is None
+    assert not seams.has_semantic(object())

@@ -1,0 +1,99 @@
+"""The settings window: a round trip through the engine, autostart applied, the key through the key store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop import autostart
+from desktop.settings_window import SettingsWindow
+from desktop.state import AppState
+from engine import Memory
+from tests.desktop.fakes import FakeKeys
+
+
+@pytest.fixture
+def window(state: AppState, qtbot: Any, tmp_path: Path) -> SettingsWindow:
+    win = SettingsWindow(state, autostart.XdgAutostart(["/opt/memtray/memtray"]))
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def test_settings_round_trip(
+    window: SettingsWindow, state: AppState, qtbot: Any, seeded_home: Path, screenshot: Any, tmp_path: Path
+) -> None:
+    assert window.data_folder.text() == str(seeded_home.resolve()) and window.data_folder.isReadOnly()
+    window.summary_model.setCurrentText("gemini-2.5-pro")
+    window.reply_lang.setCurrentIndex(window.reply_lang.findData("zh-TW"))
+    window.window_messages.setValue(24)
+    window.history_kib.setValue(2048)
+    window.embedder.setCurrentIndex(window.embedder.findData("use"))
+    assert "re-embeds" in window.embedder_note.text()
+    window.summaries_enabled.setChecked(False)
+    window.autostart.setChecked(True)
+    screenshot(window, "settings")
+    with qtbot.waitSignal(window.settings_did_save, timeout=5000):
+        window.save_button.click()
+    assert window.status.text().startswith("Saved.")
+    # Stored in the database: a fresh Memory on the same home reads them back.
+    fresh = Memory.open(seeded_home)
+    try:
+        s = fresh.settings
+        assert (s.summary_model, s.reply_lang, s.max_history_messages, s.max_history_bytes) == (
+            "gemini-2.5-pro",
+            "zh-TW",
+            24,
+            2048 * 1024,
+        )
+        assert (s.embedder, s.summaries_enabled, s.autostart) == ("use", False, True)
+    finally:
+        fresh.close()
+    assert state.snapshot.settings.max_history_messages == 24
+    entry = Path(tmp_path / "xdg" / "xdg_config_home" / "autostart" / "memtray.desktop")
+    assert "Exec=/opt/memtray/memtray" in entry.read_text(encoding="utf-8")
+    # Reopened, the window shows what was saved.
+    window.load()
+    assert window.window_messages.value() == 24 and not window.summaries_enabled.isChecked()
+    window.autostart.setChecked(False)
+    with qtbot.waitSignal(window.settings_did_save, timeout=5000):
+        window.save()
+    assert not entry.exists()
+
+
+@pytest.mark.allow_warnings
+def test_a_bad_value_is_refused_in_words(window: SettingsWindow, qtbot: Any) -> None:
+    window.summary_model.setCurrentText("")  # allowed (text); try a bad embedder through the engine instead
+    window.embedder.addItem("bogus", "bogus")
+    window.embedder.setCurrentIndex(window.embedder.findData("bogus"))
+    qtbot.waitUntil(lambda: True)
+    window.save()
+    qtbot.waitUntil(lambda: "setting was not saved" in window.status.text(), timeout=5000)
+    assert "embedder must be one of" in window.status.text()
+
+
+def test_without_a_key_store_the_field_says_where_the_key_comes_from(window: SettingsWindow) -> None:
+    assert not window.key.isEnabled()
+    assert "GEMINI_API_KEY" in window.key_status.text()
+
+
+def test_key_is_masked_and_goes_to_the_key_store(state: AppState, qtbot: Any) -> None:
+    keys = FakeKeys()
+    state.keys = keys
+    win = SettingsWindow(state)
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: win.key_status.text() == "No key is stored.")
+    assert win.key.echoMode() == win.key.EchoMode.Password
+    win.key.setText("AIza-secret-1234")
+    with qtbot.waitSignal(win.key_did_change, timeout=5000):
+        win.key_save.click()
+    assert keys.value == "AIza-secret-1234" and win.key.text() == ""
+    assert win.key_status.text() == "A key is stored (…1234)."
+    with qtbot.waitSignal(win.key_did_change, timeout=5000):
+        win.key_test.click()
+    assert win.key_status.text() == "The key works."
+    with qtbot.waitSignal(win.key_did_change, timeout=5000):
+        win.key_delete.click()
+    assert keys.value == ""

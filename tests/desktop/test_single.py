@@ -1,0 +1,34 @@
+"""Single instance: the second launch does not run, and the first is asked to show itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop.single import SingleInstance
+
+
+def test_second_launch_knocks_on_the_first(tmp_path: Path, qtbot: Any) -> None:
+    first = SingleInstance(tmp_path, tmp_path / "app.lock")
+    second = SingleInstance(tmp_path, tmp_path / "app.lock")
+    try:
+        assert first.acquire()
+        assert not second.acquire()
+        with qtbot.waitSignal(first.activation_requested, timeout=5000):
+            assert second.notify_running()
+    finally:
+        first.release()
+    third = SingleInstance(tmp_path, tmp_path / "app.lock")
+    assert third.acquire()  # released: the next launch runs
+    third.release()
+
+
+def test_other_homes_do_not_collide(tmp_path: Path) -> None:
+    a = SingleInstance(tmp_path / "a", tmp_path / "a.lock")
+    b = SingleInstance(tmp_path / "b", tmp_path / "b.lock")
+    try:
+        assert a.acquire() and b.acquire()
+        assert a.name != b.name
+    finally:
+        a.release()
+        b.release()

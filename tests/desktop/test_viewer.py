@@ -1,0 +1,108 @@
+"""The viewer on a seeded home (Chinese and English): sessions list, conversation, cut line, copy, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from desktop.state import AppState
+from desktop.viewer.conversation_model import CUT, KindRole
+from desktop.viewer.window import ViewerWindow
+from engine import Message
+
+
+@pytest.fixture
+def viewer(state: AppState, qtbot: Any) -> ViewerWindow:
+    window = ViewerWindow(state)
+    qtbot.addWidget(window)
+    window.present()
+    return window
+
+
+def open_session(viewer: ViewerWindow, qtbot: Any, session: str) -> None:
+    with qtbot.waitSignal(viewer.conversation.model.session_did_load, timeout=5000):
+        assert viewer.sessions.select(session)
+
+
+def test_sessions_list_hides_temporary_and_filters(viewer: ViewerWindow) -> None:
+    assert sorted(viewer.sessions.visible_sessions()) == ["english-notes", "long-chat", "proj-zh"]
+    viewer.sessions.temporary.setChecked(True)
+    assert "temp-subagent" in viewer.sessions.visible_sessions()
+    viewer.sessions.filter.setText("ENGL")
+    assert viewer.sessions.visible_sessions() == ["english-notes"]
+    viewer.sessions.filter.setText("")
+    row = {viewer.sessions.proxy.index(r, 0).data(): r for r in range(viewer.sessions.proxy.rowCount())}[
+        "long-chat"
+    ]
+    cells = [viewer.sessions.proxy.index(row, c).data() for c in range(5)]
+    assert cells[2] != "0" and cells[3] != "0" and cells[4] == "none"  # recent and archived counts
+
+
+def test_chinese_conversation_shows_role_sender_and_time(
+    viewer: ViewerWindow, qtbot: Any, screenshot: Any
+) -> None:
+    open_session(viewer, qtbot, "proj-zh")
+    model = viewer.conversation.model
+    assert model.rowCount() == 4
+    assert model.message(0) is not None and model.message(0).content.startswith("我的電腦記憶體不足")  # type: ignore[union-attr]
+    assert model.cut_row() is None  # never compacted: no cut line
+    assert (
+        "小明" in viewer.conversation.detail.toPlainText()
+        or "assistant" in viewer.conversation.detail.toPlainText()
+    )
+    viewer.conversation.list.setCurrentIndex(model.index(0, 0))
+    detail = viewer.conversation.detail.toPlainText()
+    assert detail.startswith("user · 小明 · 2025-10-") and "記憶體不足" in detail
+    viewer.resize(1100, 700)
+    screenshot(viewer, "viewer-chinese")
+
+
+def test_compacted_session_shows_the_cut_line(viewer: ViewerWindow, qtbot: Any, screenshot: Any) -> None:
+    open_session(viewer, qtbot, "long-chat")
+    model = viewer.conversation.model
+    cut = model.cut_row()
+    assert cut is not None and model.index(cut, 0).data(KindRole) == "cut"
+    assert model.rows[cut] is CUT
+    hot_first = model.message(cut + 1)
+    assert hot_first is not None and hot_first.id == model.cut
+    assert model.rowCount() == 240 + 1  # one page holds the whole archive of this short session
+    assert not model.has_older
+    assert model.message(0) is not None and model.message(0).content.startswith("long chat message 0:")  # type: ignore[union-attr]
+    viewer.conversation._select_row(cut)
+    screenshot(viewer, "viewer-compaction-cut")
+
+
+def test_copy_puts_the_selected_messages_on_the_clipboard(viewer: ViewerWindow, qtbot: Any) -> None:
+    open_session(viewer, qtbot, "english-notes")
+    viewer.conversation.list.setCurrentIndex(viewer.conversation.model.index(3, 0))
+    viewer.conversation.copy_selection()
+    assert QGuiApplication.clipboard().text().endswith("The trip budget is 1,200 euros, flights included.")
+
+
+def test_export_writes_the_whole_session(viewer: ViewerWindow, qtbot: Any, tmp_path: Path) -> None:
+    open_session(viewer, qtbot, "proj-zh")
+    target = tmp_path / "proj-zh.jsonl"
+    with qtbot.waitSignal(viewer.conversation.export_did_finish, timeout=5000) as blocker:
+        viewer.conversation.export_to(target, "jsonl")
+    assert blocker.args[0] == (target, 4)
+    records = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert records[0] == {"role": "user", "content": ZH0, "sendAt": records[0]["sendAt"], "sender": "小明"}
+    md = tmp_path / "proj-zh.md"
+    with qtbot.waitSignal(viewer.conversation.export_did_finish, timeout=5000):
+        viewer.conversation.export_to(md, "markdown")
+    assert md.read_text(encoding="utf-8").startswith("# proj-zh\n\n## user · 小明 — 2025-10-")
+
+
+ZH0 = "我的電腦記憶體不足，該怎麼辦？"
+
+
+def test_new_messages_show_after_refresh(viewer: ViewerWindow, state: AppState, qtbot: Any) -> None:
+    assert state.memory is not None
+    state.memory.append("brand-new", [Message("user", "hello there", 1)])
+    with qtbot.waitSignal(state.state_did_change, timeout=5000):
+        state.refresh()
+    assert "brand-new" in viewer.sessions.visible_sessions()
