@@ -28,7 +28,11 @@ def build(home: Path, messages: int, sessions: int) -> None:
         mem.close()
         return
     corpus = Corpus(seed=42)
-    plants = {i * (messages // count) + 7: term for term, count in PLANTED.items() for i in range(count)}
+    plants = {
+        i * (messages // count) + 7 + 1009 * n: term
+        for n, (term, count) in enumerate(PLANTED.items())
+        for i in range(count)
+    }
     started = time.perf_counter()
     batch = 20_000
     now = 1_700_000_000 * 10**9

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from engine.keyword import cjk_bigrams
 from engine.messages import Message
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
@@ -76,6 +77,13 @@ def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: 
         first = last - len(rows) + 1
         next_id = iter(range(first, last + 1))
         ids = [next(next_id) if m.content.strip() else None for m in messages]
+        bigrams = [
+            (i, key, grams)
+            for i, m in zip(ids, messages, strict=True)
+            if i is not None and (grams := cjk_bigrams(m.content))
+        ]
+        if bigrams:
+            conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
     else:
         ids = [None] * len(messages)
     return ids

@@ -37,15 +37,21 @@ class FtsTable:
         feature: the SQLite feature it needs (see ``store.Features.tokenizers``).
         tokenizer: the FTS5 tokenizer.
         only_glob: index only rows whose content matches this GLOB (None: every row).
+        source: the content table (``messages``, or ``messages_cjk`` for the bigrams).
+        column: the indexed text column of the source.
     """
 
     feature: str
     tokenizer: str
     only_glob: str | None = None
+    source: str = "messages"
+    column: str = "content"
 
 
 FTS_TABLES = {
     "messages_fts": FtsTable("unicode61", "porter unicode61 remove_diacritics 2"),
+    # CJK bigrams (two-character words: 電腦, 記憶), kept in messages_cjk by archive.insert; see m005.
+    "messages_bi": FtsTable("unicode61", "unicode61", source="messages_cjk", column="grams"),
     # Trigrams serve CJK text (which unicode61 cannot split into words); only rows with CJK characters are
     # indexed, which halves the cost of a mixed archive's inserts and makes it ~0 for English-only ones.
     "messages_tri": FtsTable("trigram", "trigram", CJK_GLOB),
@@ -62,10 +68,25 @@ def m001_initial(conn: Connection) -> None:
     )
 
 
+def m005_cjk_bigrams(conn: Connection) -> None:
+    """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
+    from engine.keyword import cjk_bigrams
+
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS messages_cjk (id INTEGER PRIMARY KEY REFERENCES messages(id) "
+        "ON DELETE CASCADE, skey TEXT NOT NULL, grams TEXT NOT NULL)"
+    )
+    rows = conn.exec_driver_sql(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
+    batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
+    if batch:
+        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
     ("m003_error_memory", m003_error_memory),
     ("m004_usage", m004_usage),
+    ("m005_cjk_bigrams", m005_cjk_bigrams),
 ]
 
 
@@ -106,29 +127,28 @@ def _tune(conn: Connection, table: str) -> None:
 
 
 def _create_fts(conn: Connection, name: str, table: FtsTable) -> None:
+    src, col = table.source, table.column
     conn.exec_driver_sql(
-        f"CREATE VIRTUAL TABLE {name} USING fts5(content, skey, content='messages', "
+        f"CREATE VIRTUAL TABLE {name} USING fts5({col}, skey, content='{src}', "
         f"content_rowid='id', tokenize='{table.tokenizer}')"
     )
-    new_rows = f"WHEN new.content GLOB '{table.only_glob}' " if table.only_glob else ""
-    old_rows = f"WHEN old.content GLOB '{table.only_glob}' " if table.only_glob else ""
-    insert = f"INSERT INTO {name}(rowid, content, skey) VALUES (new.id, new.content, new.skey);"
-    delete = (
-        f"INSERT INTO {name}({name}, rowid, content, skey) VALUES ('delete', old.id, old.content, old.skey);"
-    )
-    conn.exec_driver_sql(f"CREATE TRIGGER {name}_ai AFTER INSERT ON messages {new_rows}BEGIN {insert} END")
-    conn.exec_driver_sql(f"CREATE TRIGGER {name}_ad AFTER DELETE ON messages {old_rows}BEGIN {delete} END")
-    conn.exec_driver_sql(f"CREATE TRIGGER {name}_aud AFTER UPDATE ON messages {old_rows}BEGIN {delete} END")
-    conn.exec_driver_sql(f"CREATE TRIGGER {name}_aui AFTER UPDATE ON messages {new_rows}BEGIN {insert} END")
+    new_rows = f"WHEN new.{col} GLOB '{table.only_glob}' " if table.only_glob else ""
+    old_rows = f"WHEN old.{col} GLOB '{table.only_glob}' " if table.only_glob else ""
+    insert = f"INSERT INTO {name}(rowid, {col}, skey) VALUES (new.id, new.{col}, new.skey);"
+    delete = f"INSERT INTO {name}({name}, rowid, {col}, skey) VALUES ('delete', old.id, old.{col}, old.skey);"
+    conn.exec_driver_sql(f"CREATE TRIGGER {name}_ai AFTER INSERT ON {src} {new_rows}BEGIN {insert} END")
+    conn.exec_driver_sql(f"CREATE TRIGGER {name}_ad AFTER DELETE ON {src} {old_rows}BEGIN {delete} END")
+    conn.exec_driver_sql(f"CREATE TRIGGER {name}_aud AFTER UPDATE ON {src} {old_rows}BEGIN {delete} END")
+    conn.exec_driver_sql(f"CREATE TRIGGER {name}_aui AFTER UPDATE ON {src} {new_rows}BEGIN {insert} END")
     if table.only_glob:
         conn.exec_driver_sql(
-            f"INSERT INTO {name}(rowid, content, skey) SELECT id, content, skey FROM messages "
-            f"WHERE content GLOB '{table.only_glob}'"
+            f"INSERT INTO {name}(rowid, {col}, skey) SELECT id, {col}, skey FROM {src} "
+            f"WHERE {col} GLOB '{table.only_glob}'"
         )
     else:
         conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('rebuild')")
     _tune(conn, name)
-    log.info("created full-text index %s (%s)", name, table.tokenizer)
+    log.info("created full-text index %s (%s over %s.%s)", name, table.tokenizer, src, col)
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
-from engine import archive, keyword
+from engine import archive, fulltext, keyword
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import Message
@@ -64,9 +64,9 @@ def start_ids(conn: Connection, session_id: str | None) -> dict[str, int]:
     return {str(s): int(i) for s, i in conn.execute(text("SELECT session_id, start_id FROM message_meta"))}
 
 
-def bounds_for(conn: Connection, session_id: str | None, scope: str, after_ns: int) -> keyword.Bounds | None:
+def bounds_for(conn: Connection, session_id: str | None, scope: str, after_ns: int) -> fulltext.Bounds | None:
     """Row bounds for a search; ``None`` when the session has nothing archived."""
-    bounds = keyword.Bounds(after_ns=after_ns)
+    bounds = fulltext.Bounds(after_ns=after_ns)
     if session_id is not None:
         key = archive.known_key(conn, session_id)
         if key is None:
@@ -92,15 +92,14 @@ def keyword_search(
     bounds = bounds_for(conn, session_id, scope, after_ns)
     if not terms or bounds is None:
         return []
-    ranked = keyword.search_ids(conn, terms, bounds, tables)
+    ranked = fulltext.rank(conn, terms, bounds, tables, limit)
     cuts = start_ids(conn, session_id)
-    found = archive.by_ids(conn, [row_id for row_id, _ in ranked[: limit * 4 + 50]])
     hits: list[Hit] = []
-    for row_id, score in ranked:
-        message = found.get(row_id)
-        if message is None or message.send_at < after_ns:
+    for message, score in ranked:
+        if message.send_at < after_ns:
             continue
         cut = cuts.get(message.session or "", 0)
+        row_id = message.id or 0
         if scope == "recent" and row_id < cut:
             continue
         hits.append(Hit(message, score, "recent" if row_id >= cut else "archive"))
@@ -126,8 +125,8 @@ def seed_keyword_search(
     cut = archive.meta(conn, session_id).start_id
     archive_hits: list[Hit] = []
     if cut > 0:
-        bounds = keyword.Bounds(session_key=key, session_id=session_id, max_id=cut, after_ns=after_ns)
-        ids = keyword.search_phrase_ids(conn, term, bounds, tables, limit * 4)
+        bounds = fulltext.Bounds(session_key=key, session_id=session_id, max_id=cut, after_ns=after_ns)
+        ids = fulltext.phrase_ids(conn, term, bounds, tables, limit * 4)
         found = archive.by_ids(conn, ids)
         for row_id in ids:
             message = found.get(row_id)
@@ -135,8 +134,8 @@ def seed_keyword_search(
                 archive_hits.append(Hit(message, float(message.send_at), "archive"))
             if len(archive_hits) >= limit:
                 break
-    recent_bounds = keyword.Bounds(session_id=session_id, min_id=cut, after_ns=after_ns)
-    recent_ids = keyword.like_candidates(conn, keyword.Term(term.text, "like"), recent_bounds, limit * 2)
+    recent_bounds = fulltext.Bounds(session_id=session_id, min_id=cut, after_ns=after_ns)
+    recent_ids = fulltext.like_ids(conn, term.text, recent_bounds, limit * 2)
     seen = {(h.message.role, h.message.content) for h in archive_hits}
     recent_hits: list[Hit] = []
     needle = term.text.casefold()

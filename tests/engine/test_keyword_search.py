@@ -138,11 +138,12 @@ def test_seed_phrase_with_a_quote_inside_is_escaped(memory: Memory, clock: FakeC
 
 def test_routing() -> None:
     assert route_phrase("記憶體").route == "tri"  # type: ignore[union-attr]
-    assert route_phrase("記憶").route == "like"  # type: ignore[union-attr]
+    assert route_phrase("記憶").route == "bi"  # type: ignore[union-attr]
+    assert route_phrase("記").route == "like"  # type: ignore[union-attr]
     assert route_phrase("hello world").route == "word"  # type: ignore[union-attr]
     terms = parse_natural('電腦 記憶體不足 "exact phrase" the fox')
     routes = {(t.text, t.route) for t in terms}
-    assert ("電腦", "like") in routes and ("記憶體", "tri") in routes and ("憶體不", "tri") in routes
+    assert ("電腦", "bi") in routes and ("記憶體", "tri") in routes and ("憶體不", "tri") in routes
     assert ("exact phrase", "word") in routes and ("fox", "word") in routes and ("the", "word") not in routes
 
 
@@ -184,3 +185,33 @@ def test_hostile_queries_never_raise(cjk: Memory, query: str) -> None:
 def test_fuzzed_queries_never_raise(cjk: Memory, query: str) -> None:
     cjk.search(query, match="keyword", limit=5)
     cjk.seed_keyword_search("cli-zh", query, "1d", 4)
+
+
+def test_two_character_words_use_the_bigram_index_and_follow_deletes(cjk: Memory, clock: FakeClock) -> None:
+    cjk.append("cli-other", [Message("user", "新電腦到了", clock.advance(1))])
+    assert found(cjk, "電腦", session="cli-zh") == {CJK_DOCS[0]}
+    assert found(cjk, "電腦") == {CJK_DOCS[0], "新電腦到了"}
+    cjk.reset("cli-other")
+    assert found(cjk, "電腦") == {CJK_DOCS[0]}
+    with cjk.store.write() as conn:
+        for table in ("messages_fts", "messages_bi"):
+            conn.exec_driver_sql(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+        orphans = conn.exec_driver_sql(
+            "SELECT COUNT(*) FROM messages_cjk WHERE id NOT IN (SELECT id FROM messages)"
+        ).scalar_one()
+    assert orphans == 0
+
+
+def test_common_terms_are_ranked_from_a_bounded_set(memory: Memory, clock: FakeClock) -> None:
+    from engine import fulltext
+
+    batch = [Message("user", f"memory note {i}", clock.advance(1)) for i in range(fulltext.CANDIDATES + 300)]
+    batch.append(Message("user", "memory with the rare word zyzzogeton", clock.advance(1)))
+    batch.insert(5, Message("user", "an old zyzzogeton memory far back", clock.advance(1)))
+    memory.append("cli-big", batch)
+    hits = memory.search("memory zyzzogeton", match="keyword", limit=3)
+    assert {h.message.content for h in hits[:2]} == {
+        "memory with the rare word zyzzogeton",
+        "an old zyzzogeton memory far back",
+    }
+    assert hits[0].score >= hits[1].score > hits[2].score
