@@ -21,7 +21,7 @@ from engine import archive
 from engine.keyword import Term, quote
 from engine.messages import Message
 
-CANDIDATES = 1000
+CANDIDATES = 500
 """The newest matches fetched per term."""
 RERANK = 200
 """Candidates loaded and scored in full."""
@@ -52,6 +52,15 @@ def route_of(term: Term, tables: set[str]) -> str:
     if table is None or table[0] not in tables:
         return "like"
     return term.route
+
+
+def _ids(conn: Connection, sql: str, params: tuple[object, ...]) -> list[int]:
+    """The first column of a query, through the DB-API cursor (row objects cost more than the search)."""
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        return [row[0] for row in cursor.execute(sql, params).fetchall()]
+    finally:
+        cursor.close()
 
 
 def _like_pattern(text: str) -> str:
@@ -91,7 +100,7 @@ def term_ids(conn: Connection, term: Term, bounds: Bounds, tables: set[str], lim
         f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid < ? "
         f"ORDER BY rowid DESC LIMIT ?"
     )
-    return [int(r[0]) for r in conn.exec_driver_sql(sql, (expr, bounds.min_id, bounds.max_id, limit))]
+    return _ids(conn, sql, (expr, bounds.min_id, bounds.max_id, limit))
 
 
 class _Counter:
@@ -123,40 +132,36 @@ def rank(
     conn: Connection, terms: list[Term], bounds: Bounds, tables: set[str], limit: int
 ) -> list[tuple[Message, float]]:
     """Messages matching any term, best first by BM25, at most ``max(RERANK, 4 * limit)`` of them."""
-    lists = {term: term_ids(conn, term, bounds, tables, CANDIDATES) for term in terms}
-    lists = {term: ids for term, ids in lists.items() if ids}
-    if not lists:
+    found = [(term, ids) for term in terms if (ids := term_ids(conn, term, bounds, tables, CANDIDATES))]
+    if not found:
         return []
     counter = _Counter(conn, bounds)
     total = counter.rows_from(bounds.min_id)
-    idf: dict[Term, float] = {}
-    for term, ids in lists.items():
+    weights: list[float] = []
+    for _, ids in found:
         df = float(len(ids))
         if len(ids) >= CANDIDATES:  # truncated: estimate from the density of the newest matches
             df = len(ids) * total / counter.rows_from(ids[-1])
         df = min(df, total)
-        idf[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+        weights.append(math.log(1.0 + (total - df + 0.5) / (df + 0.5)))
     rough: dict[int, float] = defaultdict(float)
-    for term, ids in lists.items():
+    for (_, ids), weight in zip(found, weights, strict=True):
         for row_id in ids:
-            rough[row_id] += idf[term]
+            rough[row_id] += weight
     best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)[: max(RERANK, 4 * limit)]
     loaded = archive.by_ids(conn, best)
     if not loaded:
         return []
     average = sum(len(m.content) for m in loaded.values()) / len(loaded) or 1.0
-    members = {term: set(ids) for term, ids in lists.items()}
-    oldest = {term: ids[-1] for term, ids in lists.items() if len(ids) >= CANDIDATES}
+    members = [set(ids) for _, ids in found]
+    oldest = [ids[-1] if len(ids) >= CANDIDATES else -1 for _, ids in found]
     scored: list[tuple[Message, float]] = []
     for row_id, message in loaded.items():
         norm = (K1 + 1) / (1 + K1 * (1 - B + B * len(message.content) / average))
         score = 0.0
-        for term in lists:
-            hit = row_id in members[term] or (
-                row_id < oldest.get(term, -1) and _contains(term, message.content)
-            )
-            if hit:
-                score += idf[term] * norm
+        for index, (term, _) in enumerate(found):
+            if row_id in members[index] or (row_id < oldest[index] and _contains(term, message.content)):
+                score += weights[index] * norm
         scored.append((message, score))
     scored.sort(key=lambda item: (item[1], item[0].id or 0), reverse=True)
     return scored
