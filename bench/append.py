@@ -22,7 +22,9 @@ MIB = 1024 * 1024
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--history-mib", type=float, default=4.0)
     parser.add_argument("--appends", type=int, default=300)
     args = parser.parse_args()
@@ -32,8 +34,13 @@ def main() -> None:
         path = mem.paths.history_file("cli-bench")
         while mem.files.size(path) < args.history_mib * MIB - 20_000:
             now = mem.clock()
-            mem.append("cli-bench", [Message("user" if i % 2 == 0 else "assistant", corpus.message() * 3, now + i)
-                                     for i in range(200)])
+            mem.append(
+                "cli-bench",
+                [
+                    Message("user" if i % 2 == 0 else "assistant", corpus.message() * 3, now + i)
+                    for i in range(200)
+                ],
+            )
         size = mem.files.size(path)
         times = []
         for i in range(args.appends):
@@ -42,14 +49,20 @@ def main() -> None:
             mem.append("cli-bench", [message])
             times.append((time.perf_counter() - t0) * 1000)
         times.sort()
-        print(f"history.json {size / MIB:.2f} MiB, {len(mem.history('cli-bench')):,} messages; "
-              f"{args.appends} single-message appends")
-        print(f"append latency: p50 {statistics.median(times):.2f} ms, p95 {times[int(len(times) * 0.95) - 1]:.2f} ms, "
-              f"max {times[-1]:.2f} ms")
+        print(
+            f"history.json {size / MIB:.2f} MiB, {len(mem.history('cli-bench')):,} messages; "
+            f"{args.appends} single-message appends"
+        )
+        print(
+            f"append latency: p50 {statistics.median(times):.2f} ms, p95 {times[int(len(times) * 0.95) - 1]:.2f} ms, "
+            f"max {times[-1]:.2f} ms"
+        )
         mem.update_settings(max_history_bytes=4 * MIB)
         result = mem.compact("cli-bench")
-        print(f"compaction at 4 MiB: {result.trimmed:,} messages trimmed, {result.bytes_before:,} -> "
-              f"{result.bytes_after:,} bytes in {result.seconds * 1000:.1f} ms")
+        print(
+            f"compaction at 4 MiB: {result.trimmed:,} messages trimmed, {result.bytes_before:,} -> "
+            f"{result.bytes_after:,} bytes in {result.seconds * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -14,9 +14,8 @@ import statistics
 import time
 from pathlib import Path
 
-from engine import Memory, Message
-from engine import archive
 from bench.corpus import Corpus
+from engine import Memory, Message, archive
 
 PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 
@@ -40,7 +39,9 @@ def build(home: Path, messages: int, sessions: int) -> None:
             if i in plants:
                 text = f"{text} {plants[i]} {corpus.english()}"
             session = f"bench-{i % sessions:03d}"
-            rows.setdefault(session, []).append(Message("user" if i % 2 else "assistant", text, now + i * 10**9))
+            rows.setdefault(session, []).append(
+                Message("user" if i % 2 else "assistant", text, now + i * 10**9)
+            )
         with mem.store.write() as conn:
             for session, items in rows.items():
                 archive.insert(conn, session, items, now)
@@ -79,7 +80,9 @@ def measure(mem: Memory, query: str, session: str | None, repeat: int) -> tuple[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--db-dir", type=Path, default=Path("bench/out/keyword"))
@@ -88,8 +91,10 @@ def main() -> None:
     home = args.db_dir / f"{args.messages}"
     build(home, args.messages, args.sessions)
     with Memory.open(home) as mem:
-        print(f"archive: {args.messages:,} messages in {args.sessions} sessions; SQLite "
-              f"{mem.store.features.sqlite_version}; FTS tables {sorted(mem.store.fts_tables)}")
+        print(
+            f"archive: {args.messages:,} messages in {args.sessions} sessions; SQLite "
+            f"{mem.store.features.sqlite_version}; FTS tables {sorted(mem.store.fts_tables)}"
+        )
         print(f"{'query class':32} {'scope':12} {'p50 ms':>8} {'p95 ms':>8} {'hits':>5}")
         for label, query in QUERIES.items():
             for scope_label, session in (("all", None), ("one session", "bench-007")):
