@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from engine.cli import commands_config, commands_io, commands_search, commands_sessions
+from engine.cli import commands_config, commands_io, commands_repair, commands_search, commands_sessions
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -15,6 +15,7 @@ COMMAND_MODULES: list[Register] = [
     commands_io.register,
     commands_search.register,
     commands_config.register,
+    commands_repair.register,
 ]
 
 
