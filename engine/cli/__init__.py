@@ -40,5 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line for the user, the traceback in the log
         if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
             log.exception("internal error in %s", getattr(args, "handler", None))
-        sys.stderr.write(f"memtray: internal error ({type(exc).__name__}: {exc}); this is a bug, see the log\n")
+        sys.stderr.write(
+            f"memtray: internal error ({type(exc).__name__}: {exc}); this is a bug, see the log\n"
+        )
         return 1
