@@ -246,13 +246,18 @@ class Memory:
         """Take back the archive rows of an append whose history.json write failed (not acknowledged)."""
         try:
             with self.store.write() as conn:
-                for message_id in ids:
-                    for tier in self.tiers:
-                        tier.message_forgotten(conn, session, message_id)
-                conn.execute(
-                    text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
-                    {"s": session, "lo": min(ids, default=0), "hi": max(ids, default=-1)},
-                )
+                # Not secure_delete here: overwriting the text needs free space, which may be what is lacking.
+                conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+                try:
+                    for message_id in ids:
+                        for tier in self.tiers:
+                            tier.message_forgotten(conn, session, message_id)
+                    conn.execute(
+                        text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
+                        {"s": session, "lo": min(ids, default=0), "hi": max(ids, default=-1)},
+                    )
+                finally:
+                    conn.exec_driver_sql("PRAGMA secure_delete=ON")
         except EngineError as exc:
             log.warning(
                 "could not take back %d archived messages of session %s after a failed write (%s); "
@@ -334,7 +339,8 @@ class Memory:
         with self.store.write() as conn:
             replay = self._pending(conn, session, archive.meta(conn, session), records)
         if replay:
-            self.files.append(self.paths.history_file(session), [to_record(m) for m in replay])
+            with file_errors(f"history.json of session {session}"):
+                self.files.append(self.paths.history_file(session), [to_record(m) for m in replay])
             with self.store.write() as conn:
                 current = archive.meta(conn, session)
                 archive.save_meta(
