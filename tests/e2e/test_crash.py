@@ -69,8 +69,11 @@ def raw_state(home: Path, session: str) -> None:
     records = json.loads(path.read_bytes())
     assert isinstance(records, list)
     in_file = [(r["role"], r["content"]) for r in records]
-    db = sqlite3.connect(f"file:{home / '.store' / 'history.db'}?mode=ro", uri=True)
+    # Read-write, though it only reads: after a SIGKILL the WAL index may need the recovery that any
+    # opener runs, and a mode=ro connection cannot run it (SQLITE_READONLY_RECOVERY).
+    db = sqlite3.connect(home / ".store" / "history.db", timeout=30)
     try:
+        db.execute("PRAGMA query_only=ON")
         meta = db.execute(
             "SELECT start_id, hot_last_id FROM message_meta WHERE session_id = ?", (session,)
         ).fetchone() or (0, 0)
