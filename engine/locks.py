@@ -34,7 +34,10 @@ class SessionLocks:
         with self._guard:
             pair = self._locks.get(name)
             if pair is None:
-                pair = (threading.RLock(), FileLock(self._dir / f"{name}.lock", thread_local=False))
+                pair = (
+                    threading.RLock(),
+                    FileLock(self._dir / f"{name}.lock", mode=0o600, thread_local=False),
+                )
                 self._locks[name] = pair
             return pair
 

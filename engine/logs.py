@@ -8,11 +8,26 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 from pathlib import Path
+from typing import Any
 
 from engine.paths import make_private_dir
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log whose files are owner-only (0600), whatever the umask."""
+
+    def _open(self) -> Any:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        if os.name == "posix":
+            os.fchmod(fd, 0o600)
+        return os.fdopen(fd, self.mode, encoding=self.encoding, errors=self.errors)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A log line that cannot be written (a full disk) is dropped, not printed as a traceback."""
 
 
 def configure(
@@ -27,7 +42,7 @@ def configure(
             handler.close()
     try:
         make_private_dir(logs_dir)
-        file_handler: logging.Handler = logging.handlers.RotatingFileHandler(
+        file_handler: logging.Handler = PrivateRotatingFileHandler(
             logs_dir / "memtray.log", maxBytes=1024 * 1024, backupCount=5, encoding="utf-8"
         )
         file_handler.setLevel(file_level)

@@ -7,7 +7,15 @@ which follow the archive through the :class:`Tier` hooks.
 Writes to a session happen under that session's lock (threads and processes). An append is written to
 the archive first (committed), then to history.json (atomic rename), then recorded as done; if a process
 dies in between, the next writer of the session replays what the archive has and the file lacks, so an
-acknowledged message is never lost and never doubled.
+acknowledged message is never lost and never doubled. A write that fails cleanly (a full disk) takes back
+its archive rows, so a message the call did not acknowledge is not stored half-way.
+
+A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.is_private`): its
+messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
+
+:meth:`Memory.forget_message` removes one message from history.json, the archive and FTS (the pages are
+overwritten, ``secure_delete``), calls every tier's ``message_forgotten`` hook, and deletes the session's
+summary and cursor so the next summary run rebuilds it from what remains.
 """
 
 from __future__ import annotations
@@ -29,16 +37,17 @@ from engine import settings as settings_mod
 from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.compaction import CompactResult
+from engine.diskerrors import file_errors
 from engine.embedders.hashing import HashEmbedder
 from engine.errormemory import ErrorMemory
-from engine.errors import InvalidInput, SessionNotFound
+from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.importers import ImportedSession, ImportReport
 from engine.locks import SessionLocks
 from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.search import Hit
-from engine.sessions import SessionInfo
+from engine.sessions import SessionInfo, is_private
 from engine.settings import Settings
 from engine.store import Store
 
@@ -61,6 +70,13 @@ class Tier(Protocol):
 
     def session_cleared(self, conn: Connection, session: str) -> None:
         """Called inside the transaction that deletes a session's archive (reset, remove)."""
+
+    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
+        """Called inside the transaction that deletes one archived message (forget, or an append undone).
+
+        The tier drops everything it derived from the message (its vector, index entries); a tier with
+        nothing to drop does nothing. Indexes rebuilt later must not bring the message back.
+        """
 
     def wait_idle(self, timeout: float | None) -> bool:
         """Block until background work is done; False if the timeout passed first."""
@@ -165,6 +181,7 @@ class Memory:
                     history_bytes=self.files.size(self.paths.history_file(sid)),
                     summary_updated=session_files.mtime(self.paths.summary_file(sid)),
                     temporary=temporary,
+                    private=is_private(sid),
                 )
             )
         infos.sort(key=lambda info: (info.last_activity, info.id), reverse=True)
@@ -198,10 +215,13 @@ class Memory:
         if not create:
             self._require(session)
         with self.locks.hold(session):
-            self.paths.session_dir(session).mkdir(parents=True, exist_ok=True, mode=0o700)
+            with file_errors("the session folder"):
+                self.paths.session_dir(session).mkdir(parents=True, exist_ok=True, mode=0o700)
             return self._append_locked(session, batch)
 
     def _append_locked(self, session: str, batch: list[Message]) -> list[Message]:
+        if is_private(session):
+            return self._append_private(session, batch)
         now = self.clock()
         records = self._read_or_rebuild(session)
         with self.store.write() as conn:
@@ -217,7 +237,12 @@ class Memory:
             for tier in self.tiers:
                 tier.messages_added(conn, [m for m in stored if m.id is not None])
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
-        size = self.files.append(self.paths.history_file(session), new_records)
+        try:
+            with file_errors(f"history.json of session {session}"):
+                size = self.files.append(self.paths.history_file(session), new_records)
+        except EngineError:
+            self._undo_append(session, [i for i in ids if i is not None])
+            raise
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (see _pending): one write transaction per append instead of two.
         if size > self._settings.max_history_bytes:
@@ -230,6 +255,49 @@ class Memory:
                     )
             self._compact_locked(session)
         return stored
+
+    def _undo_append(self, session: str, ids: list[int]) -> None:
+        """Take back the archive rows of an append whose history.json write failed (not acknowledged)."""
+        try:
+            with self.store.write() as conn:
+                # Not secure_delete here: overwriting the text needs free space, which may be what is lacking.
+                conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+                try:
+                    for message_id in ids:
+                        for tier in self.tiers:
+                            tier.message_forgotten(conn, session, message_id)
+                    conn.execute(
+                        text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
+                        {"s": session, "lo": min(ids, default=0), "hi": max(ids, default=-1)},
+                    )
+                finally:
+                    conn.exec_driver_sql("PRAGMA secure_delete=ON")
+        except EngineError as exc:
+            log.warning(
+                "could not take back %d archived messages of session %s after a failed write (%s); "
+                "they will be written to history.json by the next write",
+                len(ids),
+                session,
+                exc,
+            )
+
+    def _append_private(self, session: str, batch: list[Message]) -> list[Message]:
+        """A temporary chat's append: history.json only; trimmed (not archived) past the size limit."""
+        path = self.paths.history_file(session)
+        with file_errors(f"history.json of session {session}"):
+            try:
+                records = self.files.read(path)
+            except HistoryUnreadable:
+                self.files.quarantine(path, self.clock())
+                records = []
+            size = self.files.append(path, [to_record(m) for m in batch])
+            if size > self._settings.max_history_bytes:
+                records = self.files.read(path)
+                cut = compaction.plan_cut(records, size, self._settings.max_history_bytes)
+                if cut:
+                    self.files.write(path, records[cut:])
+                    log.info("trimmed %d messages of temporary chat %s (not archived)", cut, session)
+        return [Message(m.role, m.content, m.send_at, m.sender, None, session) for m in batch]
 
     def _backfill(
         self, conn: Connection, session: str, records: list[Any], meta: archive.Meta, now: int
@@ -286,17 +354,24 @@ class Memory:
         return missing
 
     def _repair_locked(self, session: str) -> list[Any]:
-        """history.json's records after replaying an interrupted append, if there was one."""
+        """history.json's records after finishing an interrupted compaction or append, if there was one."""
         records = self._read_or_rebuild(session)
+        if is_private(session):
+            return records
         with self.store.read() as conn:
             meta = archive.meta(conn, session)
             interrupted = archive.rows_from(conn, session, meta.hot_last_id + 1)
+            hot = archive.rows_from(conn, session, meta.start_id) if meta.start_id else []
+        if meta.start_id:
+            done = [m for m in hot if (m.id or 0) <= meta.hot_last_id]
+            records = self._finish_compaction(session, records, done)
         if not interrupted:
             return records
         with self.store.write() as conn:
             replay = self._pending(conn, session, archive.meta(conn, session), records)
         if replay:
-            self.files.append(self.paths.history_file(session), [to_record(m) for m in replay])
+            with file_errors(f"history.json of session {session}"):
+                self.files.append(self.paths.history_file(session), [to_record(m) for m in replay])
             with self.store.write() as conn:
                 current = archive.meta(conn, session)
                 archive.save_meta(
@@ -305,16 +380,46 @@ class Memory:
             records = self.files.read(self.paths.history_file(session))
         return records
 
+    def _finish_compaction(self, session: str, records: list[Any], hot: list[Message]) -> list[Any]:
+        """Trim history.json to the cut when a compaction was interrupted after it moved the cut.
+
+        The cut is committed before history.json is rewritten; a process killed in between leaves the file
+        with messages from before the cut at its start. They are archived, so they are dropped here, but
+        only when the file's newest messages match the archive's (else the file is left as it is).
+        """
+        textual = [
+            i for i, r in enumerate(records) if (m := from_record(r)) is not None and m.content.strip()
+        ]
+        hot_count = len([m for m in hot if m.content.strip()])
+        excess = len(textual) - hot_count
+        if excess <= 0 or hot_count == 0:
+            return records
+        kept = [from_record(records[i]) for i in textual[excess:]]
+        if [(m.role, m.content) for m in kept if m is not None] != [(m.role, m.content) for m in hot]:
+            return records
+        remaining = records[textual[excess] :]
+        with file_errors(f"history.json of session {session}"):
+            self.files.write(self.paths.history_file(session), remaining)
+        log.warning(
+            "finished an interrupted compaction of session %s: %d archived messages left history.json",
+            session,
+            len(records) - len(remaining),
+        )
+        return remaining
+
     def _read_or_rebuild(self, session: str) -> list[Any]:
         """The session's history.json records; an unreadable or lost file is rebuilt from the archive."""
         path = self.paths.history_file(session)
         try:
             records = self.files.read(path)
         except HistoryUnreadable:
-            self.files.quarantine(path, self.clock())
+            with file_errors(f"history.json of session {session}"):
+                self.files.quarantine(path, self.clock())
         else:
             if records or path.exists():
                 return records
+        if is_private(session):
+            return []
         with self.store.read() as conn:
             meta = archive.meta(conn, session)
             rows = archive.rows_from(conn, session, meta.start_id) if archive.has_rows(conn, session) else []
@@ -322,7 +427,8 @@ class Memory:
             return []
         records = [to_record(m) for m in rows]
         if rows:
-            self.files.write(path, records)
+            with file_errors(f"history.json of session {session}"):
+                self.files.write(path, records)
             log.warning(
                 "rebuilt history.json of session %s from the archive (%d messages)", session, len(rows)
             )
@@ -507,6 +613,13 @@ class Memory:
         records = self._repair_locked(session)
         before = self.files.size(path)
         cut = compaction.plan_cut(records, before, self._settings.max_history_bytes)
+        if is_private(session):
+            after = before
+            if cut:
+                with file_errors(f"history.json of session {session}"):
+                    after = self.files.write(path, records[cut:])
+            elapsed = time.perf_counter() - started
+            return CompactResult(session, cut, len(records) - cut, before, after, 0, elapsed)
         if cut == 0:
             for tier in self.tiers:
                 tier.session_compacted(session, self.compaction_cut(session))
@@ -548,7 +661,8 @@ class Memory:
             archive.save_meta(
                 conn, session, archive.Meta(start_at or meta.start_at, start_id, meta.hot_last_id)
             )
-        after = self.files.write(path, remaining)
+        with file_errors(f"history.json of session {session}"):
+            after = self.files.write(path, remaining)
         for tier in self.tiers:
             tier.session_compacted(session, start_id)
         elapsed = time.perf_counter() - started
@@ -562,6 +676,43 @@ class Memory:
             elapsed,
         )
         return CompactResult(session, cut, len(remaining), before, after, start_at, elapsed)
+
+    def forget_message(self, message_id: int) -> Message:
+        """Forget one archived message everywhere: history.json, the archive, FTS and every tier.
+
+        The deleted rows are overwritten (``secure_delete``), the FTS indexes are merged so no old segment
+        keeps the words, and the write-ahead log is truncated. The session's summary.json and cursor are
+        deleted so the next summary run rebuilds the summary from what remains. history.json is changed
+        first, so repeating a forget that was interrupted finishes it.
+
+        Returns:
+            The forgotten message.
+
+        Raises:
+            NotFound: no archived message has this id.
+        """
+        with self.store.read() as conn:
+            found = archive.by_ids(conn, [message_id]).get(message_id)
+        if found is None or found.session is None:
+            raise NotFound(f"no message #{message_id}")
+        session = found.session
+        with self.locks.hold(session):
+            records = self._repair_locked(session)
+            with self.store.read() as conn:
+                rows = archive.rows_from(conn, session, archive.meta(conn, session).start_id)
+            index = _record_index(records, rows, found)
+            if index is not None:
+                with file_errors(f"history.json of session {session}"):
+                    self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
+            with self.store.write() as conn:
+                for tier in self.tiers:
+                    tier.message_forgotten(conn, session, message_id)
+                conn.execute(text("DELETE FROM messages WHERE id = :i"), {"i": message_id})
+            self.store.scrub()
+            with file_errors(f"the summary of session {session}"):
+                session_files.mark_summary_stale(self.paths, session)
+        log.info("forgot message #%d of session %s; its summary will be rebuilt", message_id, session)
+        return found
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
         """Clear a session's history and archive; keep summary.json and the cursor unless asked.
@@ -646,6 +797,30 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _record_index(records: list[Any], rows: list[Message], target: Message) -> int | None:
+    """The index in ``records`` of the archived message ``target``, or None if history.json lacks it.
+
+    history.json's text messages are the archive's newest rows (from the cut on), so they are matched
+    from the end; the match is confirmed by role and text.
+    """
+    textual = [i for i, r in enumerate(records) if (m := from_record(r)) is not None and m.content.strip()]
+    for index, row in zip(reversed(textual), reversed(rows), strict=False):
+        if row.id == target.id:
+            message = from_record(records[index])
+            if message is not None and (message.role, message.content) == (target.role, target.content):
+                return index
+            break
+    for index in reversed(textual):
+        message = from_record(records[index])
+        if message is not None and (message.role, message.content, message.send_at) == (
+            target.role,
+            target.content,
+            target.send_at,
+        ):
+            return index
+    return None
 
 
 def _attach_ids(session: str, messages: list[Message], rows: Iterable[Message]) -> list[Message]:

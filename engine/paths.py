@@ -25,6 +25,8 @@ from engine.errors import InvalidSessionId
 
 HOME_ENV = "MEMTRAY_HOME"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Names Windows reserves for devices, with or without an extension (``con``, ``NUL.txt``, ``com1``).
+_WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 
 
 def default_home() -> Path:
@@ -40,9 +42,17 @@ def validate_session_id(session_id: str) -> str:
 
     Raises:
         InvalidSessionId: for an empty id, one longer than 128 characters, or one with characters other
-            than letters, digits, ``.``, ``_`` and ``-`` (so no ``/``, ``\\``, ``:``, NUL or ``..``).
+            than letters, digits, ``.``, ``_`` and ``-`` (so no ``/``, ``\\``, ``:``, NUL or ``..``); also
+            a name Windows reserves for a device (``con``, ``nul.txt``) or one ending in ``.``, which
+            Windows would silently change.
     """
-    if not isinstance(session_id, str) or not _SESSION_ID.match(session_id) or ".." in session_id:
+    if (
+        not isinstance(session_id, str)
+        or not _SESSION_ID.match(session_id)
+        or ".." in session_id
+        or session_id.endswith(".")
+        or _WINDOWS_DEVICE.match(session_id)
+    ):
         shown = repr(session_id)[:80]
         raise InvalidSessionId(
             f"invalid session id {shown}: use 1-128 letters, digits, '.', '_' or '-', starting with a "

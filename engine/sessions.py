@@ -11,6 +11,17 @@ from engine.paths import Paths, validate_session_id
 
 TEMP_PREFIX = "temp-"
 TEMP_IDLE_NS = 30 * 60 * 1_000_000_000
+PRIVATE_PREFIX = "priv-"
+"""A temporary chat: history.json only; never archived, embedded, summarized or searched."""
+
+
+def is_private(session_id: str) -> bool:
+    """True for a temporary chat (``priv-<id>``): its messages never reach the archive or any other tier.
+
+    Every tier checks this before it stores anything about a session (the vectors, the summarizer); the
+    facade itself never writes a private session's messages to SQLite.
+    """
+    return session_id.startswith(PRIVATE_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,7 @@ class SessionInfo:
         history_bytes: the size of history.json.
         summary_updated: Unix ns when summary.json last changed, 0 if there is none.
         temporary: a ``temp-`` session (subagents; cleaned when idle).
+        private: a ``priv-`` session, a temporary chat that is never archived (see :func:`is_private`).
     """
 
     id: str
@@ -34,6 +46,7 @@ class SessionInfo:
     history_bytes: int
     summary_updated: int
     temporary: bool
+    private: bool = False
 
     @property
     def total_messages(self) -> int:
@@ -78,6 +91,16 @@ def remove_files(paths: Paths, session_id: str, *, keep_summary: bool) -> None:
     if not keep_summary:
         paths.summary_file(session_id).unlink(missing_ok=True)
         paths.cursor_file(session_id).unlink(missing_ok=True)
+
+
+def mark_summary_stale(paths: Paths, session_id: str) -> None:
+    """Delete summary.json and its cursor so the next summary run rebuilds it from what remains.
+
+    Used when a message is forgotten: the old summary may mention it. Deleting only the cursor would not
+    do, since a summary without a cursor just gets its cursor set (seed step 1) and is kept.
+    """
+    paths.summary_file(session_id).unlink(missing_ok=True)
+    paths.cursor_file(session_id).unlink(missing_ok=True)
 
 
 def remove_folder(paths: Paths, session_id: str) -> None:

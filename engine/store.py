@@ -3,11 +3,18 @@
 One file, ``<home>/.store/history.db``, in WAL mode. Writers open ``BEGIN IMMEDIATE`` transactions so two
 processes (the tray app and a CLI) queue on the write lock for up to the busy timeout instead of failing
 on a lock upgrade; readers see a consistent snapshot. SQLite's own errors become :mod:`engine.errors`.
+
+The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
+files the database's mode. ``secure_delete`` is on, so a deleted message's text is overwritten, and
+:meth:`Store.scrub` merges the FTS indexes and truncates the WAL after a message is forgotten. A database
+that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.repair`) moves
+it aside and rebuilds it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +31,7 @@ from engine.errors import CorruptStore, StorageError, StoreLocked
 log = logging.getLogger("memtray.store")
 
 BUSY_TIMEOUT_MS = 30_000
+REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the sessions' history files"
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,7 @@ def _translate(exc: BaseException | None) -> StorageError:
     if "locked" in message or "busy" in message:
         return StoreLocked("the memory store is busy in another program; try again in a moment")
     if "not a database" in message or "malformed" in message or "corrupt" in message:
-        return CorruptStore(f"the memory database is damaged ({exc})")
+        return CorruptStore(f"the memory database is damaged ({exc}); {REPAIR_HINT}")
     if "full" in message:
         return StorageError("the disk is full: memtray could not save")
     if "readonly" in message or "read-only" in message or "permission" in message:
@@ -105,6 +113,7 @@ def _make_engine(path: Path, begin: str) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA temp_store=MEMORY")
         cursor.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS5 merges and large sessions
+        cursor.execute("PRAGMA secure_delete=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -119,6 +128,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        make_private_file(path)
         self.features = probe_features()
         if not self.features.fts5:
             log.warning(
@@ -138,7 +148,8 @@ class Store:
                 self.fts_tables = set(migrations.ensure_fts(conn, self.features.tokenizers))
                 check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
         if check != "ok":
-            raise CorruptStore(f"the memory database failed its check: {check}")
+            self.close()
+            raise CorruptStore(f"the memory database is damaged (its check says: {check}); {REPAIR_HINT}")
         if applied:
             log.info("database %s migrated: %s", path, ", ".join(applied))
 
@@ -169,6 +180,32 @@ class Store:
                     {"k": key, "v": value},
                 )
 
+    def scrub(self) -> None:
+        """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""
+        with self.write() as conn:
+            for table in sorted(self.fts_tables):
+                conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        with translated_errors():
+            raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
+            try:
+                raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+            finally:
+                raw.close()
+
     def close(self) -> None:
         self._write.dispose()
         self._read.dispose()
+
+
+def make_private_file(path: Path) -> None:
+    """Create ``path`` empty and owner-only if it is missing; make the database's files owner-only."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        if os.name == "posix":
+            for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+                candidate = path.with_name(name)
+                if candidate.exists() and candidate.stat().st_mode & 0o077:
+                    os.chmod(candidate, 0o600)
+    except OSError as exc:
+        raise StorageError(f"memtray cannot create its database {path} ({exc.strerror or exc})") from exc

@@ -1,7 +1,8 @@
 """The ``memtray`` command line (without Qt): parse, run one command, turn errors into one line.
 
 Output goes to stdout; errors go to stderr as one line with a non-zero exit status (1 for an error the
-user can act on, 2 for a usage mistake). A traceback means a bug.
+user can act on, 2 for a usage mistake). A bug is logged with its traceback and reported as one
+``internal error`` line (exit 1); the tests treat that line as a failure.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ log = logging.getLogger("memtray.cli")
 def main(argv: list[str] | None = None) -> int:
     """Run one CLI command; return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage mistake (2, already explained on stderr)
+        return exc.code if isinstance(exc.code, int) else 2
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -33,3 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: one line for the user, the traceback in the log
+        if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
+            log.exception("internal error in %s", getattr(args, "handler", None))
+        sys.stderr.write(
+            f"memtray: internal error ({type(exc).__name__}: {exc}); this is a bug, see the log\n"
+        )
+        return 1

@@ -62,6 +62,8 @@ def read(path: Path, session: str | None = None) -> ReadResult:
                     record = json.loads(raw.decode("utf-8"))
                 except (UnicodeDecodeError, ValueError) as exc:
                     raise ImportFormatError(f"line {number}: not valid JSON ({exc})", number) from exc
+                except RecursionError as exc:
+                    raise ImportFormatError(f"line {number}: JSON nested too deeply", number) from exc
                 messages.append(parse_record(record, number))
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc

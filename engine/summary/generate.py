@@ -18,13 +18,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.errors import GeminiTimeout, NoApiKey, SummarizerError
 from engine.gemini import FALLBACK_MODEL, Gemini
 from engine.keys import NO_KEY
 from engine.messages import Message
 from engine.paths import Paths
+from engine.redact import redact
 from engine.settings import Settings
 from engine.summary import files, prompts
 from engine.summary.chunks import chunk
@@ -103,6 +104,8 @@ def generate(
         return GenerateResult(session, cursor=cursor)
     if gemini is None:
         raise NoApiKey(NO_KEY)
+    if settings.redact_secrets:  # keys, tokens and passwords never leave the machine
+        new = [replace(m, content=redact(m.content)) for m in new]
     timeout = float(settings.agent_send_timeout_seconds)
     pruned = prune(gemini, settings.decision_model, session, new, running, timeout)
     running = pruned.summary

@@ -18,7 +18,8 @@ from engine import usage
 from engine.errors import EngineError, NoApiKey
 from engine.gemini import ClientFactory, Gemini, UsageEvent
 from engine.keys import NO_KEY, Keys
-from engine.sessions import TEMP_PREFIX, mtime, session_ids
+from engine.redact import redact
+from engine.sessions import TEMP_PREFIX, is_private, mtime, session_ids
 from engine.summary import decide, files
 from engine.summary.context import TurnContext, assemble
 from engine.summary.generate import GenerateResult, generate
@@ -127,12 +128,12 @@ class Summaries:
         return files.read_cursor(self.mem.paths, session)
 
     def pending(self) -> list[str]:
-        """Sessions to summarize: not ``temp-``, with a history.json newer than summary.json (or no
+        """Sessions to summarize: not ``temp-`` nor a private chat, with a history.json newer than summary.json (or no
         summary.json), least recently summarized first."""
         paths = self.mem.paths
         found = []
         for sid in session_ids(paths):
-            if sid.startswith(TEMP_PREFIX):
+            if sid.startswith(TEMP_PREFIX) or is_private(sid):
                 continue
             history = mtime(paths.history_file(sid))
             summary = mtime(paths.summary_file(sid))
@@ -239,7 +240,7 @@ class Summaries:
             self.gemini() if not summary.is_empty else None,
             self.mem.settings.decision_model,
             session,
-            request,
+            redact(request) if self.mem.settings.redact_secrets else request,
             summary,
             self.relevance_timeout_s,
         )

@@ -236,3 +236,28 @@ def test_reset_with_summary_aborts_when_the_summary_fails(smem: Memory, fake: Fa
     result = smem.summaries.reset_with_summary("s")
     assert result.summary_kept and smem.history("s") == []
     assert smem.summaries.load("s").current_discussion.topic == "kept"
+
+
+SECRET = "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+
+
+def test_secrets_are_redacted_before_they_reach_gemini(smem: Memory, fake: FakeGemini) -> None:
+    smem.append(
+        "cli-s",
+        [Message("user", f"my key is {SECRET}, keep it", T0), Message("assistant", "noted", T0 + SECOND)],
+    )
+    fake.reply_json(summary_json())
+    smem.summaries.generate("cli-s")
+    sent = fake.calls()[-1].text()
+    assert SECRET not in sent and "[REDACTED:" in sent and "keep it" in sent
+    smem.update_settings(redact_secrets=False)
+    smem.append("cli-s", [Message("user", f"again {SECRET}", T0 + 5 * SECOND)])
+    fake.reply_json(summary_json())
+    smem.summaries.generate("cli-s")
+    assert SECRET in fake.calls()[-1].text()  # the user turned redaction off
+
+
+def test_private_chats_are_never_summarized(smem: Memory) -> None:
+    smem.append("priv-1", [Message("user", "off the record", T0)])
+    smem.append("cli-on", [Message("user", "on the record", T0)])
+    assert smem.summaries.pending() == ["cli-on"]

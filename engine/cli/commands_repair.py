@@ -1,0 +1,49 @@
+"""CLI command: repair (rebuild a damaged database from what can still be read)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from engine.cli.output import write
+from engine.logs import configure
+from engine.paths import Paths
+from engine.repair import check, repair
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = commands.add_parser(
+        "repair",
+        help="check the database; if it is damaged, move it aside and rebuild it",
+        description="Check the memory database. If it is damaged, move it aside (history.db.corrupt-<time>), "
+        "salvage the messages that can still be read, and restore every session's recent messages from its "
+        "history.json. Archived messages on damaged pages cannot be recovered. Close the tray app first.",
+    )
+    p.add_argument("--check", action="store_true", help="only check; change nothing")
+    p.set_defaults(handler=cmd_repair)
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    paths = Paths.resolve(getattr(args, "home", None))
+    configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
+    if args.check:
+        problem = check(paths)
+        write(problem or "the memory database is fine")
+        return 1 if problem else 0
+    report = repair(paths)
+    if not report.damaged:
+        write("the memory database is fine; nothing to repair")
+        return 0
+    assert report.moved_to is not None
+    write(f"the damaged database was moved aside to {report.moved_to}")
+    write(
+        f"rebuilt: {report.salvaged} messages salvaged from it, {report.restored} restored from the "
+        f"history.json of {report.sessions} session(s)"
+    )
+    write(
+        "messages that were only in the damaged archive (compacted out of history.json) could not be "
+        "recovered; the vectors will be rebuilt"
+    )
+    if report.unreadable:
+        write(f"history.json unreadable too, not restored: {', '.join(report.unreadable)}")
+    return 0

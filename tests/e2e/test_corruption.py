@@ -1,0 +1,165 @@
+"""Damaged files: each is detected, reported in one line, and recovered where the data exists elsewhere."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from engine import Memory, Message
+from engine.cli import main
+from engine.errors import CorruptStore
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = 1_700_000_000 * 1_000_000_000
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def fill(home: Path) -> dict[str, list[str]]:
+    """Two sessions, one compacted; returns each session's history.json contents."""
+    with Memory.open(home) as mem:
+        mem.update_settings(max_history_bytes=8192)
+        for n in range(30):
+            mem.append(
+                "cli-long",
+                [
+                    Message("user", f"long q{n} " + "x" * 300, T0 + 2 * n),
+                    Message("assistant", f"long a{n}", T0 + 2 * n + 1),
+                ],
+            )
+        mem.append(
+            "cli-short", [Message("user", "short hello", T0), Message("assistant", "short reply", T0 + 1)]
+        )
+        assert mem.compaction_cut("cli-long") > 0
+        return {s: [m.content for m in mem.history(s)] for s in ("cli-long", "cli-short")}
+
+
+def archive_contents(mem: Memory, session: str) -> list[str]:
+    with mem.store.read() as conn:
+        q = text("SELECT content FROM messages WHERE session_id = :s ORDER BY id")
+        return [r[0] for r in conn.execute(q, {"s": session})]
+
+
+def test_a_truncated_history_file_is_rebuilt_from_the_archive_and_kept_aside(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    hot = fill(home)
+    path = home / "sessions" / "cli-long" / "history.json"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    code, out, err = run_cli("--home", str(home), "history", "--session", "cli-long", "--json")
+    assert code == 0 and "moved aside" in err and "rebuilt history.json" in err  # told, in words
+    assert [m["content"] for m in json.loads(out)] == hot["cli-long"]
+    kept = list(path.parent.glob("history.json.corrupt-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == data[: len(data) // 2]
+    assert [r["content"] for r in json.loads(path.read_text())] == hot["cli-long"]
+
+
+def test_a_truncated_summary_does_not_break_the_session_list(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    fill(home)
+    summary = home / "sessions" / "cli-short" / "summary.json"
+    summary.write_text('{"key_decisions": ["Do: be br')
+    code, out, err = run_cli("--home", str(home), "sessions", "--json")
+    assert code == 0 and err == ""
+    assert {s["id"] for s in json.loads(out)} == {"cli-long", "cli-short"}
+    with Memory.open(home) as mem:
+        assert [m.content for m in mem.history("cli-short")] == ["short hello", "short reply"]
+        mem.append("cli-short", [Message("user", "still works", T0 + 5)])
+    assert summary.read_text() == '{"key_decisions": ["Do: be br'  # left for the summarizer to replace
+
+
+def garbage_header(db: Path) -> None:
+    with db.open("r+b") as f:
+        f.write(b"this is not sqlite at all" * 4)
+
+
+def truncated(db: Path) -> None:
+    size = db.stat().st_size
+    with db.open("r+b") as f:
+        f.truncate(size // 2 + 100)
+
+
+def garbage_pages(db: Path) -> None:
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    rng = random.Random(3)
+    for number in range(2, len(data) // page, 3):  # every third page after the first
+        start = number * page
+        data[start : start + page] = rng.randbytes(page)
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [garbage_header, truncated, garbage_pages])
+def test_a_damaged_database_is_reported_in_words_and_repaired(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    home = tmp_path / "home"
+    hot = fill(home)
+    db = home / ".store" / "history.db"
+    assert not (home / ".store" / "history.db-wal").exists()  # closed cleanly: everything is in the file
+    damage(db)
+    for _ in range(2):  # the same answer every time: no crash loop, nothing changed
+        code, out, err = run_cli("--home", str(home), "sessions")
+        assert code == 1 and out == ""
+        assert err.count("\n") == 1 and "damaged" in err and "memtray repair" in err
+        assert "Traceback" not in err and "internal error" not in err
+    with pytest.raises(CorruptStore):
+        Memory.open(home)
+    code, out, _ = run_cli("--home", str(home), "repair", "--check")
+    assert code == 1 and "damaged" in out
+
+    code, out, err = run_cli("--home", str(home), "repair")
+    assert code == 0, err
+    assert "moved aside" in out and "could not be recovered" in out
+    assert len(list((home / ".store").glob("history.db.corrupt-*"))) >= 1
+    with Memory.open(home) as mem:
+        for session, contents in hot.items():
+            assert [m.content for m in mem.history(session)] == contents
+            archived = archive_contents(mem, session)
+            assert archived[-len(contents) :] == contents  # history.json is the archive's newest part
+            assert all(n == 1 for n in Counter(archived).values())
+            assert mem.history(session)[0].id == mem.compaction_cut(session)
+        assert mem.search("short", match="keyword", session="cli-short")
+        mem.append("cli-long", [Message("user", "after the repair", T0 + 999)])
+    code, out, _ = run_cli("--home", str(home), "repair")
+    assert code == 0 and "fine" in out
+
+
+def test_the_cli_says_the_database_is_damaged_in_one_line_from_a_real_process(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    fill(home)
+    garbage_header(home / ".store" / "history.db")
+    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    expected = [("sessions", 1), ("search", 1), ("repair", 0), ("sessions", 0)]
+    for command, status in expected:
+        args = [command, "hello", "--match", "keyword"] if command == "search" else [command]
+        done = subprocess.run(
+            [sys.executable, "-c", code, "--home", str(home), *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == status, done.stderr
+        assert "Traceback" not in done.stderr
+        if status == 1:
+            assert done.stderr.count("\n") == 1 and "memtray repair" in done.stderr
+        if command == "repair":
+            assert "moved aside" in done.stdout
+        elif status == 0:
+            assert "cli-long" in done.stdout

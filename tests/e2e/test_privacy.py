@@ -1,0 +1,186 @@
+"""Privacy: owner-only files, temporary chats that are never archived, and forgetting a message."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from engine import Memory, Message
+from engine.errors import NotFound
+from tests.leakcheck import assert_absent, files_containing
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = 1_700_000_000 * 1_000_000_000
+
+
+def cli(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, "--home", str(home), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        preexec_fn=lambda: os.umask(0o022),  # a usual desktop umask: files would be world-readable
+    )
+
+
+def wide_entries(home: Path) -> list[str]:
+    """Every path under (and including) ``home`` that group or others may read, write or enter."""
+    found = []
+    for path in [home, *home.rglob("*")]:
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            continue
+        if mode & 0o077:
+            found.append(f"{path.relative_to(home.parent)} {stat.filemode(mode)}")
+    return found
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_every_file_memtray_creates_is_owner_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    jsonl = tmp_path / "chat.jsonl"
+    jsonl.write_text(
+        "".join(
+            f'{{"role":"{r}","content":"{r} {n} {"y" * 900}"}}\n'
+            for n in range(6)
+            for r in ("user", "assistant")
+        )
+    )
+    steps = [
+        ("config", "max_history_bytes", "4096"),
+        ("import", "jsonl", str(jsonl), "--session", "cli-a"),  # compacted on the way
+        ("export", "--session", "cli-a", "--format", "jsonl", "-o", str(home / "export.jsonl")),
+        ("append", "--session", "priv-chat", "--role", "user", "--content", "off the record"),
+    ]
+    for step in steps:
+        done = cli(home, *step)
+        assert done.returncode == 0, (step, done.stderr)
+    (home / "sessions" / "cli-a" / "history.json").write_text("[{broken")  # quarantined and rebuilt
+    assert cli(home, "history", "--session", "cli-a").returncode == 0
+    old = os.umask(0o022)
+    try:
+        with Memory.open(home) as mem:
+            mem.append("py-session", [Message("user", "from python", T0)])
+            mem.compact("cli-a")
+    finally:
+        os.umask(old)
+    names = {p.name for p in home.rglob("*")}
+    assert {"history.db", "memtray.log", "history.json", "export.jsonl"} <= names
+    assert any(n.startswith("history.json.corrupt-") for n in names)
+    assert any(n.endswith(".lock") for n in names)
+    assert wide_entries(home) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_an_existing_world_readable_database_is_made_private(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Memory.open(home).close()
+    db = home / ".store" / "history.db"
+    os.chmod(db, 0o644)
+    Memory.open(home).close()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+
+
+def test_a_temporary_chat_is_never_archived(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        mem.update_settings(max_history_bytes=4096)
+        stored = mem.append("priv-1", [Message("user", "secret plan zebracorn", T0)])
+        assert stored[0].id is None and stored[0].session == "priv-1"
+        for n in range(20):
+            mem.append(
+                "priv-1",
+                [Message("user", f"q{n} " + "a" * 400, T0 + n), Message("assistant", "b" * 400, T0 + n)],
+            )
+        mem.append("cli-normal", [Message("user", "zebracorn elsewhere", T0)])
+        history = mem.history("priv-1")
+        assert 0 < len(history) < 41  # trimmed at the size limit, not archived
+        assert all(m.id is None for m in history)
+        with mem.store.read() as conn:
+            for table in ("messages", "message_meta", "sessions"):
+                count = conn.execute(
+                    text(
+                        f"SELECT COUNT(*) FROM {table} WHERE {'id' if table == 'sessions' else 'session_id'} = 'priv-1'"
+                    )
+                ).scalar_one()
+                assert count == 0, table
+        hits = mem.search("zebracorn", match="keyword")
+        assert [h.message.session for h in hits] == ["cli-normal"]
+        info = {i.id: i for i in mem.sessions()}
+        assert info["priv-1"].private and not info["cli-normal"].private
+        mem.reset("priv-1")
+        assert mem.history("priv-1") == []
+    assert files_containing(home / ".store", "secret plan zebracorn") == []
+
+
+def test_forgetting_a_message_removes_it_from_every_tier(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    secret = "my-unique-secret-quokkafig-42"
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.forgotten: list[tuple[str, int]] = []
+
+        def messages_added(self, conn: object, messages: object) -> None: ...
+        def session_compacted(self, session: str, start_id: int) -> None: ...
+        def session_cleared(self, conn: object, session: str) -> None: ...
+        def message_forgotten(self, conn: object, session: str, message_id: int) -> None:
+            self.forgotten.append((session, message_id))
+
+        def wait_idle(self, timeout: float | None) -> bool:
+            return True
+
+        def close(self) -> None: ...
+
+    with Memory.open(home) as mem:
+        recorder = Recorder()
+        mem.tiers.append(recorder)  # type: ignore[arg-type]
+        mem.update_settings(max_history_bytes=4096)
+        ids = []
+        for n in range(12):  # some of them compacted out of history.json, some still in it
+            stored = mem.append(
+                "cli-f",
+                [
+                    Message(
+                        "user", f"question {n} {secret if n in (2, 10) else ''} " + "q" * 300, T0 + 2 * n
+                    ),
+                    Message("assistant", f"answer {n} " + "a" * 300, T0 + 2 * n + 1),
+                ],
+            )
+            ids.append(stored[0].id)
+        cut = mem.compaction_cut("cli-f")
+        old_id, hot_id = ids[2], ids[10]
+        assert old_id is not None and hot_id is not None and old_id < cut <= hot_id
+        summary = home / "sessions" / "cli-f" / "summary.json"
+        summary.write_text('{"key_decisions": ["mentions ' + secret + '"]}')
+        (home / "sessions" / "cli-f" / ".summary_cursor").write_text("2024-01-01 00:00:00")
+        before = [m.content for m in mem.history("cli-f")]
+
+        forgotten = mem.forget_message(hot_id)
+        assert secret in forgotten.content
+        mem.forget_message(old_id)
+        with pytest.raises(NotFound):
+            mem.forget_message(old_id)
+
+        after = [m.content for m in mem.history("cli-f")]
+        assert after == [c for c in before if secret not in c]
+        assert mem.search(secret.split("-")[3], match="keyword") == []  # quokkafig
+        assert recorder.forgotten == [("cli-f", hot_id), ("cli-f", old_id)]
+        assert not summary.exists() and not (home / "sessions" / "cli-f" / ".summary_cursor").exists()
+        with mem.store.read() as conn:
+            rows = conn.execute(text("SELECT content FROM messages WHERE session_id='cli-f'")).all()
+        assert len(rows) == 22 and not any(secret in r[0] for r in rows)
+        ids_after = [m.id for m in mem.history("cli-f")]
+        assert None not in ids_after and hot_id not in ids_after
+        mem.append("cli-f", [Message("user", "later", T0 + 100)])  # the session still works
+    assert_absent(home, secret)
+    assert_absent(home, "quokkafig")
