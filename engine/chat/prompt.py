@@ -11,9 +11,13 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.summary.context import ContextMessage, TurnContext
+from engine.summary.context import ContextMessage, TurnContext, assemble
+from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
 
 SYSTEM_PROMPT = """\
 You are a helpful assistant in memtray, a chat app that keeps a memory of this conversation on the \
@@ -25,6 +29,13 @@ tool before answering; say so plainly when nothing is found.
 - When a tool fails, look for past fixes with error_history (mode=search); remember a confirmed, \
 non-trivial fix with error_history (mode=write).
 - Answer in the language the user writes in. Format answers in Markdown when it helps."""
+
+
+def context_for(mem: Memory, session: str, request: str) -> TurnContext:
+    """The memory's turn context; a session that does not exist yet has no window and no summary."""
+    if mem.exists(session):
+        return mem.turn_context(session, request)
+    return assemble(session, request, [], None, False, mem.clock(), PRIOR_CONTEXT_GUIDANCE)
 
 
 def system_instruction(context: TurnContext, base: str = SYSTEM_PROMPT) -> str:

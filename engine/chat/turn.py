@@ -47,9 +47,8 @@ from engine.gemini import (
 from engine.keys import Keys
 from engine.messages import Message
 from engine.paths import validate_session_id
-from engine.summary.context import TurnContext, assemble
+from engine.summary.context import TurnContext
 from engine.summary.hygiene import strip_reply
-from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
 from engine.tools.registry import Tool, by_name, memory_tools
 
 if TYPE_CHECKING:
@@ -254,9 +253,7 @@ class Chat:
 
     def context(self, session: str, request: str) -> TurnContext:
         """The memory's turn context (a session that does not exist yet has no window and no summary)."""
-        if self.mem.exists(session):
-            return self.mem.turn_context(session, request)
-        return assemble(session, request, [], None, False, self.mem.clock(), PRIOR_CONTEXT_GUIDANCE)
+        return prompt.context_for(self.mem, session, request)
 
     # -- one request ------------------------------------------------------------------------------
 

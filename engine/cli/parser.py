@@ -9,6 +9,7 @@ from engine.cli import (
     commands_config,
     commands_errors,
     commands_io,
+    commands_mcp,
     commands_search,
     commands_sessions,
     commands_summary,
@@ -24,6 +25,7 @@ COMMAND_MODULES: list[Register] = [
     commands_config.register,
     commands_summary.register,
     commands_errors.register,
+    commands_mcp.register,
 ]
 
 

@@ -32,10 +32,13 @@ class Tool:
     Attributes:
         declaration: ``{"name", "description", "parameters"}`` (JSON schema).
         run: ``(mem, session, args) -> text for the model``; raises when the call failed.
+        needs_session: whether it works on the conversation's session (the chat loop passes its own;
+            the MCP server adds a ``session`` argument).
     """
 
     declaration: Mapping[str, Any]
     run: Runner
+    needs_session: bool = False
 
     @property
     def name(self) -> str:
@@ -62,7 +65,7 @@ def _chat_history_tool() -> Tool | None:
     if importlib.util.find_spec("engine.tools.chat_history") is None:
         return None
     module = importlib.import_module("engine.tools.chat_history")
-    return Tool(module.DECLARATION, module.execute)
+    return Tool(module.DECLARATION, module.execute, needs_session=True)
 
 
 def memory_tools() -> list[Tool]:
