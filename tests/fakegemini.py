@@ -79,6 +79,15 @@ def fake_vector(text: str, dim: int) -> list[float]:
     return [v / norm for v in values]
 
 
+def one_try_client(api_key: str, base_url: str) -> Any:
+    """A real google-genai client that does not retry (a scripted 429 is answered once)."""
+    from engine.gemini import make_client
+
+    return make_client(
+        api_key, base_url=base_url, attempts=1, initial_delay_s=0.01, max_delay_s=0.01, jitter_s=0
+    )
+
+
 class FakeGemini:
     """The server. Use as a context manager; ``url`` is its base URL."""
 

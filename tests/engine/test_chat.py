@@ -20,20 +20,12 @@ from engine.errors import (
     StorageError,
     TurnCancelled,
 )
-from engine.gemini import make_client
 from engine.keys import Keys
 from engine.tools.registry import ERROR_HISTORY, Tool, memory_tools
 from tests.engine.conftest import FakeClock
-from tests.fakegemini import FakeGemini, Request
+from tests.fakegemini import FakeGemini, Request, one_try_client
 
 SESSION = "chat-test"
-
-
-def one_try_client(api_key: str, base_url: str) -> Any:
-    """A real client that does not retry (a scripted 429 is answered once)."""
-    return make_client(
-        api_key, base_url=base_url, attempts=1, initial_delay_s=0.01, max_delay_s=0.01, jitter_s=0
-    )
 
 
 @pytest.fixture
