@@ -12,7 +12,8 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    optional engine parts (semantic search, summaries, error memory, key store) are found through
    :mod:`desktop.seams`, and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
-   banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`).
+   banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`). The tray's "New chat" and
+   "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
 6. ``timers``: the state refresh (every 60 s) and the summary scheduler's tick (every 30 s, on the
    network pool) start once the memory is open.
 
@@ -31,10 +32,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import PySide6
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from desktop import crash, qtlog, refguard, seams
+from desktop.chat.window import ChatWindow
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
@@ -45,6 +47,7 @@ from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
+from engine.chat import new_session_id
 from engine.logs import configure
 from engine.paths import Paths
 
@@ -92,6 +95,7 @@ class Memtray(QObject):
         self.tray: Tray | None = None
         self.viewer: ViewerWindow | None = None
         self.settings_window: SettingsWindow | None = None
+        self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
         self.tick_timer = QTimer(self)
@@ -122,6 +126,7 @@ class Memtray(QObject):
             self.tray = Tray(self.state, app_icon(), self)
             self.tray.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
             self.tray.search_requested.connect(lambda: self.show_viewer("search"))
+            self.tray.chat_requested.connect(self.show_chat)
             self.tray.summarize_requested.connect(self.operations.summarize_now)
             self.tray.compact_requested.connect(self.operations.compact)
             self.tray.reset_requested.connect(self._on_reset_requested)
@@ -186,6 +191,24 @@ class Memtray(QObject):
             self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
+
+    def show_chat(self, session: str | None = None) -> ChatWindow | None:
+        """The chat window of ``session`` (None: a new conversation); None before the memory is open."""
+        mem = self.state.memory
+        if mem is None:
+            return None
+        is_new = session is None
+        sid = session if session is not None else new_session_id(mem.clock())
+        window = self.chat_windows.get(sid)
+        if window is None:
+            window = ChatWindow(self.state, sid, is_new=is_new)
+            window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            window.turn_did_finish.connect(self.state.refresh)
+            window.destroyed.connect(lambda _obj=None, sid=sid: self.chat_windows.pop(sid, None))
+            self.shutting_down.connect(window.close)
+            self.chat_windows[sid] = window
+        window.present()
+        return window
 
     def show_settings(self) -> SettingsWindow:
         if self.settings_window is None:

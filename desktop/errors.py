@@ -54,6 +54,10 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = f"The memory could not be read or written ({detail}). Check free disk space and permissions."
     elif isinstance(exc, e.VectorIndexError):
         text = f"Search by meaning is not available right now ({detail}). Keyword search still works."
+    elif isinstance(exc, e.TurnCancelled):
+        text = "The reply was stopped. Nothing was saved."
+    elif isinstance(exc, e.EmptyReply):
+        text = "Gemini gave no answer to show (it may have been blocked). Nothing was saved."
     elif isinstance(exc, e.NoApiKey):
         text = "No Gemini API key is set. Add one in Settings (or set GEMINI_API_KEY)."
     elif isinstance(exc, e.AuthError):

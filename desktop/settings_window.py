@@ -105,6 +105,9 @@ class SettingsWindow(QWidget):
         self.summary_model = QComboBox()
         self.summary_model.setEditable(True)
         self.summary_model.addItems(MODELS)
+        self.chat_model = QComboBox()
+        self.chat_model.setEditable(True)
+        self.chat_model.addItems(MODELS)
         self.decision_model = QComboBox()
         self.decision_model.setEditable(True)
         self.decision_model.addItems(("", *MODELS))
@@ -140,6 +143,7 @@ class SettingsWindow(QWidget):
         form.addRow("", self.key_status)
         form.addRow("Summary model", self.summary_model)
         form.addRow("Decision model", self.decision_model)
+        form.addRow("Chat model", self.chat_model)
         form.addRow("Reply language", self.reply_lang)
         memory = QGroupBox("Memory")
         form2 = QFormLayout(memory)
@@ -181,6 +185,7 @@ class SettingsWindow(QWidget):
         s = self.state.snapshot.settings
         self.summary_model.setCurrentText(s.summary_model)
         self.decision_model.setCurrentText(s.decision_model)
+        self.chat_model.setCurrentText(s.chat_model)
         _set_combo(self.reply_lang, s.reply_lang)
         self.window_messages.setValue(s.max_history_messages)
         self.history_kib.setValue(max(4, s.max_history_bytes // 1024))
@@ -196,6 +201,7 @@ class SettingsWindow(QWidget):
         return {
             "summary_model": self.summary_model.currentText().strip(),
             "decision_model": self.decision_model.currentText().strip(),
+            "chat_model": self.chat_model.currentText().strip() or Settings().chat_model,
             "reply_lang": self.reply_lang.currentData(),
             "max_history_messages": self.window_messages.value(),
             "max_history_bytes": self.history_kib.value() * 1024,

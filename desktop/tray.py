@@ -1,7 +1,7 @@
 """The tray icon and its menu.
 
 The menu is rebuilt each time it opens, from :class:`desktop.state.AppState` only: opening it never
-reads the database or a file. Every item emits a request signal; :mod:`desktop.app` connects them to the
+reads the database or a file. "New chat" and "Continue ▸ <recent session>" open the chat window. Every item emits a request signal; :mod:`desktop.app` connects them to the
 viewer, the settings window and :class:`desktop.operations.Operations`.
 """
 
@@ -57,6 +57,7 @@ class Tray(QObject):
     Signals:
         open_sessions_requested(): "Open sessions…".
         search_requested(): "Search…".
+        chat_requested(object): "New chat" (None) or "Continue ▸ <session>" (the session id).
         summarize_requested(): "Summarize now".
         compact_requested(object): a session id, or None for every session.
         reset_requested(str): a session id (the confirmation comes next).
@@ -67,6 +68,7 @@ class Tray(QObject):
 
     open_sessions_requested = Signal()
     search_requested = Signal()
+    chat_requested = Signal(object)
     summarize_requested = Signal()
     compact_requested = Signal(object)
     reset_requested = Signal(str)
@@ -106,6 +108,13 @@ class Tray(QObject):
         ready = self.state.memory is not None
         self._add(menu, "Open sessions…", self.open_sessions_requested.emit, "open-sessions", ready)
         self._add(menu, "Search…", self.search_requested.emit, "search", ready)
+        recent = self.state.recent_sessions()
+        self._add(menu, "New chat", lambda: self.chat_requested.emit(None), "new-chat", ready)
+        chat = menu.addMenu("Continue")
+        chat.setObjectName("continue-menu")
+        chat.setEnabled(ready and bool(recent))
+        for info in recent:
+            self._add(chat, info.id, lambda sid=info.id: self.chat_requested.emit(sid), f"continue:{info.id}")
         menu.addSeparator()
         summarize = self._add(
             menu,
@@ -116,7 +125,6 @@ class Tray(QObject):
         )
         if self.state.summaries is None:
             summarize.setToolTip("The summarizer is not part of this build")
-        recent = self.state.recent_sessions()
         compact = menu.addMenu("Compact")
         compact.setObjectName("compact-menu")
         compact.setEnabled(ready and bool(recent))

@@ -23,7 +23,9 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── AuthError             the key was refused
     │   ├── QuotaExceeded         rate limit or quota (HTTP 429)
     │   ├── GeminiTimeout         no answer in time
-    │   └── GeminiUnavailable     network down or a server error (5xx)
+    │   ├── GeminiUnavailable     network down or a server error (5xx)
+    │   └── EmptyReply            the chat model answered with no text (blocked, or only leaked context)
+    ├── TurnCancelled             a chat turn was stopped by the user; nothing was saved
     └── KeyringUnavailable        no secure key store on this machine
 """
 
@@ -120,6 +122,14 @@ class GeminiTimeout(SummarizerError):
 
 class GeminiUnavailable(SummarizerError):
     """Gemini could not be reached, or answered with a server error."""
+
+
+class EmptyReply(SummarizerError):
+    """The chat model's final answer had no text to show (blocked, empty, or only leaked context)."""
+
+
+class TurnCancelled(EngineError):
+    """A chat turn was stopped before it finished; nothing was saved."""
 
 
 class KeyringUnavailable(EngineError):

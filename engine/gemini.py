@@ -155,6 +155,11 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
         raise
 
 
+def usage_of(response: Any) -> Usage:
+    """The tokens a response (or a streamed chunk) reports; zeros when it says nothing."""
+    return _usage_of(response)
+
+
 def _usage_of(response: Any) -> Usage:
     meta = getattr(response, "usage_metadata", None)
     if meta is None:

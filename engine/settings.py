@@ -29,6 +29,7 @@ class Settings:
         max_history_bytes: history.json is compacted to 80 % when it grows past this many bytes.
         agent_send_timeout_seconds: timeout of one LLM call (and of one session's summary run).
         summary_model: the Gemini model that writes summaries.
+        chat_model: the Gemini model of the chat window.
         decision_model: the small Gemini model for noise pruning and relevance; empty turns both off.
         reply_lang: ``auto`` (the conversation's language, Chinese as Traditional Chinese) or a tag (``en``).
         gemini_base_url: empty for Google's endpoint; tests point it at a fake server on loopback.
@@ -42,6 +43,7 @@ class Settings:
     max_history_bytes: int = 4 * 1024 * 1024
     agent_send_timeout_seconds: int = 600
     summary_model: str = "gemini-2.5-flash"
+    chat_model: str = "gemini-2.5-flash"
     decision_model: str = "gemini-2.5-flash-lite"
     reply_lang: str = "auto"
     gemini_base_url: str = ""

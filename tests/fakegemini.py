@@ -7,6 +7,7 @@ It speaks the shapes of platform-notes.md §6 (``generateContent``, ``streamGene
         fake.reply_text('{"a": 1}')               # next generateContent answers this text
         fake.reply_error(429, "quota")            # the one after fails with HTTP 429
         fake.reply_function_call("chat_history", {"keyword": "x"})
+        fake.reply_stream(["Hel", "lo"], gate=event)  # "Hel" is sent, "lo" only once event is set
         client = make_client("test-key", base_url=fake.url, attempts=1)
 
 With nothing scripted, ``generateContent`` answers with ``fake.default_text`` and embeddings are
@@ -56,6 +57,7 @@ class Reply:
     payload: dict[str, Any] = field(default_factory=dict)
     delay: float = 0.0
     chunks: list[dict[str, Any]] | None = None
+    gate: threading.Event | None = None  # a gated stream sends its first chunk, then waits for this
 
 
 def _candidate(parts: list[dict[str, Any]], prompt_tokens: int = 10, out_tokens: int = 5) -> dict[str, Any]:
@@ -75,6 +77,15 @@ def fake_vector(text: str, dim: int) -> list[float]:
     values = [((seed[i % len(seed)] + i * 7) % 255) / 127.0 - 1.0 for i in range(dim)]
     norm = sum(v * v for v in values) ** 0.5 or 1.0
     return [v / norm for v in values]
+
+
+def one_try_client(api_key: str, base_url: str) -> Any:
+    """A real google-genai client that does not retry (a scripted 429 is answered once)."""
+    from engine.gemini import make_client
+
+    return make_client(
+        api_key, base_url=base_url, attempts=1, initial_delay_s=0.01, max_delay_s=0.01, jitter_s=0
+    )
 
 
 class FakeGemini:
@@ -127,11 +138,19 @@ class FakeGemini:
     def reply_function_call(self, name: str, args: dict[str, Any]) -> None:
         self._push(Reply(payload=_candidate([{"functionCall": {"name": name, "args": args}}])))
 
-    def reply_stream(self, pieces: list[str], *, delay: float = 0.0) -> None:
+    def reply_stream(
+        self, pieces: list[str], *, delay: float = 0.0, gate: threading.Event | None = None
+    ) -> None:
+        """A streamed answer in ``pieces``; with a ``gate``, the rest waits after the first piece."""
         chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}}]} for p in pieces]
         if chunks:
             chunks[-1]["candidates"][0]["finishReason"] = "STOP"
-        self._push(Reply(chunks=chunks, delay=delay))
+            chunks[-1]["usageMetadata"] = {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": len(pieces),
+                "totalTokenCount": 10 + len(pieces),
+            }
+        self._push(Reply(chunks=chunks, delay=delay, gate=gate))
 
     def reply_error(self, status: int, message: str = "error", *, delay: float = 0.0) -> None:
         statuses = {
@@ -203,6 +222,9 @@ class FakeGemini:
             self._send(handler, 200, {"totalTokens": max(1, len(request.text()) // 4)})
             return
         reply = scripted or Reply(payload=_candidate([{"text": self.default_text}]))
+        if method == "streamGenerateContent" and reply.status == 200 and reply.gate is not None:
+            self._send_gated(handler, reply.chunks or [reply.payload], reply.gate)
+            return
         if method == "streamGenerateContent" and reply.status == 200:
             chunks = reply.chunks or [reply.payload]
             data = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in chunks)
@@ -212,6 +234,22 @@ class FakeGemini:
             text = "".join(c["candidates"][0]["content"]["parts"][0]["text"] for c in reply.chunks)
             reply = Reply(payload=_candidate([{"text": text}]))
         self._send(handler, reply.status, reply.payload)
+
+    def _send_gated(
+        self, handler: BaseHTTPRequestHandler, chunks: list[dict[str, Any]], gate: threading.Event
+    ) -> None:
+        """Stream the first chunk, wait for ``gate``, then the rest (HTTP/1.0: the body ends at close)."""
+        try:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/event-stream")
+            handler.end_headers()
+            for i, chunk in enumerate(chunks):
+                if i == 1:
+                    gate.wait(30)
+                handler.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n")
+                handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
 
     def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
         self._send_raw(handler, status, json.dumps(payload).encode("utf-8"), "application/json")

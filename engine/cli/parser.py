@@ -9,6 +9,7 @@ from engine.cli import (
     commands_config,
     commands_errors,
     commands_io,
+    commands_mcp,
     commands_repair,
     commands_search,
     commands_sessions,
@@ -26,6 +27,7 @@ COMMAND_MODULES: list[Register] = [
     commands_summary.register,
     commands_errors.register,
     commands_repair.register,
+    commands_mcp.register,
 ]
 
 

@@ -1,0 +1,1 @@
+"""The chat window: a conversation with Gemini that the memory takes part in (:mod:`engine.chat`)."""
