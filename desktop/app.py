@@ -13,8 +13,9 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    :mod:`desktop.seams`, and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`).
-6. ``timers``: the state refresh (every 60 s) and the summary scheduler's tick (every 30 s, on the
-   network pool) start once the memory is open.
+6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
+   memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
+   summaries every quarter hour on the network pool, the error purge and temp cleanup on the store worker.
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`. Each subsystem connected its
 own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
@@ -38,6 +39,7 @@ from desktop import crash, qtlog, refguard, seams
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
+from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
 from desktop.single import SingleInstance
 from desktop.state import AppState
@@ -45,8 +47,11 @@ from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
+from engine.keys import Keys
 from engine.logs import configure
 from engine.paths import Paths
+from engine.summary import Summaries
+from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.desktop.app")
 
@@ -78,11 +83,13 @@ class Memtray(QObject):
         *,
         tray_available: bool | None = None,
         open_memory: Callable[[Path], Memory] = Memory.open,
+        keys: Keys | None = None,
     ) -> None:
         super().__init__()
         self.app = app
         self.paths = paths
         self.open_memory = open_memory
+        self.keys = keys or Keys()
         self.tray_available = (
             QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
         )
@@ -95,7 +102,7 @@ class Memtray(QObject):
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
         self.tick_timer = QTimer(self)
-        self._ticking = False
+        self.scheduler: SummaryScheduler | None = None
         self._stopped = False
 
     # -- boot -------------------------------------------------------------------------------------
@@ -146,23 +153,28 @@ class Memtray(QObject):
         if self._stopped:
             mem.close()
             return
-        summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store()
+        if "summaries" not in vars(mem):  # the summarizer shares the app's keys ("use for this session")
+            mem.summaries = Summaries(mem, keys=self.keys)
+        summaries, errors = seams.summaries_of(mem), seams.errors_of(mem)
+        keys = seams.key_store(mem.summaries.keys)
         semantic = seams.has_semantic(mem)
         log.info(
-            "memory: open at %s (semantic search %s, summaries %s, error memory %s, key store %s)",
+            "memory: open at %s (semantic search %s, summaries %s, error memory %s)",
             mem.paths.home,
-            *("yes" if x else "no" for x in (semantic, summaries, errors, keys)),
+            *("yes" if x else "no" for x in (semantic, summaries, errors)),
         )
         self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()
         if summaries is not None:
+            self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
             self.tick_timer.start()
             log.info(
-                "timers: state refresh every %d s, summary scheduler every %d s",
+                "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
                 REFRESH_MS // 1000,
                 TICK_MS // 1000,
+                f"{self.scheduler.next_run():%H:%M}",
             )
         else:
             log.info("timers: state refresh every %d s (no summarizer in this build)", REFRESH_MS // 1000)
@@ -206,8 +218,7 @@ class Memtray(QObject):
 
     def _on_operation_did_finish(self, outcome: Outcome) -> None:
         self._report(outcome)
-        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
-            self.viewer.summary.show_session(self.viewer.summary.session)
+        self._reload_summary()
 
     def _report(self, outcome: Outcome) -> None:
         if self.tray is not None:
@@ -218,19 +229,19 @@ class Memtray(QObject):
     # -- scheduler --------------------------------------------------------------------------------
 
     def _on_tick_timeout(self) -> None:
-        summaries = self.state.summaries
-        if summaries is None or self._ticking or self.state.summaries_paused:
+        """Run the due jobs: each only submits work to a pool, so the GUI thread does not wait."""
+        if self.scheduler is not None and not self._stopped:
+            self.scheduler.tick()
+
+    def _on_scheduled_run_done(self) -> None:
+        if self._stopped:
             return
-        self._ticking = True
-        self.runner.run_query(summaries.tick, self._on_tick_done, self._on_tick_failed, pool="network")
-
-    def _on_tick_done(self, _result: object) -> None:
-        self._ticking = False
         self.state.refresh()
+        self._reload_summary()
 
-    def _on_tick_failed(self, exc: BaseException) -> None:
-        self._ticking = False
-        log.warning("summary scheduler tick failed: %s", exc)
+    def _reload_summary(self) -> None:
+        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
+            self.viewer.summary.show_session(self.viewer.summary.session)
 
     # -- shutdown ---------------------------------------------------------------------------------
 
