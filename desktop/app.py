@@ -9,8 +9,9 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    asks it to show its window and exits (:mod:`desktop.single`).
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
-   optional engine parts (semantic search, summaries, error memory, key store) are found through
-   :mod:`desktop.seams`, and the first snapshot is read.
+   summarizer gets the app's :class:`engine.keys.Keys` (so a key "for this session only" reaches it),
+   the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
+   when the engine has it), and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`).
 6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
