@@ -9,13 +9,15 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    asks it to show its window and exits (:mod:`desktop.single`).
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
-   optional engine parts (semantic search, summaries, error memory, key store) are found through
-   :mod:`desktop.seams`, and the first snapshot is read.
+   summarizer gets the app's :class:`engine.keys.Keys` (so a key "for this session only" reaches it),
+   the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
+   when the engine has it), and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`). The tray's "New chat" and
    "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
-6. ``timers``: the state refresh (every 60 s) and the summary scheduler's tick (every 30 s, on the
-   network pool) start once the memory is open.
+6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
+   memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
+   summaries every quarter hour on the network pool, the error purge and temp cleanup on the store worker.
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`. Each subsystem connected its
 own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
@@ -40,6 +42,7 @@ from desktop.chat.window import ChatWindow
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
+from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
 from desktop.single import SingleInstance
 from desktop.state import AppState
@@ -47,9 +50,12 @@ from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
-from engine.chat import new_session_id
+from engine.chat import Chat, new_session_id
+from engine.keys import Keys
 from engine.logs import configure
 from engine.paths import Paths
+from engine.summary import Summaries
+from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.desktop.app")
 
@@ -81,11 +87,13 @@ class Memtray(QObject):
         *,
         tray_available: bool | None = None,
         open_memory: Callable[[Path], Memory] = Memory.open,
+        keys: Keys | None = None,
     ) -> None:
         super().__init__()
         self.app = app
         self.paths = paths
         self.open_memory = open_memory
+        self.keys = keys or Keys()
         self.tray_available = (
             QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
         )
@@ -99,7 +107,7 @@ class Memtray(QObject):
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
         self.tick_timer = QTimer(self)
-        self._ticking = False
+        self.scheduler: SummaryScheduler | None = None
         self._stopped = False
 
     # -- boot -------------------------------------------------------------------------------------
@@ -151,23 +159,28 @@ class Memtray(QObject):
         if self._stopped:
             mem.close()
             return
-        summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store()
+        if "summaries" not in vars(mem):  # the summarizer shares the app's keys ("use for this session")
+            mem.summaries = Summaries(mem, keys=self.keys)
+        summaries, errors = seams.summaries_of(mem), seams.errors_of(mem)
+        keys = seams.key_store(mem.summaries.keys)
         semantic = seams.has_semantic(mem)
         log.info(
-            "memory: open at %s (semantic search %s, summaries %s, error memory %s, key store %s)",
+            "memory: open at %s (semantic search %s, summaries %s, error memory %s)",
             mem.paths.home,
-            *("yes" if x else "no" for x in (semantic, summaries, errors, keys)),
+            *("yes" if x else "no" for x in (semantic, summaries, errors)),
         )
         self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()
         if summaries is not None:
+            self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
             self.tick_timer.start()
             log.info(
-                "timers: state refresh every %d s, summary scheduler every %d s",
+                "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
                 REFRESH_MS // 1000,
                 TICK_MS // 1000,
+                f"{self.scheduler.next_run():%H:%M}",
             )
         else:
             log.info("timers: state refresh every %d s (no summarizer in this build)", REFRESH_MS // 1000)
@@ -201,7 +214,8 @@ class Memtray(QObject):
         sid = session if session is not None else new_session_id(mem.clock())
         window = self.chat_windows.get(sid)
         if window is None:
-            window = ChatWindow(self.state, sid, is_new=is_new)
+            keys = self.keys  # the app's key store: a key "for this session only" reaches the chat too
+            window = ChatWindow(self.state, sid, is_new=is_new, chat_factory=lambda mem: Chat(mem, keys=keys))
             window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             window.turn_did_finish.connect(self.state.refresh)
             window.destroyed.connect(lambda _obj=None, sid=sid: self.chat_windows.pop(sid, None))
@@ -229,8 +243,7 @@ class Memtray(QObject):
 
     def _on_operation_did_finish(self, outcome: Outcome) -> None:
         self._report(outcome)
-        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
-            self.viewer.summary.show_session(self.viewer.summary.session)
+        self._reload_summary()
 
     def _report(self, outcome: Outcome) -> None:
         if self.tray is not None:
@@ -241,19 +254,19 @@ class Memtray(QObject):
     # -- scheduler --------------------------------------------------------------------------------
 
     def _on_tick_timeout(self) -> None:
-        summaries = self.state.summaries
-        if summaries is None or self._ticking or self.state.summaries_paused:
+        """Run the due jobs: each only submits work to a pool, so the GUI thread does not wait."""
+        if self.scheduler is not None and not self._stopped:
+            self.scheduler.tick()
+
+    def _on_scheduled_run_done(self) -> None:
+        if self._stopped:
             return
-        self._ticking = True
-        self.runner.run_query(summaries.tick, self._on_tick_done, self._on_tick_failed, pool="network")
-
-    def _on_tick_done(self, _result: object) -> None:
-        self._ticking = False
         self.state.refresh()
+        self._reload_summary()
 
-    def _on_tick_failed(self, exc: BaseException) -> None:
-        self._ticking = False
-        log.warning("summary scheduler tick failed: %s", exc)
+    def _reload_summary(self) -> None:
+        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
+            self.viewer.summary.show_session(self.viewer.summary.session)
 
     # -- shutdown ---------------------------------------------------------------------------------
 

@@ -72,8 +72,9 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = f"The summary could not be written: {detail}."
     elif isinstance(exc, e.KeyringUnavailable):
         text = (
-            "This computer has no secure key store, so the key cannot be saved. Set GEMINI_API_KEY in "
-            "the environment instead."
+            "This computer has no secure key store (OS keyring), so the key cannot be saved, and memtray "
+            "never saves it in plain text. Use it for this session only, or set GEMINI_API_KEY in the "
+            "environment."
         )
     elif isinstance(exc, e.EngineError):
         text = detail or type(exc).__name__
@@ -96,3 +97,26 @@ def _os_error(exc: OSError) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return f"memtray is not allowed to use a file{where}. Check the folder's permissions."
     return f"A file could not be used{where}: {exc.strerror or exc}."
+
+
+def describe_key_test(exc: BaseException) -> UserMessage:
+    """What the settings window's "Test" button says when its one call to Gemini failed."""
+    e = engine_errors
+    title = "The key test failed"
+    if isinstance(exc, e.NoApiKey):
+        return UserMessage(title, "There is no key to test: paste one first, or save one.")
+    if isinstance(exc, e.AuthError):
+        return UserMessage(
+            title,
+            "Gemini refused this key (it is wrong, was revoked, or is not enabled for the Gemini API). "
+            "Copy the whole key again from Google AI Studio.",
+        )
+    if isinstance(exc, e.QuotaExceeded):
+        return UserMessage(
+            title,
+            "Gemini accepted the key, but its rate limit or quota is used up right now. Summaries wait "
+            "and try again later; check the quota in Google AI Studio if this lasts.",
+        )
+    if isinstance(exc, e.SummarizerError) and "404" in str(exc):
+        return UserMessage(title, f"Gemini does not know the summary model: {exc}. Check the model name.")
+    return describe(exc, "testing the key")

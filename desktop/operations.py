@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from desktop.errors import describe
 from desktop.state import AppState
 from engine import CompactResult, ResetResult
+from engine.errors import EngineError, NoApiKey
+from engine.summary import GenerateResult
 
 log = logging.getLogger("memtray.desktop.operations")
 
@@ -61,6 +63,38 @@ def reset_words(result: ResetResult, seconds: float) -> Outcome:
         f"Reset {result.session}",
         f"{result.messages_deleted:,} messages deleted; {kept} ({seconds:.1f} s).",
     )
+
+
+def _one_summary(result: object) -> str:
+    if not isinstance(result, GenerateResult):
+        return "summarized"
+    if result.bootstrapped:
+        return "its existing summary was kept; messages after it are summarized from now on"
+    if not result.considered:
+        return "nothing new to summarize"
+    if not result.chunks:
+        return f"{result.considered:,} new messages were small talk; the summary is unchanged"
+    parts = "1 part" if result.chunks == 1 else f"{result.chunks} parts"
+    return f"{result.considered:,} new messages merged into the summary ({parts})"
+
+
+def summary_words(
+    session: str | None, results: list[object], failed: list[tuple[str, BaseException]], seconds: float
+) -> Outcome:
+    """Say what "Summarize now" did (one session, or every pending one)."""
+    took = f"{seconds:.1f} s"
+    if session:
+        return Outcome(f"Summarized {session}", f"{_one_summary(results[0]).capitalize()} ({took}).")
+    count = len(results)
+    if count:
+        text = f"{count} session{'s' if count != 1 else ''} summarized in {took}."
+    else:
+        text = "No session was summarized." if failed else "Every summary is up to date."
+    if not failed:
+        return Outcome("Summaries", text)
+    names = ", ".join(sid for sid, _ in failed)
+    why = describe(failed[0][1]).text
+    return Outcome("Summaries", f"{text} Failed: {names}. {why}", ok=False)
 
 
 def _size(n: int) -> str:
@@ -162,7 +196,11 @@ class Operations(QObject):
     # -- summaries --------------------------------------------------------------------------------
 
     def summarize_now(self, session: str | None = None) -> None:
-        """Summarize ``session``, or every session with new messages, on the network pool."""
+        """Summarize ``session``, or every session with new messages, on the network pool.
+
+        One session: its failure is the outcome. Every pending session: one failing session does not stop
+        the others (the outcome names it), but a missing key stops the run at once.
+        """
         summaries = self.state.summaries
         if summaries is None:
             self.operation_did_finish.emit(
@@ -170,28 +208,28 @@ class Operations(QObject):
             )
             return
 
-        def op() -> tuple[int, float]:
+        def op() -> tuple[list[object], list[tuple[str, BaseException]], float]:
             started = time.perf_counter()
-            targets = [session] if session else summaries.pending()
-            for sid in targets:
-                summaries.generate(sid)
-            return len(targets), time.perf_counter() - started
-
-        def on_success(res: tuple[int, float]) -> None:
-            count, seconds = res
-            text = (
-                f"{count} session{'s' if count != 1 else ''} summarized in {seconds:.1f} s."
-                if count
-                else "Every summary is up to date."
-            )
-            self._done(Outcome("Summaries", text))
+            if session:
+                return [summaries.generate(session)], [], time.perf_counter() - started
+            done: list[object] = []
+            failed: list[tuple[str, BaseException]] = []
+            for sid in summaries.pending():
+                try:
+                    done.append(summaries.generate(sid))
+                except NoApiKey:
+                    raise
+                except EngineError as exc:
+                    log.warning("summary of session %s failed: %s", sid, exc)
+                    failed.append((sid, exc))
+            return done, failed, time.perf_counter() - started
 
         self.runner.run_query(
             op,
-            on_success,
-            lambda exc: self._failed(exc, "summarizing"),
+            lambda res: self._done(summary_words(session, *res)),
+            lambda exc: self._failed(exc, f"summarizing {session}" if session else "summarizing"),
             pool="network",
-            label="Summarizing",
+            label=f"Summarizing {session}" if session else "Summarizing",
         )
 
     def set_summaries_paused(self, paused: bool) -> None:

@@ -1,36 +1,44 @@
-"""The small interfaces the desktop app uses for engine parts that land later, and their adapters.
+"""The small interfaces the desktop app uses for the engine's summarizer, error memory and key store.
 
-The viewer's summary panel, error-memory tab and the settings window's key field are built against the
-protocols here, not against the engine's classes, so they can be tested with fakes today and wired to the
-engine by adapting, not rewriting. Each ``*_of(mem)`` returns an adapter when the engine part exists
-and ``None`` when it does not (the app then leaves that piece out rather than showing a dead widget).
+The summary panel, the error-memory tab and the settings window's key field are built against the
+protocols here, not against the engine's classes, so they can be tested with fakes and keep their shape
+when the engine changes. The adapters translate the real engine APIs:
 
-What each adapter expects from the engine (duck-typed; dicts or objects with these names both work):
+- ``mem.summaries`` (:class:`engine.summary.Summaries`): ``load(session)`` → a :class:`Summary` (empty when
+  there is none), ``cursor(session)`` → ``YYYY-MM-DD HH:MM:SS`` local or ``""``, ``generate(session)``,
+  ``run_pending()``, ``pending()``, ``status()`` → :class:`SummaryStatus` (no last-run time: the adapter
+  remembers the runs it made, and the app adds the newest ``summary.json`` time it already knows).
+- ``mem.errors`` (:class:`engine.errormemory.ErrorMemory`): ``records(limit=)``, ``count()``,
+  ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; an
+  :class:`ErrorRecord`'s ``expires_at`` is in Unix **nanoseconds**.
+- :class:`engine.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
+  ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.gemini.make_client`.
 
-- ``mem.semantic`` present → ``Memory.search(match="semantic"|"hybrid")`` works.
-- ``mem.summaries``: ``load(session)`` → a summary with ``key_decisions`` (list of str),
-  ``past_discussions`` (list of {topic, description, direction, last_discussed}) and
-  ``current_discussion`` ({topic, description, perspectives, direction}), or None;
-  ``cursor(session)`` → Unix ns (or ``YYYY-MM-DD HH:MM:SS``), 0/None if never;
-  ``generate(session)``; ``pending()`` → session ids; ``status()`` → with ``last_run`` (Unix ns or None);
-  ``tick()`` → runs due scheduled jobs (called off the GUI thread).
-- ``mem.errors``: ``list(limit=)`` / ``search(query, limit=)`` → records with ``id``, ``tool_name``,
-  ``symptom``, ``action``, ``outcome``, ``cause``, ``keywords``, ``expire_at`` (Unix seconds);
-  ``forget(id_prefix)``.
-- ``engine.keys`` (module): ``status()`` → short text, ``set_key(value)``, ``delete_key()``,
-  ``test_key(settings)`` → short text after one real call.
+``mem.semantic`` present → ``Memory.search(match="semantic"|"hybrid")`` works (see :func:`has_semantic`).
+Every method of every adapter does I/O (SQLite, files, the keyring, the network): call it on a worker.
 """
 
 from __future__ import annotations
 
 import builtins
-import importlib
-import importlib.util
+import logging
+import threading
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from engine import Settings
+    from engine.errormemory import ErrorMemory, ErrorRecord
+    from engine.keys import Keys
+    from engine.summary import Summaries, Summary
+    from engine.summary.schema import CurrentDiscussion, PastDiscussion
+
+log = logging.getLogger("memtray.desktop.seams")
+
+KEY_TEST_PROMPT = "Reply with the single word OK."
+KEY_TEST_TIMEOUT_S = 30.0
 
 # -- plain views the widgets show ----------------------------------------------------------------
 
@@ -57,6 +65,23 @@ class SummaryView:
 
 
 @dataclass(frozen=True)
+class SummaryState:
+    """The summarizer as the tray tooltip tells it.
+
+    Attributes:
+        last_run: Unix ns of the last run this app made (None: none yet).
+        active: summaries run on the schedule (enabled and a key is available).
+        message: the engine's one line about why not, when not active.
+        running: sessions being summarized right now.
+    """
+
+    last_run: int | None = None
+    active: bool = True
+    message: str = ""
+    running: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ErrorRecordView:
     """One error-memory record as the table shows it."""
 
@@ -75,23 +100,41 @@ class ErrorRecordView:
         return max(0, int((self.expire_at - (now if now is not None else time.time())) // 86400))
 
 
+@dataclass(frozen=True)
+class KeyInfo:
+    """Where the Gemini key comes from, in words (never the key itself, at most a masked hint).
+
+    Attributes:
+        text: one or two sentences for the settings window.
+        source: ``env``, ``this-run``, ``keyring`` or ``none``.
+        secure_store: whether an OS keyring can store a key; False offers "use for this session only".
+        masked: e.g. ``AIza…1234`` when a key is available, else ``""``.
+    """
+
+    text: str
+    source: str = "none"
+    secure_store: bool = True
+    masked: str = ""
+
+
 # -- protocols the widgets use -----------------------------------------------------------------
 
 
 class SummarySource(Protocol):
-    """Summaries, as the summary panel and the tray need them. Every call runs on a worker."""
+    """Summaries, as the summary panel, the tray and the scheduler need them. Every call runs on a worker."""
 
     def load(self, session: str) -> SummaryView | None: ...
     def generate(self, session: str) -> object: ...
+    def run_pending(self) -> object: ...
     def pending(self) -> list[str]: ...
-    def last_run(self) -> int | None: ...
-    def tick(self) -> None: ...
+    def state(self) -> SummaryState: ...
 
 
 class ErrorSource(Protocol):
     """The error memory, as its tab needs it. Every call runs on a worker."""
 
     def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]: ...
+    def count(self) -> int: ...
     def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]: ...
     def forget(self, record_id: str) -> None: ...
 
@@ -99,43 +142,30 @@ class ErrorSource(Protocol):
 class KeyStore(Protocol):
     """The Gemini key, as the settings window needs it. Every call runs on a worker."""
 
-    def status(self) -> str: ...
-    def set_key(self, value: str) -> None: ...
-    def delete_key(self) -> None: ...
-    def test_key(self, settings: object) -> str: ...
+    def status(self) -> KeyInfo: ...
+    def set_key(self, value: str) -> KeyInfo: ...
+    def use_for_session(self, value: str) -> KeyInfo: ...
+    def delete_key(self) -> KeyInfo: ...
+    def test_key(self, settings: Settings, candidate: str = "") -> str: ...
 
 
-# -- adapters over the engine ------------------------------------------------------------------
+# -- summaries ---------------------------------------------------------------------------------
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _discussion(raw: Any) -> Discussion | None:
-    if not raw:
-        return None
-    topic = str(_get(raw, "topic", "") or "")
+def _discussion(raw: CurrentDiscussion | PastDiscussion) -> Discussion | None:
     found = Discussion(
-        topic=topic,
-        description=str(_get(raw, "description", "") or ""),
-        direction=str(_get(raw, "direction", "") or ""),
-        perspectives=str(_get(raw, "perspectives", "") or ""),
-        last_discussed=str(_get(raw, "last_discussed", "") or ""),
+        topic=raw.topic,
+        description=raw.description,
+        direction=raw.direction,
+        perspectives=getattr(raw, "perspectives", ""),
+        last_discussed=getattr(raw, "last_discussed", ""),
     )
     return found if any((found.topic, found.description, found.direction, found.perspectives)) else None
 
 
-def _ns(value: Any) -> int:
-    if value is None or value == "":
-        return 0
-    if isinstance(value, int | float):
-        return int(value)
-    if isinstance(value, datetime):
-        return int(value.timestamp() * 1e9)
-    text = str(value).strip()
+def cursor_ns(cursor: str) -> int:
+    """Unix ns of a summary cursor (``YYYY-MM-DD HH:MM:SS``, local time); 0 when empty or unreadable."""
+    text = cursor.strip()
     for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"):
         try:
             return int(datetime.strptime(text, fmt).astimezone().timestamp()) * 1_000_000_000
@@ -144,91 +174,170 @@ def _ns(value: Any) -> int:
     return 0
 
 
-def summary_view(raw: Any, cursor: Any = None) -> SummaryView | None:
-    """A :class:`SummaryView` from the engine's summary (a dict of summary.json or an object)."""
-    if raw is None:
+def summary_view(summary: Summary, cursor: str = "") -> SummaryView | None:
+    """A :class:`SummaryView` of the engine's summary; None when there is no summary and no cursor."""
+    if summary.is_empty and not cursor:
         return None
-    past = [d for d in (_discussion(p) for p in _get(raw, "past_discussions", []) or []) if d]
+    past = [d for d in (_discussion(p) for p in summary.past_discussions) if d]
     return SummaryView(
-        key_decisions=[str(k) for k in _get(raw, "key_decisions", []) or []],
-        current=_discussion(_get(raw, "current_discussion")),
+        key_decisions=list(summary.key_decisions),
+        current=_discussion(summary.current_discussion),
         past=past,
-        cursor_ns=_ns(cursor),
+        cursor_ns=cursor_ns(cursor),
     )
 
 
 class EngineSummaries:
-    """:class:`SummarySource` over ``mem.summaries``."""
+    """:class:`SummarySource` over ``mem.summaries``; remembers when this app last ran the summarizer."""
 
-    def __init__(self, part: Any) -> None:
-        self._part = part
+    def __init__(self, part: Summaries) -> None:
+        self.part = part
+        self._last_run: int | None = None
+        self._guard = threading.Lock()
 
     def load(self, session: str) -> SummaryView | None:
-        cursor = self._part.cursor(session) if hasattr(self._part, "cursor") else None
-        return summary_view(self._part.load(session), cursor)
+        return summary_view(self.part.load(session), self.part.cursor(session))
 
     def generate(self, session: str) -> object:
-        return self._part.generate(session)
+        try:
+            return self.part.generate(session)
+        finally:
+            self._ran()
+
+    def run_pending(self) -> object:
+        try:
+            return self.part.run_pending()
+        finally:
+            self._ran()
 
     def pending(self) -> list[str]:
-        return list(self._part.pending())
+        return list(self.part.pending())
 
-    def last_run(self) -> int | None:
-        status = self._part.status() if hasattr(self._part, "status") else None
-        value = _ns(_get(status, "last_run")) if status is not None else 0
-        return value or None
+    def state(self) -> SummaryState:
+        status = self.part.status()
+        with self._guard:
+            last = self._last_run
+        return SummaryState(last, status.active, "" if status.active else status.message, status.running)
 
-    def tick(self) -> None:
-        self._part.tick()
+    def _ran(self) -> None:
+        with self._guard:
+            self._last_run = time.time_ns()
 
 
-def error_view(raw: Any) -> ErrorRecordView:
-    keywords: Sequence[Any] = _get(raw, "keywords", ()) or ()
+# -- error memory ------------------------------------------------------------------------------
+
+
+def error_view(record: ErrorRecord) -> ErrorRecordView:
+    """The table's view of an engine :class:`ErrorRecord` (``expires_at`` ns → ``expire_at`` seconds)."""
     return ErrorRecordView(
-        id=str(_get(raw, "id", "")),
-        tool=str(_get(raw, "tool_name", "") or _get(raw, "tool", "") or ""),
-        symptom=str(_get(raw, "symptom", "") or ""),
-        action=str(_get(raw, "action", "") or ""),
-        outcome=str(_get(raw, "outcome", "") or ""),
-        cause=str(_get(raw, "cause", "") or ""),
-        keywords=tuple(str(k) for k in keywords),
-        expire_at=int(_get(raw, "expire_at", 0) or 0),
+        id=record.id,
+        tool=record.tool_name,
+        symptom=record.symptom,
+        action=record.action,
+        outcome=record.outcome,
+        cause=record.cause,
+        keywords=tuple(record.keywords),
+        expire_at=record.expires_at // 1_000_000_000 if record.expires_at else 0,
     )
 
 
 class EngineErrors:
     """:class:`ErrorSource` over ``mem.errors``."""
 
-    def __init__(self, part: Any) -> None:
-        self._part = part
+    def __init__(self, part: ErrorMemory) -> None:
+        self.part = part
 
     def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self._part.list(limit=limit)]
+        return [error_view(r) for r in self.part.records(limit=limit)]
+
+    def count(self) -> int:
+        return self.part.count()
 
     def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self._part.search(query, limit=limit)]
+        return [error_view(r) for r in self.part.search(query, limit=limit)]
 
     def forget(self, record_id: str) -> None:
-        self._part.forget(record_id)
+        self.part.forget(record_id)
+
+
+# -- the key -----------------------------------------------------------------------------------
+
+
+def mask(key: str) -> str:
+    """A hint of a key that does not give it away: ``AIza…1234`` (only ``…`` for a short key)."""
+    key = key.strip()
+    return f"{key[:4]}…{key[-4:]}" if len(key) >= 16 else "…"
 
 
 class EngineKeys:
-    """:class:`KeyStore` over the ``engine.keys`` module."""
+    """:class:`KeyStore` over one :class:`engine.keys.Keys` (the summarizer's own, so a key for this
+    session reaches it)."""
 
-    def __init__(self, module: Any) -> None:
-        self._module = module
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
 
-    def status(self) -> str:
-        return str(self._module.status())
+    def status(self) -> KeyInfo:
+        status = self.keys.status()
+        key = self.keys.get() if status.available else None
+        masked = mask(key) if key else ""
+        if status.source == "env":
+            text = f"The key comes from the GEMINI_API_KEY environment variable ({masked}); it wins over the keyring."
+        elif status.source == "this-run":
+            text = f"A key ({masked}) is used for this session only: it is forgotten when memtray quits."
+        elif status.source == "keyring":
+            text = f"A key ({masked}) is stored in the OS keyring ({status.backend.rsplit('.', 2)[-2]})."
+        elif status.secure_store:
+            text = "No key is stored. Paste one and press Save key; it goes to the OS keyring."
+        else:
+            text = (
+                "This computer has no secure key store (OS keyring), and memtray never saves the key in "
+                "plain text. Paste a key and press “Use for this session only”: it is kept in memory until "
+                "memtray quits (or set GEMINI_API_KEY in the environment)."
+            )
+        return KeyInfo(text, status.source, status.secure_store, masked)
 
-    def set_key(self, value: str) -> None:
-        self._module.set_key(value)
+    def set_key(self, value: str) -> KeyInfo:
+        self.keys.set(value)
+        self.keys.use_for_this_run(None)  # the stored key wins from now on
+        return self.status()
 
-    def delete_key(self) -> None:
-        self._module.delete_key()
+    def use_for_session(self, value: str) -> KeyInfo:
+        from engine.errors import InvalidInput
 
-    def test_key(self, settings: object) -> str:
-        return str(self._module.test_key(settings))
+        if not value.strip() or any(c.isspace() for c in value.strip()):
+            raise InvalidInput("the key must be one word of text")
+        self.keys.use_for_this_run(value)
+        return self.status()
+
+    def delete_key(self) -> KeyInfo:
+        if self.keys.secure_store():
+            self.keys.delete()
+        else:
+            self.keys.use_for_this_run(None)
+        return self.status()
+
+    def test_key(self, settings: Settings, candidate: str = "") -> str:
+        """Make one real call with ``candidate`` (or the configured key); say what happened.
+
+        Raises:
+            NoApiKey: no candidate and no configured key.
+            AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
+        """
+        from engine.gemini import make_client, translated_errors
+
+        key = candidate.strip() or self.keys.require()
+        model = settings.summary_model
+        client = make_client(key, base_url=settings.gemini_base_url, timeout_s=KEY_TEST_TIMEOUT_S, attempts=1)
+        started = time.perf_counter()
+        with translated_errors(f"Gemini {model}"):
+            client.models.generate_content(model=model, contents=KEY_TEST_PROMPT)
+        seconds = time.perf_counter() - started
+        log.info("key test: %s answered in %.2f s", model, seconds)
+        which = "This key" if candidate.strip() else "The key"
+        return f"{which} works: {model} answered in {seconds:.1f} s."
+
+
+# -- finding the parts -------------------------------------------------------------------------
 
 
 def has_semantic(mem: object) -> bool:
@@ -236,18 +345,15 @@ def has_semantic(mem: object) -> bool:
     return getattr(mem, "semantic", None) is not None
 
 
-def summaries_of(mem: object) -> SummarySource | None:
+def summaries_of(mem: Any) -> EngineSummaries | None:
     part = getattr(mem, "summaries", None)
     return EngineSummaries(part) if part is not None else None
 
 
-def errors_of(mem: object) -> ErrorSource | None:
+def errors_of(mem: Any) -> EngineErrors | None:
     part = getattr(mem, "errors", None)
     return EngineErrors(part) if part is not None else None
 
 
-def key_store() -> KeyStore | None:
-    """The engine's key module, when this build has it."""
-    if importlib.util.find_spec("engine.keys") is None:
-        return None
-    return EngineKeys(importlib.import_module("engine.keys"))
+def key_store(keys: Keys) -> EngineKeys:
+    return EngineKeys(keys)

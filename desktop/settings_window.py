@@ -2,7 +2,11 @@
 
 Values come from the state the app holds; Save sends only what changed to ``Memory.update_settings`` on the
 store worker (and applies autostart there too, since it writes a file or the registry). The key goes to
-the engine's key module through :class:`desktop.seams.KeyStore`, never into the settings table.
+the OS keyring through :class:`desktop.seams.KeyStore` (``engine.keys.Keys``), never into the settings
+table; every keyring call runs on the store worker, and the window only ever shows a masked hint of the
+key. Without a secure keyring the window says so and offers "Use for this session only" (the key stays in
+memory until memtray quits). "Test" makes one real Gemini call on the network pool, with the key in the
+field if there is one, else the configured key.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import autostart
-from desktop.errors import describe
+from desktop.errors import describe, describe_key_test
 from desktop.icons import app_icon
+from desktop.seams import KeyInfo
 from desktop.state import AppState
 from engine import Settings
 
@@ -72,7 +77,7 @@ class SettingsWindow(QWidget):
 
     Signals:
         settings_did_save(object): the :class:`engine.Settings` now stored.
-        key_did_change(str): the key store's new status text after a save, delete or test.
+        key_did_change(str): the key field's new status text (after loading, save, delete or test).
     """
 
     settings_did_save = Signal(object)
@@ -100,6 +105,9 @@ class SettingsWindow(QWidget):
         self.key_status.setObjectName("key-status")
         self.key_status.setWordWrap(True)
         self.key_save = QPushButton("Save key")
+        self.key_session = QPushButton("Use for this session only")
+        self.key_session.setObjectName("key-session")
+        self.key_session.hide()
         self.key_delete = QPushButton("Delete key")
         self.key_test = QPushButton("Test")
         self.summary_model = QComboBox()
@@ -137,6 +145,7 @@ class SettingsWindow(QWidget):
         key_row = QHBoxLayout()
         key_row.addWidget(self.key, 1)
         key_row.addWidget(self.key_save)
+        key_row.addWidget(self.key_session)
         key_row.addWidget(self.key_delete)
         key_row.addWidget(self.key_test)
         form.addRow("API key", key_row)
@@ -173,6 +182,7 @@ class SettingsWindow(QWidget):
         self.close_button.clicked.connect(self.close)
         self.open_folder.clicked.connect(self._on_open_folder_clicked)
         self.key_save.clicked.connect(self._on_key_save_clicked)
+        self.key_session.clicked.connect(self._on_key_session_clicked)
         self.key_delete.clicked.connect(self._on_key_delete_clicked)
         self.key_test.clicked.connect(self._on_key_test_clicked)
         self.embedder.currentIndexChanged.connect(self._on_embedder_changed)
@@ -271,45 +281,92 @@ class SettingsWindow(QWidget):
         for widget in (self.key, self.key_save, self.key_delete, self.key_test):
             widget.setEnabled(available)
         if keys is None:
-            self.key_status.setText(
-                "This build has no key store yet: memtray reads the key from the GEMINI_API_KEY environment variable."
-            )
+            self.key_status.setText("The memory is not open yet.")
             return
-        self.runner.run_query(keys.status, self._on_key_status, self._on_key_failed)
+        self.key_status.setText("Looking for the key…")
+        self.runner.run_query(keys.status, self._on_key_info, self._on_key_failed, owner=self)
 
     def _on_key_save_clicked(self) -> None:
         keys, value = self.state.keys, self.key.text().strip()
         if keys is None or not value:
             return
-        self.key.clear()
+        self.runner.run_query(
+            lambda: keys.set_key(value), self._on_key_stored, self._on_key_failed, owner=self
+        )
 
-        def op() -> str:
-            keys.set_key(value)
-            return keys.status()
-
-        self.runner.run_query(op, self._on_key_status, self._on_key_failed)
+    def _on_key_session_clicked(self) -> None:
+        keys, value = self.state.keys, self.key.text().strip()
+        if keys is None or not value:
+            return
+        self.runner.run_query(
+            lambda: keys.use_for_session(value), self._on_key_stored, self._on_key_failed, owner=self
+        )
 
     def _on_key_delete_clicked(self) -> None:
         keys = self.state.keys
         if keys is not None:
-
-            def op() -> str:
-                keys.delete_key()
-                return keys.status()
-
-            self.runner.run_query(op, self._on_key_status, self._on_key_failed)
+            self.runner.run_query(keys.delete_key, self._on_key_info, self._on_key_failed, owner=self)
 
     def _on_key_test_clicked(self) -> None:
-        keys, settings = self.state.keys, self.state.snapshot.settings
-        if keys is not None:
-            self.key_status.setText("Testing the key with one call to Gemini…")
-            self.runner.run_query(
-                lambda: keys.test_key(settings), self._on_key_status, self._on_key_failed, pool="network"
-            )
+        keys, settings, candidate = self.state.keys, self.state.snapshot.settings, self.key.text().strip()
+        if keys is None:
+            return
+        self.key_test.setEnabled(False)
+        self.key_status.setText(f"Testing the key with one call to {settings.summary_model}…")
+        self.runner.run_query(
+            lambda: keys.test_key(settings, candidate),
+            self._on_key_tested,
+            self._on_key_test_failed,
+            pool="network",
+            label="Testing the Gemini key",
+            owner=self,
+        )
 
-    def _on_key_status(self, text: str) -> None:
-        self.key_status.setText(text)
-        self.key_did_change.emit(text)
+    def _on_key_stored(self, info: KeyInfo) -> None:
+        self.key.clear()
+        self._on_key_info(info)
+
+    def _on_key_info(self, info: KeyInfo) -> None:
+        self.key_save.setVisible(info.secure_store)
+        self.key_session.setVisible(not info.secure_store)
+        self.key.setPlaceholderText(
+            f"paste a key to replace {info.masked}" if info.masked else "paste your key"
+        )
+        self._set_key_status(info.text)
+
+    def _on_key_tested(self, text: str) -> None:
+        self.key_test.setEnabled(True)
+        self._set_key_status(text)
+
+    def _on_key_test_failed(self, exc: BaseException) -> None:
+        self.key_test.setEnabled(True)
+        message = describe_key_test(exc)
+        log.info("key test failed: %s", type(exc).__name__)
+        self._set_key_status(message.text)
 
     def _on_key_failed(self, exc: BaseException) -> None:
-        self.key_status.setText(describe(exc, "using the key").text)
+        from engine.errors import KeyringUnavailable
+
+        if isinstance(exc, KeyringUnavailable):
+            self.key_save.hide()
+            self.key_session.show()
+        self._set_key_status(describe(exc, "using the key").text)
+
+    def _set_key_status(self, text: str) -> None:
+        self.key_status.setText(text)
+        width = self.key_status.width()
+        if self.key_status.isVisible() and width > 100:  # QFormLayout under-sizes wrapped labels
+            self.key_status.setMinimumHeight(self.key_status.heightForWidth(width))
+        self._fit_height()
+        self.key_did_change.emit(text)
+
+    def _fit_height(self) -> None:
+        """Grow (never shrink) to fit a longer status: word-wrapped labels need the height."""
+        layout = self.layout()
+        if layout is None:
+            return
+        layout.invalidate()
+        layout.activate()
+        needed = max(layout.totalHeightForWidth(self.width()), layout.totalMinimumSize().height())
+        if needed > self.height():
+            self.resize(self.width(), needed)

@@ -30,17 +30,27 @@ class Snapshot:
     sessions: list[SessionInfo] = field(default_factory=list)
     settings: Settings = field(default_factory=Settings)
     last_summary_run: int | None = None
+    summarizer_note: str = ""
 
 
 def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
-    """Read a :class:`Snapshot` (runs on the store worker)."""
-    last = None
+    """Read a :class:`Snapshot` (runs on the store worker; reads settings another process may have changed).
+
+    The last summary run is the later of the last run this app made and the newest ``summary.json``.
+    """
+    settings = mem.reload_settings()
+    sessions = mem.sessions(include_temp=True)
+    newest = max((s.summary_updated for s in sessions), default=0)
+    last, note = newest or None, ""
     if summaries is not None:
         try:
-            last = summaries.last_run()
+            state = summaries.state()
         except Exception:  # a seam that fails must not hide the sessions
             log.exception("could not read the summarizer's status")
-    return Snapshot(mem.sessions(include_temp=True), mem.settings, last)
+        else:
+            last = max(state.last_run or 0, newest) or None
+            note = state.message
+    return Snapshot(sessions, settings, last, note)
 
 
 class AppState(QObject):
@@ -105,7 +115,8 @@ class AppState(QObject):
 
     def set_settings(self, settings: Settings) -> None:
         """Record settings the worker just saved."""
-        self.snapshot = Snapshot(self.snapshot.sessions, settings, self.snapshot.last_summary_run)
+        old = self.snapshot
+        self.snapshot = Snapshot(old.sessions, settings, old.last_summary_run, old.summarizer_note)
         self.state_did_change.emit()
 
     # -- derived ----------------------------------------------------------------------------------

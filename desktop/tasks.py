@@ -4,12 +4,21 @@ Modelled on Anki's task manager and ``QueryOp``: two executors and a main-thread
 
 - ``store``: one worker (``max_workers=1``) for everything that touches SQLite, Annoy or files. The memory
   has a single writer, and running its reads on the same thread keeps their order predictable.
-- ``network``: a small pool for Gemini calls (and the summary scheduler's tick), so a slow network never
-  holds the store worker.
+- ``network``: a small pool for Gemini calls (the scheduled summary runs, "summarize now", the key
+  test), so a slow network never holds the store worker.
+
+:meth:`TaskRunner.executor` gives a ``concurrent.futures.Executor`` view of a pool for code that wants
+one (the summary scheduler and the maintenance jobs submit through it); :meth:`TaskRunner.report_progress`
+lets a running operation report ``done/total`` from its worker (the status bar shows it).
 
 An operation (``op``) runs on a worker and returns a plain value; it must never touch a widget. Its
 result or exception is handed to ``on_success`` / ``on_failure`` on the GUI thread through a queued
 signal of :class:`TaskRunner`, which lives on the main thread. The GUI thread never waits on a future.
+
+A worker never drops the last reference to anything an operation or its callbacks captured (often a
+widget): the runner keeps them in a table on the GUI thread until the result is handled there, and the
+outcome travels in a cell the GUI thread empties. (PySide6 6.12 crashes in
+``BindingManager::runDeletionInMainThread`` when a QObject's wrapper dies on another thread.)
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -79,12 +88,14 @@ class TaskRunner(QObject):
     Signals:
         task_did_start(object): a :class:`Task` with a label was submitted (for progress displays).
         task_did_finish(object): that labelled task ended (success, failure or cancellation).
+        task_did_progress(object, int, int): a labelled task reported ``done`` of ``total`` (GUI thread).
         busy_did_change(int): the number of labelled tasks in flight changed.
         _result_ready(object): internal; carries a closure from a worker to the GUI thread.
     """
 
     task_did_start = Signal(object)
     task_did_finish = Signal(object)
+    task_did_progress = Signal(object, int, int)
     busy_did_change = Signal(int)
     _result_ready = Signal(object)
 
@@ -94,6 +105,8 @@ class TaskRunner(QObject):
         self._network = ThreadPoolExecutor(max_workers=NETWORK_WORKERS, thread_name_prefix="memtray-net")
         self._ids = itertools.count(1)
         self._active: dict[int, Task] = {}
+        self._progress: dict[int, tuple[int, int]] = {}
+        self._calls: dict[int, _Call] = {}  # owned by the GUI thread; workers only read their entry
         self._closed = False
         self._result_ready.connect(self._on_result_ready, Qt.ConnectionType.QueuedConnection)
 
@@ -129,15 +142,26 @@ class TaskRunner(QObject):
             self._active[task.id] = task
             self.task_did_start.emit(task)
             self.busy_did_change.emit(len(self._active))
-        future = executor.submit(op)
-        future.add_done_callback(
-            lambda fut: self._deliver(lambda: self._finish(task, fut, on_success, on_failure, owner))
-        )
+        self._calls[task.id] = _Call(op, on_success, on_failure, owner)
+        executor.submit(self._work, task)
         return task
 
     def run_on_main(self, closure: Callable[[], None]) -> None:
         """Run ``closure`` on the GUI thread (callable from any thread)."""
         self._deliver(closure)
+
+    def executor(self, pool: Pool, label: str | None = None) -> Executor:
+        """An ``Executor`` whose ``submit`` runs on ``pool`` through :meth:`run_query` (labelled tasks
+        show in the status bar). Its futures complete on the worker; results are not delivered."""
+        return _PoolExecutor(self, pool, label)
+
+    def report_progress(self, token: CancelToken, done: int, total: int) -> None:
+        """Report progress of the labelled task holding ``token`` (callable from its worker)."""
+        self._deliver(lambda: self._on_progress(token, done, total))
+
+    def progress(self, task: Task) -> tuple[int, int] | None:
+        """The last ``(done, total)`` a task reported, or None."""
+        return self._progress.get(task.id)
 
     @property
     def active(self) -> list[Task]:
@@ -164,33 +188,81 @@ class TaskRunner(QObject):
     def _on_result_ready(self, closure: Callable[[], None]) -> None:
         closure()
 
-    def _finish(
-        self,
-        task: Task,
-        future: Future[Any],
-        on_success: Callable[[Any], None] | None,
-        on_failure: Callable[[BaseException], None] | None,
-        owner: QObject | None,
-    ) -> None:
+    def _on_progress(self, token: CancelToken, done: int, total: int) -> None:
+        task = next((t for t in self._active.values() if t.token is token), None)
+        if task is not None:
+            self._progress[task.id] = (done, total)
+            self.task_did_progress.emit(task, done, total)
+
+    def _work(self, task: Task) -> None:
+        """On a worker: run the task's operation; hand the outcome to the GUI thread in a cell."""
+        op = self._calls[task.id].op
+        try:
+            outcome: tuple[bool, Any] = (True, op())
+        except BaseException as exc:
+            outcome = (False, exc)
+        del op
+        cell = [outcome]
+        del outcome
+        self._deliver(lambda: self._finish(task, cell.pop()))
+
+    def _finish(self, task: Task, outcome: tuple[bool, Any]) -> None:
+        call = self._calls.pop(task.id)
         if task.id in self._active:
             del self._active[task.id]
+            self._progress.pop(task.id, None)
             self.task_did_finish.emit(task)
             self.busy_did_change.emit(len(self._active))
-        if not _alive(owner) or not _alive(on_success) or not _alive(on_failure):
+        if not _alive(call.owner) or not _alive(call.on_success) or not _alive(call.on_failure):
             log.debug("task %s (%s) finished after its owner was deleted", task.id, task.label)
             return
-        if future.cancelled():
-            log.debug("task %s (%s) cancelled before it ran", task.id, task.label)
+        ok, value = outcome
+        if ok:
+            if call.on_success is not None:
+                call.on_success(value)
             return
-        exc = future.exception()
-        if exc is None:
-            if on_success is not None:
-                on_success(future.result())
-            return
-        if isinstance(exc, Cancelled):
+        if isinstance(value, Cancelled):
             log.info("task %s (%s) cancelled", task.id, task.label or "unnamed")
             return
-        if on_failure is not None:
-            on_failure(exc)
+        if call.on_failure is not None:
+            call.on_failure(value)
             return
-        raise exc
+        raise value
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What a task runs and whom it tells (kept on the GUI thread)."""
+
+    op: Callable[[], Any]
+    on_success: Callable[[Any], None] | None
+    on_failure: Callable[[BaseException], None] | None
+    owner: QObject | None
+
+
+class _PoolExecutor(Executor):
+    """``Executor`` view of one pool of a :class:`TaskRunner` (see :meth:`TaskRunner.executor`)."""
+
+    def __init__(self, runner: TaskRunner, pool: Pool, label: str | None) -> None:
+        self._runner, self._pool, self._label = runner, pool, label
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+
+        def op() -> Any:
+            if not future.set_running_or_notify_cancel():
+                return None
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:
+                future.set_exception(exc)
+                raise
+            future.set_result(result)
+            return result
+
+        def on_failure(exc: BaseException) -> None:
+            log.warning("background job %s failed: %s", self._label or "(unnamed)", exc)
+
+        if self._runner.run_query(op, None, on_failure, pool=self._pool, label=self._label) is None:
+            raise RuntimeError("cannot schedule new work after the task runner shut down")
+        return future

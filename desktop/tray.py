@@ -44,8 +44,13 @@ def tooltip_text(state: AppState) -> str:
     sessions = [s for s in state.snapshot.sessions if not s.temporary]
     lines = [f"memtray — {len(sessions)} session{'s' if len(sessions) != 1 else ''}"]
     if state.summaries is not None:
-        paused = " (paused)" if state.summaries_paused else ""
-        lines.append(f"Last summary run: {ago(state.snapshot.last_summary_run)}{paused}")
+        if state.summaries_paused:
+            why = " (paused)"
+        elif state.snapshot.summarizer_note:  # the engine says why summaries are off: only a missing key
+            why = " (off: no Gemini key; add one in Settings)"
+        else:
+            why = ""
+        lines.append(f"Last summary run: {ago(state.snapshot.last_summary_run)}{why}")
     work = [t.label for t in state.work]
     lines.append("Working: " + ", ".join(work) if work else "Idle")
     return "\n".join(lines)

@@ -135,7 +135,8 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
         code = getattr(exc, "code", 0) or 0
         if code == 429:
             raise QuotaExceeded(f"{what}: rate limit or quota reached; try again later") from exc
-        if code in (401, 403):
+        refused_key = code == 400 and "api key" in str(exc.message or "").lower()  # Google's invalid key
+        if code in (401, 403) or refused_key:
             raise AuthError(f"{what}: the API key was refused ({exc.message or code})") from exc
         if code == 408 or code == 504:
             raise GeminiTimeout(f"{what}: no answer in time") from exc

@@ -1,7 +1,9 @@
 """The error memory tab: a table (tool, symptom, action, outcome, expires in), a search box, and forget.
 
 Built against :class:`desktop.seams.ErrorSource`; the window adds it only when the engine has an error
-memory. Every call runs on the store worker.
+memory. Every call runs on the store worker. Listing shows the newest records (it does not refresh their
+expiry); a search shows the best matches, and, as for the agent's own searches, each hit's 90 days start
+again.
 """
 
 from __future__ import annotations
@@ -117,8 +119,13 @@ class ErrorMemoryPanel(QWidget):
         """List every record, or search when the box has text."""
         query = self.box.text().strip()
         source = self.source
-        op = (lambda: source.search(query)) if query else (lambda: source.list())
-        self.runner.run_query(op, self._on_loaded, self._on_failed)
+
+        def op() -> tuple[list[ErrorRecordView], int | None]:
+            if query:
+                return source.search(query), None
+            return source.list(), source.count()
+
+        self.runner.run_query(op, lambda res: self._on_loaded(*res), self._on_failed, owner=self)
 
     def forget_selected(self) -> None:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
@@ -132,9 +139,16 @@ class ErrorMemoryPanel(QWidget):
 
             self.runner.run_query(op, self._on_forgotten, self._on_failed)
 
-    def _on_loaded(self, records: list[ErrorRecordView]) -> None:
+    def _on_loaded(self, records: list[ErrorRecordView], total: int | None = None) -> None:
         self.model.set_records(records)
-        self.status.setText(f"{len(records)} record{'s' if len(records) != 1 else ''}")
+        shown = f"{len(records)} record{'s' if len(records) != 1 else ''}"
+        if total is None:
+            text = f"{shown} found" if self.box.text().strip() else shown
+        elif total > len(records):
+            text = f"The newest {shown} of {total:,}"
+        else:
+            text = shown
+        self.status.setText(text)
         self.records_did_load.emit(records)
 
     def _on_forgotten(self, record_id: str) -> None:

@@ -1,4 +1,8 @@
-"""Status-bar progress for long work, with a Cancel button when the running task can be cancelled."""
+"""Status-bar progress for long work, with a Cancel button when the running task can be cancelled.
+
+The bar is busy (no range) until the task reports ``done/total`` through
+:meth:`desktop.tasks.TaskRunner.report_progress`; then it fills.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ class StatusProgress(QWidget):
         self.runner = runner
         self.label = QLabel("")
         self.bar = QProgressBar()
+        self.bar.setObjectName("progress-bar")
         self.bar.setRange(0, 0)
         self.bar.setMaximumWidth(120)
         self.cancel = QPushButton("Cancel")
@@ -26,6 +31,7 @@ class StatusProgress(QWidget):
         layout.addWidget(self.cancel)
         self.cancel.clicked.connect(self._on_cancel_clicked)
         runner.busy_did_change.connect(self._on_busy_did_change)
+        runner.task_did_progress.connect(self._on_task_did_progress)
         self._on_busy_did_change(len(runner.active))
 
     def current(self) -> Task | None:
@@ -41,6 +47,20 @@ class StatusProgress(QWidget):
         self.label.setText(f"{task.label}…{more}")
         self.cancel.setVisible(task.cancellable)
         self.cancel.setEnabled(not task.token.cancelled)
+        self._show_progress(task)
+
+    def _on_task_did_progress(self, task: Task, _done: int, _total: int) -> None:
+        if task is self.current():
+            self._show_progress(task)
+
+    def _show_progress(self, task: Task) -> None:
+        reported = self.runner.progress(task)
+        if reported is None or reported[1] <= 0:
+            self.bar.setRange(0, 0)
+            return
+        done, total = reported
+        self.bar.setRange(0, total)
+        self.bar.setValue(min(done, total))
 
     def _on_cancel_clicked(self) -> None:
         task = self.current()

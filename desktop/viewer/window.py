@@ -1,5 +1,8 @@
 """The viewer window: sessions on the left; conversation, search, summary and error memory on the right.
 
+File ▸ Import… reads another tool's export into sessions (:mod:`desktop.viewer.importing`); its progress
+shows in the status bar and its report in a message box.
+
 Closing it hides it (the tray keeps running), except when there is no system tray: then it is the main
 window, says so in a banner, and closing it quits.
 """
@@ -7,15 +10,19 @@ window, says so in a banner, and closing it quits.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from desktop.errors import describe
 from desktop.icons import app_icon
+from desktop.operations import Outcome
 from desktop.state import AppState
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.errormemory import ErrorMemoryPanel
+from desktop.viewer.importing import ImportDialog, import_words, start_import
 from desktop.viewer.progress import StatusProgress
 from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
@@ -30,10 +37,12 @@ class ViewerWindow(QMainWindow):
     Signals:
         close_did_request_quit(): the window was closed while it is the main window (no tray).
         summarize_requested(str): the summary panel asked to summarize a session now.
+        import_did_finish(object): an import ended; an :class:`~desktop.operations.Outcome` in words.
     """
 
     close_did_request_quit = Signal()
     summarize_requested = Signal(str)
+    import_did_finish = Signal(object)
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -70,6 +79,13 @@ class ViewerWindow(QMainWindow):
         self.setCentralWidget(central)
         self.progress = StatusProgress(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
+        self.import_dialog: ImportDialog | None = None
+        self.import_report: QMessageBox | None = None
+        file_menu = self.menuBar().addMenu("&File")
+        self.import_action = file_menu.addAction("&Import…")
+        self.import_action.setObjectName("import")
+        self.import_action.setEnabled(state.memory is not None)
+        self.import_action.triggered.connect(lambda _checked=False: self.show_import())
 
         self.sessions.session_did_select.connect(self._on_session_did_select)
         self.search.result_did_activate.connect(self._on_result_did_activate)
@@ -113,9 +129,68 @@ class ViewerWindow(QMainWindow):
         if self.summary is not None:
             self.summary.show_session(session)
 
+    def show_import(self) -> ImportDialog:
+        """Open the (non-modal) import dialog."""
+        if self.import_dialog is None:
+            self.import_dialog = ImportDialog(self)
+            self.import_dialog.import_requested.connect(self.run_import)
+        self.import_dialog.show()
+        self.import_dialog.raise_()
+        return self.import_dialog
+
+    def run_import(self, fmt: str, path: Path, session: str | None) -> None:
+        """Import on the store worker; the status bar shows the progress, a message box the report."""
+        mem = self.state.memory
+        if mem is None:
+            return
+        start_import(
+            self.runner,
+            mem,
+            fmt,
+            path,
+            session,
+            lambda res: self._on_import_done(path, *res),
+            lambda exc: self._on_import_failed(path, exc),
+        )
+
+    def _on_import_done(self, path: Path, report: object, seconds: float) -> None:
+        from engine.importers import ImportReport
+
+        assert isinstance(report, ImportReport)
+        outcome = Outcome(f"Imported {path.name}", import_words(report, seconds))
+        log.info("%s: %s", outcome.title, outcome.text)
+        self.state.refresh()
+        self._report_import(outcome)
+
+    def _on_import_failed(self, path: Path, exc: BaseException) -> None:
+        message = describe(exc, f"importing {path.name}")
+        if message.bug:
+            log.error("import of %s failed", path, exc_info=exc)
+        else:
+            log.info("import of %s failed: %s", path, exc)
+        from engine.errors import InvalidInput
+
+        # The reader checks the whole file before anything is stored: a refused file imported nothing.
+        nothing = " Nothing was imported." if isinstance(exc, InvalidInput) else ""
+        self._report_import(Outcome(message.title, message.text + nothing, ok=False))
+
+    def _report_import(self, outcome: Outcome) -> None:
+        self.show_message(f"{outcome.title}: {outcome.text}", outcome.ok)
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Information if outcome.ok else QMessageBox.Icon.Warning)
+        box.setWindowTitle("memtray: import")
+        box.setText(outcome.title)
+        box.setInformativeText(outcome.text)
+        box.setObjectName("import-report")
+        box.finished.connect(box.deleteLater)
+        self.import_report = box
+        box.open()
+        self.import_did_finish.emit(outcome)
+
     # -- slots ------------------------------------------------------------------------------------
 
     def _on_memory_did_open(self) -> None:
+        self.import_action.setEnabled(True)
         self.conversation.memory = self.state.memory
         self.search.memory = self.state.memory
         self.search.set_semantic_available(self.state.semantic)

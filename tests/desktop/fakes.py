@@ -1,11 +1,15 @@
-"""Fakes of the engine parts that land later (summaries, error memory, key store), per desktop.seams."""
+"""Fakes of the summaries, error memory and key store seams (desktop.seams), for widget tests without I/O.
+
+The tests in ``test_wiring.py`` run the same widgets against the real engine.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from desktop.seams import Discussion, ErrorRecordView, SummaryView
+from desktop.seams import Discussion, ErrorRecordView, KeyInfo, SummaryState, SummaryView
+from engine import Settings
 
 
 class FakeSummaries:
@@ -13,7 +17,7 @@ class FakeSummaries:
 
     def __init__(self) -> None:
         self.generated: list[str] = []
-        self.ticks = 0
+        self.runs = 0
         self.pending_ids = ["proj-zh", "english-notes"]
         self.last = 0
         self.lock = threading.Lock()
@@ -37,11 +41,14 @@ class FakeSummaries:
     def pending(self) -> list[str]:
         return list(self.pending_ids)
 
-    def last_run(self) -> int | None:
-        return self.last or None
+    def run_pending(self) -> object:
+        self.runs += 1
+        for sid in self.pending():
+            self.generate(sid)
+        return None
 
-    def tick(self) -> None:
-        self.ticks += 1
+    def state(self) -> SummaryState:
+        return SummaryState(self.last or None)
 
 
 class FakeErrors:
@@ -72,6 +79,9 @@ class FakeErrors:
     def list(self, limit: int = 500) -> list[ErrorRecordView]:
         return self.records[:limit]
 
+    def count(self) -> int:
+        return len(self.records)
+
     def search(self, query: str, limit: int = 50) -> list[ErrorRecordView]:
         q = query.lower()
         return [r for r in self.records if q in r.tool.lower() or q in r.symptom.lower()][:limit]
@@ -82,19 +92,30 @@ class FakeErrors:
 
 
 class FakeKeys:
-    """A :class:`desktop.seams.KeyStore` kept in memory."""
+    """A :class:`desktop.seams.KeyStore` kept in memory (secure store or not)."""
 
-    def __init__(self) -> None:
+    def __init__(self, secure_store: bool = True) -> None:
         self.value = ""
+        self.secure_store = secure_store
 
-    def status(self) -> str:
-        return f"A key is stored (…{self.value[-4:]})." if self.value else "No key is stored."
+    def status(self) -> KeyInfo:
+        if not self.value:
+            return KeyInfo("No key is stored.", "none", self.secure_store)
+        return KeyInfo(
+            f"A key is stored (…{self.value[-4:]}).", "keyring", self.secure_store, "…" + self.value[-4:]
+        )
 
-    def set_key(self, value: str) -> None:
+    def set_key(self, value: str) -> KeyInfo:
         self.value = value
+        return self.status()
 
-    def delete_key(self) -> None:
+    def use_for_session(self, value: str) -> KeyInfo:
+        self.value = value
+        return self.status()
+
+    def delete_key(self) -> KeyInfo:
         self.value = ""
+        return self.status()
 
-    def test_key(self, settings: object) -> str:
-        return "The key works." if self.value else "No key to test."
+    def test_key(self, settings: Settings, candidate: str = "") -> str:
+        return "The key works." if candidate or self.value else "No key to test."

@@ -1,4 +1,4 @@
-"""The summary panel and the error-memory tab, against fakes of the engine parts that land later."""
+"""The summary panel and the error-memory tab against fakes; the adapters against the engine's types."""
 
 from __future__ import annotations
 
@@ -64,32 +64,24 @@ def test_viewer_adds_the_tabs_when_the_engine_parts_exist(state: AppState, qtbot
 
 
 def test_adapters_read_the_engine_shapes() -> None:
-    class Part:
-        def load(self, session: str) -> dict[str, Any]:
-            return {
-                "key_decisions": ["Do: x"],
-                "past_discussions": [
-                    {"topic": "t", "description": "d", "last_discussed": "2025-01-02 03:04"}
-                ],
-                "current_discussion": {"topic": "", "description": "", "perspectives": "", "direction": ""},
-            }
+    from engine.errormemory import ErrorRecord
+    from engine.summary.schema import EMPTY, coerce
 
-        def cursor(self, session: str) -> str:
-            return "2025-01-02 03:04:05"
-
-        def status(self) -> dict[str, int]:
-            return {"last_run": 5}
-
-    class Mem:
-        summaries = Part()
-
-    source = seams.summaries_of(Mem())
-    assert source is not None
-    view = source.load("s")
+    summary = coerce(
+        {
+            "key_decisions": ["Do: x"],
+            "past_discussions": [{"topic": "t", "description": "d", "last_discussed": "2025-01-02 03:04"}],
+            "current_discussion": {"topic": "", "description": "", "perspectives": "", "direction": ""},
+        }
+    )
+    view = seams.summary_view(summary, "2025-01-02 03:04:05")
     assert view is not None and view.key_decisions == ["Do: x"] and view.current is None
     assert view.past[0].last_discussed == "2025-01-02 03:04" and view.cursor_ns > 0
-    assert source.last_run() == 5
-    record = seams.error_view({"id": "ab", "tool_name": "t", "symptom": "s", "action": "a", "expire_at": 9})
-    assert (record.tool, record.expire_at, record.outcome) == ("t", 9, "")
+    assert seams.summary_view(EMPTY, "") is None
+    assert seams.summary_view(EMPTY, "2025-01-02 03:04:05") is not None  # summarized, nothing kept
+    record = ErrorRecord("ab" * 32, "t", ("k",), "s", "", "a", "resolved", 1, 9_000_000_000)
+    view_record = seams.error_view(record)
+    assert (view_record.tool, view_record.expire_at, view_record.outcome) == ("t", 9, "resolved")
     assert seams.summaries_of(object()) is None and seams.errors_of(object()) is None
     assert not seams.has_semantic(object())
+    assert seams.mask("AIzaSyA-0123456789abcdef") == "AIza…cdef" and seams.mask("short") == "…"

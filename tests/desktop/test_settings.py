@@ -74,9 +74,9 @@ def test_a_bad_value_is_refused_in_words(window: SettingsWindow, qtbot: Any) -> 
     assert "embedder must be one of" in window.status.text()
 
 
-def test_without_a_key_store_the_field_says_where_the_key_comes_from(window: SettingsWindow) -> None:
-    assert not window.key.isEnabled()
-    assert "GEMINI_API_KEY" in window.key_status.text()
+def test_before_the_memory_opens_the_key_field_is_disabled(window: SettingsWindow) -> None:
+    assert not window.key.isEnabled() and not window.key_test.isEnabled()
+    assert "not open yet" in window.key_status.text()
 
 
 def test_key_is_masked_and_goes_to_the_key_store(state: AppState, qtbot: Any) -> None:

@@ -1,0 +1,46 @@
+"""The app's one scheduler: summaries every quarter hour on the network pool, maintenance on the store worker.
+
+It is the engine's :class:`engine.summary.scheduler.SummaryScheduler` (over ``run_pending`` of the
+summaries seam) with :func:`engine.jobs.add_maintenance` (hourly error purge, 30-minute temp cleanup) on
+the same ``schedule.Scheduler``, the way ``memtray daemon`` wires them. The app ticks it from a QTimer on
+the GUI thread: a tick only *submits* work to the task runner's pools, so it never blocks. "Paused" is read
+from the state the GUI already holds (the ``summaries_enabled`` setting, refreshed every minute), so the
+tick does no I/O either.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from engine.jobs import add_maintenance
+from engine.summary.scheduler import SummaryScheduler
+
+if TYPE_CHECKING:
+    from desktop.seams import SummarySource
+    from desktop.state import AppState
+    from engine import Memory
+
+log = logging.getLogger("memtray.desktop.scheduling")
+
+SCHEDULED_LABEL = "Summarizing (scheduled)"
+
+
+def make_scheduler(
+    mem: Memory, summaries: SummarySource, state: AppState, on_run_done: Callable[[], None]
+) -> SummaryScheduler:
+    """The scheduler of the app; ``on_run_done`` is called on the GUI thread after each summary run."""
+    runner = state.runner
+
+    def run() -> object:
+        try:
+            return summaries.run_pending()
+        finally:
+            runner.run_on_main(on_run_done)
+
+    scheduler = SummaryScheduler(
+        run, runner.executor("network", SCHEDULED_LABEL), enabled=lambda: not state.summaries_paused
+    )
+    add_maintenance(scheduler.scheduler, mem, runner.executor("store").submit)
+    return scheduler
