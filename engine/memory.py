@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from engine import settings as settings_mod
 from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.compaction import CompactResult
+from engine.embedders import Embedder
 from engine.errors import InvalidInput, SessionNotFound
 from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.importers import ImportedSession, ImportReport
@@ -35,6 +37,7 @@ from engine.locks import SessionLocks
 from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.search import Hit
+from engine.semantic import SemanticTier
 from engine.sessions import SessionInfo
 from engine.settings import Settings
 from engine.store import Store
@@ -89,11 +92,17 @@ class Memory:
         self.files = HotFiles(paths.store_dir / "tmp")
         self.files.clean_tmp()
         self.tiers: list[Tier] = []
+        self.semantic: SemanticTier | None = None
         self._settings = settings_mod.from_stored(store.setting_rows())
 
     @classmethod
-    def open(cls, home: Path | str | None = None, *, clock: Clock | None = None) -> Memory:
-        """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default)."""
+    def open(
+        cls, home: Path | str | None = None, *, clock: Clock | None = None, embedder: Embedder | None = None
+    ) -> Memory:
+        """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default).
+
+        ``embedder`` overrides the ``embedder`` setting (tests pass ``HashEmbedder()``).
+        """
         paths = Paths.resolve(home)
         store = Store(paths.database)
         log.info(
@@ -102,7 +111,18 @@ class Memory:
             store.features.sqlite_version,
             ", ".join(sorted(store.fts_tables)) or "none",
         )
-        return cls(paths, store, clock=clock or system_clock)
+        memory = cls(paths, store, clock=clock or system_clock)
+        memory.semantic = SemanticTier(
+            paths,
+            store,
+            memory.clock,
+            setting=memory.settings.embedder,
+            embedder=embedder,
+            gemini_key=lambda: os.environ.get("GEMINI_API_KEY") or None,
+            gemini_base_url=memory.settings.gemini_base_url,
+        )
+        memory.tiers.append(memory.semantic)
+        return memory
 
     # -- settings ---------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, text
 
 from engine.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
+from engine.vectors.schema import m002_vectors
 
 log = logging.getLogger("memtray.store")
 
@@ -42,6 +43,7 @@ def m001_initial(conn: Connection) -> None:
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
+    ("m002_vectors", m002_vectors),
 ]
 
 

@@ -1,0 +1,25 @@
+"""Reciprocal-rank fusion of ranked lists (hybrid search).
+
+Each list gives an item ``weight / (k + rank)`` (rank 1 = best); an item's score is the sum over the lists
+it appears in. ``k = 60`` is the usual constant; the depths and weights memtray uses were set by
+measurement on the evaluation data (``bench/retrieval.py``; figures in ``bench/README.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+RRF_K = 60
+KEYWORD_DEPTH = 50
+SEMANTIC_DEPTH = 50
+KEYWORD_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 1.0
+
+
+def fuse(rankings: Sequence[tuple[Sequence[int], float]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Fuse ``(ids best first, weight)`` rankings; return ``(id, score)`` best first (ties: newer id)."""
+    scores: dict[int, float] = {}
+    for ids, weight in rankings:
+        for rank, item in enumerate(ids, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
