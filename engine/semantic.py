@@ -160,8 +160,8 @@ class SemanticTier:
 
     def _on_saved(self, lowest: dict[str, int]) -> None:
         """New vectors were stored; an archive index missing some of them is rebuilt."""
-        with self._lock:
-            stale = [s for s, low in lowest.items() if s in self._annoy and low < self._annoy[s].record.cut]
+        with self._store.read() as conn:
+            stale = [s for s, low in lowest.items() if low < archive.meta(conn, s).start_id]
         for session in stale:
             self._schedule_rebuild(session)
 
@@ -181,7 +181,7 @@ class SemanticTier:
             if session in self._rebuilding:
                 return
             self._rebuilding.add(session)
-        self._worker.submit(lambda: self._rebuild(session))
+        self._worker.submit(lambda: self._rebuild(session), when_idle=True)
 
     def _rebuild(self, session: str) -> None:
         """Build the session's archive index if it is big enough (on the worker thread)."""
@@ -280,9 +280,18 @@ class SemanticTier:
     ) -> list[tuple[int, float]]:
         with self._lock:  # an index is only unloaded under the lock, so it stays mapped here
             index = self._annoy.get(session)
-            if index is not None and index.record.cut == cut and index.record.embedder == embedder.id:
+            if index is not None and index.record.embedder == embedder.id and index.record.cut <= cut:
                 ids, scores = index.search(vector, k)
-                return list(zip(ids.tolist(), scores.tolist(), strict=True))
+                found = list(zip(ids.tolist(), scores.tolist(), strict=True))
+                built_cut = index.record.cut
+            else:
+                built_cut = -1
+        if built_cut >= 0:
+            if built_cut < cut:  # compacted since the build (a rebuild is queued): search the gap exactly
+                gap_ids, matrix = self._matrix(conn, embedder, session, "gap", built_cut, cut)
+                order, scores = exact.top_k(matrix, vector, k)
+                found.extend(zip(gap_ids[order].tolist(), scores.tolist(), strict=True))
+            return found
         stats = rows.stats(conn, embedder.id, session, 0, cut)
         if stats.count == 0:
             return []

@@ -59,6 +59,7 @@ class EmbedWorker:
         self._stop = False
         self._busy = True  # until the first look at the queue
         self._tasks: deque[Callable[[], None]] = deque()
+        self._later: deque[Callable[[], None]] = deque()
         self._embedder: Embedder | None = None
         self.choice: Choice | None = None
         self.progress: Progress | None = None
@@ -79,10 +80,10 @@ class EmbedWorker:
         with self._cond:
             self._cond.notify_all()
 
-    def submit(self, task: Callable[[], None]) -> None:
-        """Run ``task`` on the worker thread (index builds)."""
+    def submit(self, task: Callable[[], None], *, when_idle: bool = False) -> None:
+        """Run ``task`` on the worker thread; ``when_idle``: once the queue is empty (index builds)."""
         with self._cond:
-            self._tasks.append(task)
+            (self._later if when_idle else self._tasks).append(task)
             self._cond.notify_all()
 
     def switch(self, loader: Loader) -> None:
@@ -100,7 +101,7 @@ class EmbedWorker:
             with self._store.read() as conn:
                 waiting = rows.queued(conn)
             with self._cond:
-                if waiting == 0 and not self._busy and not self._tasks:
+                if waiting == 0 and not self._busy and not self._tasks and not self._later:
                     return True
                 if not self._thread.is_alive():
                     return False
@@ -166,9 +167,14 @@ class EmbedWorker:
             if not worked:
                 self._finish_reembedding()
                 with self._cond:
+                    later = self._later.popleft() if self._later else None
+                if later is not None:
+                    later()
+                    continue
+                with self._cond:
                     self._busy = False
                     self._cond.notify_all()
-                    if not self._stop and not self._tasks:
+                    if not self._stop and not self._tasks and not self._later:
                         self._cond.wait(POLL_S)
 
     def _embed_batch(self) -> bool:
@@ -182,7 +188,9 @@ class EmbedWorker:
         current = [p.message_id for p in pending if p.message_id in known and known[p.message_id] is None]
         reused = [p for p in pending if known.get(p.message_id) is not None]
         fresh = [p for p in pending if p.message_id not in known]
-        blobs = rows.to_blobs(embedder.encode_documents([p.text for p in fresh])) if fresh else []
+        unique = list(dict.fromkeys(p.text for p in fresh))  # the same text twice is embedded once
+        made = dict(zip(unique, rows.to_blobs(embedder.encode_documents(unique)), strict=True)) if unique else {}
+        blobs = [made[p.text] for p in fresh]
         with self._store.write() as conn:
             rows.dequeue(conn, gone + current)
             saved = reused + fresh
