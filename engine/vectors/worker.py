@@ -189,7 +189,9 @@ class EmbedWorker:
         reused = [p for p in pending if known.get(p.message_id) is not None]
         fresh = [p for p in pending if p.message_id not in known]
         unique = list(dict.fromkeys(p.text for p in fresh))  # the same text twice is embedded once
-        made = dict(zip(unique, rows.to_blobs(embedder.encode_documents(unique)), strict=True)) if unique else {}
+        made = (
+            dict(zip(unique, rows.to_blobs(embedder.encode_documents(unique)), strict=True)) if unique else {}
+        )
         blobs = [made[p.text] for p in fresh]
         with self._store.write() as conn:
             rows.dequeue(conn, gone + current)

@@ -136,7 +136,9 @@ def test_keyword_sections(home: Path, clock: FakeClock) -> None:
     with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
         mem.update_settings(max_history_bytes=4096)
         texts = ["the walrus sings"] + [f"filler {i} " + "x" * 120 for i in range(40)] + ["walrus again"]
-        mem.append("s1", [Message(("user", "assistant")[i % 2], t, T0 + i * NS, "Ann") for i, t in enumerate(texts)])
+        mem.append(
+            "s1", [Message(("user", "assistant")[i % 2], t, T0 + i * NS, "Ann") for i, t in enumerate(texts)]
+        )
         text = chat_history.execute(mem, "s1", {"keyword": "walrus", "match": "keyword"})
     archive_part, recent_part = text.split("\n\n")
     assert archive_part.splitlines()[0] == "[archive]"

@@ -113,9 +113,7 @@ def test_switching_embedder_reembeds_with_progress(memory: Memory) -> None:
     assert _vector_count(memory) == 40  # the old embedder's vectors are gone
     assert progress[-1] == (40, 40)
     assert memory.semantic.choice is not None and memory.semantic.choice.embedder_id == small.id
-    assert memory.search("message number 7", session="s1", match="semantic")[0].message.content.endswith(
-        "7"
-    )
+    assert memory.search("message number 7", session="s1", match="semantic")[0].message.content.endswith("7")
 
 
 def test_reset_deletes_vectors_and_queue(memory: Memory) -> None:
