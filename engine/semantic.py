@@ -278,6 +278,7 @@ class SemanticTier:
     def _search_archive(
         self, conn: Connection, embedder: Embedder, session: str, cut: int, vector: Vectors, k: int
     ) -> list[tuple[int, float]]:
+        found: list[tuple[int, float]] = []
         with self._lock:  # an index is only unloaded under the lock, so it stays mapped here
             index = self._annoy.get(session)
             if index is not None and index.record.embedder == embedder.id and index.record.cut <= cut:
@@ -298,8 +299,8 @@ class SemanticTier:
         if stats.count >= annoyindex.EXACT_BELOW and self._open_index(conn, embedder, session, cut, stats):
             return self._search_archive(conn, embedder, session, cut, vector, k)
         all_ids, matrix = self._matrix(conn, embedder, session, "archive", 0, cut)
-        order, found = exact.top_k(matrix, vector, k)
-        return list(zip(all_ids[order].tolist(), found.tolist(), strict=True))
+        order, best = exact.top_k(matrix, vector, k)
+        return list(zip(all_ids[order].tolist(), best.tolist(), strict=True))
 
     def _open_index(self, conn: Connection, embedder: Embedder, session: str, cut: int, stats: Stats) -> bool:
         """Load the session's index file if it matches SQLite; else schedule a rebuild and say so."""

@@ -188,12 +188,14 @@ def test_missing_or_corrupt_index_is_rebuilt(
         ann.write_bytes(bytes(data))
     else:
         ann.write_bytes(ann.read_bytes()[:1000])
-    with caplog.at_level(logging.WARNING, logger="memtray.semantic"):
-        with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
-            hits = mem.search("zebra crossing zoo", session="s1", match="semantic", scope="all")
-            assert hits[0].message.content == "zebra crossing at the zoo"
-            assert mem.wait_idle(timeout=60)
-            assert ann.exists()
+    with (
+        caplog.at_level(logging.WARNING, logger="memtray.semantic"),
+        Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem,
+    ):
+        hits = mem.search("zebra crossing zoo", session="s1", match="semantic", scope="all")
+        assert hits[0].message.content == "zebra crossing at the zoo"
+        assert mem.wait_idle(timeout=60)
+        assert ann.exists()
     assert "rebuilding it in the background" in caplog.text
     with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
         caplog.clear()
