@@ -103,19 +103,25 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
                             q.text, session=conv.sample_id, scope="all", k=100
                         )
                     ]
+                    with mem.store.read() as conn:
+                        following = hybrid.successors(conn, kw_ids + sem_ids)
                     for kd in (10, 20, 50, 100):
                         for sd in (10, 20, 50, 100):
-                            for w in (0.5, 1.0, 1.5, 2.0):
-                                fused = hybrid.fuse([(kw_ids[:kd], 1.0), (sem_ids[:sd], w)])
-                                label = f"kd={kd} sd={sd} ws={w}"
-                                sweeps[label].add(
-                                    "x", q.category, rank_of([i for i, _ in fused][:10], wanted)
-                                )
+                            for w in (0.5, 1.0, 2.0):
+                                for nw in (0.0, 0.3, 0.5, 0.8, 1.0):
+                                    fused = hybrid.fuse(
+                                        [(kw_ids[:kd], 1.0), (sem_ids[:sd], w)],
+                                        successor=following,
+                                        neighbour_weight=nw,
+                                    )
+                                    label = f"kd={kd} sd={sd} ws={w} nw={nw}"
+                                    top = [i for i, _ in fused][:10]
+                                    sweeps[label].add("x", q.category, rank_of(top, wanted))
         mem.close()
     total = sum(len(c.turns) for c in conversations)
     print(f"\n== embedder {name} ({embedder.id}); previous turn embedded: {rows.PREVIOUS_TURN}")
     print(f"imported {total} turns, embedded in {embed_s:.1f}s ({total / embed_s:.0f} msg/s)")
-    print(scores.table(MODES))
+    print(scores.table(MODES), flush=True)
     for mode in MODES:
         values = sorted(latency[mode])
         p95 = values[int(len(values) * 0.95) - 1]
@@ -125,7 +131,10 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
         print("best fusions by hit@10 (hit@1 hit@5 hit@10 MRR):")
         for label, sc in ranked[:8]:
             print(f"  {label:22s} " + " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)])))
-        current = f"kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} ws={hybrid.SEMANTIC_WEIGHT}"
+        current = (
+            f"kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} ws={hybrid.SEMANTIC_WEIGHT} "
+            f"nw={hybrid.NEIGHBOUR_WEIGHT}"
+        )
         if current in sweeps:
             print(
                 f"  current {current}: "

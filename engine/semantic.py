@@ -373,11 +373,16 @@ class SemanticTier:
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
             return keyword_hits[:limit]
+        keyword_ids = [h.message.id or 0 for h in keyword_hits][: hybrid.KEYWORD_DEPTH]
+        semantic_ids = [i for i, _ in pairs][: hybrid.SEMANTIC_DEPTH]
+        following: dict[int, int] = {}
+        if hybrid.NEIGHBOUR_WEIGHT:
+            with self._store.read() as conn:
+                following = hybrid.successors(conn, keyword_ids + semantic_ids)
         fused = hybrid.fuse(
-            [
-                ([h.message.id or 0 for h in keyword_hits], hybrid.KEYWORD_WEIGHT),
-                ([i for i, _ in pairs], hybrid.SEMANTIC_WEIGHT),
-            ]
+            [(keyword_ids, hybrid.KEYWORD_WEIGHT), (semantic_ids, hybrid.SEMANTIC_WEIGHT)],
+            successor=following,
+            neighbour_weight=hybrid.NEIGHBOUR_WEIGHT,
         )
         return self._hits(fused, after_ns, limit, "hybrid")
 
