@@ -12,12 +12,15 @@ semantic rankings offline with other RRF depths and weights, to choose ``engine.
 from __future__ import annotations
 
 import argparse
+import pickle
 import statistics
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from bench.locomo import Conversation, import_into, load
 from engine import Memory, hybrid, search
@@ -26,6 +29,33 @@ from engine.embedders.chooser import select
 from engine.vectors import rows
 
 MODES = ("keyword", "semantic", "hybrid")
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are kept on disk between runs (the same texts recur in every run)."""
+
+    def __init__(self, inner: Embedder, folder: Path) -> None:
+        self.inner, self.id, self.dim = inner, inner.id, inner.dim
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"cache-{inner.id}.pkl"
+        self.memo: dict[tuple[str, str], np.ndarray] = (
+            pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
+        )
+
+    def encode_documents(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if ("d", t) not in self.memo]
+        if missing:
+            for t, v in zip(missing, self.inner.encode_documents(missing), strict=True):
+                self.memo[("d", t)] = v
+        return np.stack([self.memo[("d", t)] for t in texts])
+
+    def encode_query(self, text: str) -> np.ndarray:
+        if ("q", text) not in self.memo:
+            self.memo[("q", text)] = self.inner.encode_query(text)
+        return self.memo[("q", text)]
+
+    def save(self) -> None:
+        self.path.write_bytes(pickle.dumps(self.memo))
 
 
 def rank_of(ids: Sequence[int], wanted: set[int]) -> int | None:
@@ -87,7 +117,7 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
                     scores.add(mode, q.category, rank_of([h.message.id or 0 for h in hits], wanted))
                 if sweep:
                     with mem.store.read() as conn:
-                        kw = search.keyword_search(
+                        plain = search.keyword_search(
                             conn,
                             q.text,
                             session_id=conv.sample_id,
@@ -96,32 +126,32 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
                             limit=100,
                             tables=mem.store.fts_tables,
                         )
-                    kw_ids = [h.message.id or 0 for h in kw]
+                    lists = {
+                        "plain": [h.message.id or 0 for h in plain],
+                        "context": mem.semantic.keyword_ranking(
+                            q.text, session=conv.sample_id, scope="all", after_ns=0, depth=100
+                        )[0],
+                    }
                     sem_ids = [
                         i
                         for i, _ in mem.semantic.search_vectors(
                             q.text, session=conv.sample_id, scope="all", k=100
                         )
                     ]
-                    with mem.store.read() as conn:
-                        following = hybrid.successors(conn, kw_ids + sem_ids)
-                    for kd in (10, 20, 50, 100):
-                        for sd in (10, 20, 50, 100):
-                            for w in (0.5, 1.0, 2.0):
-                                for nw in (0.0, 0.3, 0.5, 0.8, 1.0):
-                                    fused = hybrid.fuse(
-                                        [(kw_ids[:kd], 1.0), (sem_ids[:sd], w)],
-                                        successor=following,
-                                        neighbour_weight=nw,
-                                    )
-                                    label = f"kd={kd} sd={sd} ws={w} nw={nw}"
+                    for source, kw_ids in lists.items():
+                        scores.add(f"keyword-{source}", q.category, rank_of(kw_ids[:10], wanted))
+                        for kd in (10, 20, 50, 100):
+                            for sd in (10, 20, 50, 100):
+                                for w in (0.5, 1.0, 2.0):
+                                    fused = hybrid.fuse([(kw_ids[:kd], 1.0), (sem_ids[:sd], w)])
+                                    label = f"{source} kd={kd} sd={sd} ws={w}"
                                     top = [i for i, _ in fused][:10]
                                     sweeps[label].add("x", q.category, rank_of(top, wanted))
         mem.close()
     total = sum(len(c.turns) for c in conversations)
     print(f"\n== embedder {name} ({embedder.id}); previous turn embedded: {rows.PREVIOUS_TURN}")
     print(f"imported {total} turns, embedded in {embed_s:.1f}s ({total / embed_s:.0f} msg/s)")
-    print(scores.table(MODES), flush=True)
+    print(scores.table([*MODES, "keyword-plain", "keyword-context"] if sweep else MODES), flush=True)
     for mode in MODES:
         values = sorted(latency[mode])
         p95 = values[int(len(values) * 0.95) - 1]
@@ -132,8 +162,8 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
         for label, sc in ranked[:8]:
             print(f"  {label:22s} " + " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)])))
         current = (
-            f"kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} ws={hybrid.SEMANTIC_WEIGHT} "
-            f"nw={hybrid.NEIGHBOUR_WEIGHT}"
+            f"context kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} "
+            f"ws={hybrid.semantic_weight(embedder.id)}"
         )
         if current in sweeps:
             print(
@@ -146,13 +176,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("path", type=Path)
     parser.add_argument("--embedders", default="e5,use")
-    parser.add_argument("--previous-turn", action="store_true")
+    parser.add_argument(
+        "--previous-turn", choices=("on", "off"), default=None, help="default: the engine's choice"
+    )
+    parser.add_argument("--cache", type=Path, default=Path("bench/out"), help="embedding cache folder")
     parser.add_argument("--sweep", action="store_true")
     args = parser.parse_args()
-    rows.PREVIOUS_TURN = args.previous_turn
+    if args.previous_turn is not None:
+        rows.PREVIOUS_TURN = args.previous_turn == "on"
     for name in args.embedders.split(","):
-        embedder, _ = select(name)
+        embedder = CachedEmbedder(select(name)[0], args.cache)
         run(args.path, embedder, name, args.sweep)
+        embedder.save()
 
 
 if __name__ == "__main__":

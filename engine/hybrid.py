@@ -7,56 +7,26 @@ measurement on the evaluation data (``bench/retrieval.py``; figures in ``bench/R
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from sqlalchemy import Connection
+from collections.abc import Sequence
 
 RRF_K = 60
 KEYWORD_DEPTH = 50
 SEMANTIC_DEPTH = 50
 KEYWORD_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
+WEAK_SEMANTIC_WEIGHT = 0.5
+WEAK_EMBEDDERS = ("use-", "hash-")
+"""Embedders that retrieve clearly worse than keywords on the evaluation: their ranking counts less."""
 
 
-NEIGHBOUR_WEIGHT = 0.0
-"""Share of an item's RRF score also given to the next message of its session (answers follow questions)."""
+def semantic_weight(embedder_id: str) -> float:
+    return WEAK_SEMANTIC_WEIGHT if embedder_id.startswith(WEAK_EMBEDDERS) else SEMANTIC_WEIGHT
 
 
-def fuse(
-    rankings: Sequence[tuple[Sequence[int], float]],
-    k: int = RRF_K,
-    *,
-    successor: Mapping[int, int] | None = None,
-    neighbour_weight: float = 0.0,
-) -> list[tuple[int, float]]:
-    """Fuse ``(ids best first, weight)`` rankings; return ``(id, score)`` best first (ties: newer id).
-
-    With ``successor`` (message id -> the next message id of its session), each item also gives
-    ``neighbour_weight`` times its share to its successor: a match on a turn lifts the reply to it.
-    """
+def fuse(rankings: Sequence[tuple[Sequence[int], float]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Fuse ``(ids best first, weight)`` rankings; return ``(id, score)`` best first (ties: newer id)."""
     scores: dict[int, float] = {}
     for ids, weight in rankings:
         for rank, item in enumerate(ids, start=1):
-            share = weight / (k + rank)
-            scores[item] = scores.get(item, 0.0) + share
-            if successor and neighbour_weight and item in successor:
-                after = successor[item]
-                scores[after] = scores.get(after, 0.0) + neighbour_weight * share
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
-
-
-def successors(conn: Connection, ids: Sequence[int]) -> dict[int, int]:
-    """The next message id in the same session for each of ``ids`` (absent for a session's last)."""
-    wanted = sorted(set(ids))
-    found: dict[int, int] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        sql = (
-            "SELECT m.id, (SELECT n.id FROM messages n WHERE n.session_id = m.session_id AND n.id > m.id "
-            f"ORDER BY n.id LIMIT 1) FROM messages m WHERE m.id IN ({marks})"
-        )
-        for row in conn.exec_driver_sql(sql, tuple(chunk)):
-            if row[1] is not None:
-                found[int(row[0])] = int(row[1])
-    return found

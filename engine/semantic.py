@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Connection
 
-from engine import archive, hybrid, search
+from engine import archive, contextfts, hybrid, keyword, search
 from engine.clock import Clock
 from engine.embedders import Embedder, Vectors
 from engine.embedders.chooser import Choice, injected, select
@@ -83,6 +83,8 @@ class SemanticTier:
         self._clock = clock
         self._gemini_key = gemini_key
         self._gemini_base_url = gemini_base_url
+        with store.read() as conn:
+            self._context = contextfts.exists(conn)
         self._lock = threading.Lock()
         self._annoy: dict[str, AnnoyArchive] = {}
         self._rebuilding: set[str] = set()
@@ -127,6 +129,8 @@ class SemanticTier:
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
         rows.enqueue(conn, messages, self._clock())
+        if self._context:
+            contextfts.add(conn, messages)
         self._worker.wake()
 
     def session_compacted(self, session: str, start_id: int) -> None:
@@ -134,6 +138,8 @@ class SemanticTier:
 
     def session_cleared(self, conn: Connection, session: str) -> None:
         rows.clear_session(conn, session)
+        if self._context:
+            contextfts.clear_session(conn, session)
         key = archive.known_key(conn, session)
         with self._lock:
             old = self._annoy.pop(session, None)
@@ -356,35 +362,79 @@ class SemanticTier:
         if match == "semantic":
             pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
             return self._hits([(i, s) for i, s in pairs], after_ns, limit, "semantic")
-        with self._store.read() as conn:
-            keyword_hits = search.keyword_search(
-                conn,
-                query,
-                session_id=session,
-                scope=scope,
-                after_ns=after_ns,
-                limit=max(hybrid.KEYWORD_DEPTH, limit),
-                tables=self._store.fts_tables,
-            )
+        keyword_ids, cjk_ids = self.keyword_ranking(
+            query, session=session, scope=scope, after_ns=after_ns, depth=max(hybrid.KEYWORD_DEPTH, limit)
+        )
+        keyword_hits = [Hit(m, 0.0, "hybrid") for m in self._messages(keyword_ids).values()]
         try:
             pairs = self.search_vectors(
                 query, session=session, scope=scope, k=max(hybrid.SEMANTIC_DEPTH, depth)
             )
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
-            return keyword_hits[:limit]
-        keyword_ids = [h.message.id or 0 for h in keyword_hits][: hybrid.KEYWORD_DEPTH]
-        semantic_ids = [i for i, _ in pairs][: hybrid.SEMANTIC_DEPTH]
-        following: dict[int, int] = {}
-        if hybrid.NEIGHBOUR_WEIGHT:
-            with self._store.read() as conn:
-                following = hybrid.successors(conn, keyword_ids + semantic_ids)
+            return [h for h in keyword_hits if h.message.id in set(keyword_ids[:limit])]
         fused = hybrid.fuse(
-            [(keyword_ids, hybrid.KEYWORD_WEIGHT), (semantic_ids, hybrid.SEMANTIC_WEIGHT)],
-            successor=following,
-            neighbour_weight=hybrid.NEIGHBOUR_WEIGHT,
+            [
+                (keyword_ids[: hybrid.KEYWORD_DEPTH], hybrid.KEYWORD_WEIGHT),
+                ([i for i, _ in pairs][: hybrid.SEMANTIC_DEPTH], hybrid.semantic_weight(self.embedder().id)),
+            ]
+            + ([(cjk_ids[: hybrid.KEYWORD_DEPTH], hybrid.KEYWORD_WEIGHT)] if cjk_ids else [])
         )
         return self._hits(fused, after_ns, limit, "hybrid")
+
+    def keyword_ranking(
+        self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
+    ) -> tuple[list[int], list[int]]:
+        """The keyword side of hybrid search: (word matches with context, CJK matches), best first.
+
+        Words are matched in ``context_fts`` (each message with the turn before it, speakers named);
+        CJK terms go through plain keyword search (trigram or substring).
+        """
+        with self._store.read() as conn:
+            if not self._context:
+                hits = search.keyword_search(
+                    conn,
+                    query,
+                    session_id=session,
+                    scope=scope,
+                    after_ns=after_ns,
+                    limit=depth,
+                    tables=self._store.fts_tables,
+                )
+                return [h.message.id or 0 for h in hits], []
+            key = archive.known_key(conn, session) if session is not None else None
+            if session is not None and key is None:
+                return [], []
+            ranked = contextfts.search_ids(conn, search.clean_query(query), key, depth * 2 + 50)
+            cuts = search.start_ids(conn, session)
+            found = archive.by_ids(conn, ranked)
+            words = []
+            for message_id in ranked:
+                message = found.get(message_id)
+                if message is None or message.send_at < after_ns:
+                    continue
+                if scope == "recent" and message_id < cuts.get(message.session or "", 0):
+                    continue
+                words.append(message_id)
+                if len(words) >= depth:
+                    break
+            cjk: list[int] = []
+            if keyword.has_cjk(query):
+                hits = search.keyword_search(
+                    conn,
+                    query,
+                    session_id=session,
+                    scope=scope,
+                    after_ns=after_ns,
+                    limit=depth,
+                    tables=self._store.fts_tables,
+                )
+                cjk = [h.message.id or 0 for h in hits]
+        return words, cjk
+
+    def _messages(self, ids: list[int]) -> dict[int, Message]:
+        with self._store.read() as conn:
+            return archive.by_ids(conn, ids)
 
     def _hits(self, pairs: list[tuple[int, float]], after_ns: int, limit: int, source: str) -> list[Hit]:
         with self._store.read() as conn:

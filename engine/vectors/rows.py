@@ -19,7 +19,7 @@ from sqlalchemy import Connection, text
 from engine.embedders import Vectors
 from engine.messages import Message
 
-PREVIOUS_TURN = False
+PREVIOUS_TURN = True
 """Whether the previous turn is embedded with each message (chosen by measurement: see bench/README.md)."""
 
 MAX_CHARS = 2000

