@@ -140,11 +140,18 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
                     ]
                     for source, kw_ids in lists.items():
                         scores.add(f"keyword-{source}", q.category, rank_of(kw_ids[:10], wanted))
-                        for kd in (10, 20, 50, 100):
-                            for sd in (10, 20, 50, 100):
-                                for w in (0.5, 1.0, 2.0):
-                                    fused = hybrid.fuse([(kw_ids[:kd], 1.0), (sem_ids[:sd], w)])
-                                    label = f"{source} kd={kd} sd={sd} ws={w}"
+                    for kd in (10, 20, 50):
+                        for sd in (10, 20, 50):
+                            for w in (0.5, 1.0):
+                                for wp in (0.0, 0.3, 0.5, 1.0):
+                                    fused = hybrid.fuse(
+                                        [
+                                            (lists["context"][:kd], 1.0),
+                                            (sem_ids[:sd], w),
+                                            (lists["plain"][:kd], wp),
+                                        ]
+                                    )
+                                    label = f"kd={kd} sd={sd} ws={w} wp={wp}"
                                     top = [i for i, _ in fused][:10]
                                     sweeps[label].add("x", q.category, rank_of(top, wanted))
         mem.close()
@@ -159,11 +166,11 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
     if sweep:
         ranked = sorted(sweeps.items(), key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[2], reverse=True)
         print("best fusions by hit@10 (hit@1 hit@5 hit@10 MRR):")
-        for label, sc in ranked[:8]:
+        for label, sc in ranked[:12]:
             print(f"  {label:22s} " + " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)])))
         current = (
-            f"context kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} "
-            f"ws={hybrid.semantic_weight(embedder.id)}"
+            f"kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} "
+            f"ws={hybrid.semantic_weight(embedder.id)} wp={hybrid.PLAIN_WEIGHT}"
         )
         if current in sweeps:
             print(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Connection
 
-from engine import archive, contextfts, hybrid, keyword, search
+from engine import archive, contextfts, hybrid, search
 from engine.clock import Clock
 from engine.embedders import Embedder, Vectors
 from engine.embedders.chooser import Choice, injected, select
@@ -362,37 +362,42 @@ class SemanticTier:
         if match == "semantic":
             pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
             return self._hits([(i, s) for i, s in pairs], after_ns, limit, "semantic")
-        keyword_ids, cjk_ids = self.keyword_ranking(
-            query, session=session, scope=scope, after_ns=after_ns, depth=max(hybrid.KEYWORD_DEPTH, limit)
+        depth_k = max(hybrid.KEYWORD_DEPTH, limit)
+        keyword_ids, plain_ids = self.keyword_ranking(
+            query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
         )
-        keyword_hits = [Hit(m, 0.0, "hybrid") for m in self._messages(keyword_ids).values()]
         try:
             pairs = self.search_vectors(
                 query, session=session, scope=scope, k=max(hybrid.SEMANTIC_DEPTH, depth)
             )
+            weight = hybrid.semantic_weight(self.embedder().id)
+            if after_ns:
+                timed = self._messages([i for i, _ in pairs])
+                pairs = [(i, s) for i, s in pairs if i in timed and timed[i].send_at >= after_ns]
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
-            return [h for h in keyword_hits if h.message.id in set(keyword_ids[:limit])]
+            pairs, weight = [], 0.0
         fused = hybrid.fuse(
             [
-                (keyword_ids[: hybrid.KEYWORD_DEPTH], hybrid.KEYWORD_WEIGHT),
-                ([i for i, _ in pairs][: hybrid.SEMANTIC_DEPTH], hybrid.semantic_weight(self.embedder().id)),
+                (keyword_ids[:depth_k], hybrid.KEYWORD_WEIGHT),
+                ([i for i, _ in pairs][: max(hybrid.SEMANTIC_DEPTH, limit)], weight),
+                (plain_ids[:depth_k], hybrid.PLAIN_WEIGHT if keyword_ids else hybrid.KEYWORD_WEIGHT),
             ]
-            + ([(cjk_ids[: hybrid.KEYWORD_DEPTH], hybrid.KEYWORD_WEIGHT)] if cjk_ids else [])
         )
         return self._hits(fused, after_ns, limit, "hybrid")
 
     def keyword_ranking(
         self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
     ) -> tuple[list[int], list[int]]:
-        """The keyword side of hybrid search: (word matches with context, CJK matches), best first.
+        """The keyword sides of hybrid search, best first: (context matches, plain keyword matches).
 
-        Words are matched in ``context_fts`` (each message with the turn before it, speakers named);
-        CJK terms go through plain keyword search (trigram or substring).
+        Context matches come from ``context_fts`` (each message with the turn before it, speakers named;
+        words only); plain matches are ``Memory.search``'s keyword search (words and CJK).
         """
         with self._store.read() as conn:
-            if not self._context:
-                hits = search.keyword_search(
+            plain = [
+                h.message.id or 0
+                for h in search.keyword_search(
                     conn,
                     query,
                     session_id=session,
@@ -401,36 +406,26 @@ class SemanticTier:
                     limit=depth,
                     tables=self._store.fts_tables,
                 )
-                return [h.message.id or 0 for h in hits], []
+            ]
+            if not self._context:
+                return [], plain
             key = archive.known_key(conn, session) if session is not None else None
             if session is not None and key is None:
-                return [], []
+                return [], plain
             ranked = contextfts.search_ids(conn, search.clean_query(query), key, depth * 2 + 50)
             cuts = search.start_ids(conn, session)
             found = archive.by_ids(conn, ranked)
-            words = []
-            for message_id in ranked:
-                message = found.get(message_id)
-                if message is None or message.send_at < after_ns:
-                    continue
-                if scope == "recent" and message_id < cuts.get(message.session or "", 0):
-                    continue
-                words.append(message_id)
-                if len(words) >= depth:
-                    break
-            cjk: list[int] = []
-            if keyword.has_cjk(query):
-                hits = search.keyword_search(
-                    conn,
-                    query,
-                    session_id=session,
-                    scope=scope,
-                    after_ns=after_ns,
-                    limit=depth,
-                    tables=self._store.fts_tables,
-                )
-                cjk = [h.message.id or 0 for h in hits]
-        return words, cjk
+        words: list[int] = []
+        for message_id in ranked:
+            message = found.get(message_id)
+            if message is None or message.send_at < after_ns:
+                continue
+            if scope == "recent" and message_id < cuts.get(message.session or "", 0):
+                continue
+            words.append(message_id)
+            if len(words) >= depth:
+                break
+        return words, plain
 
     def _messages(self, ids: list[int]) -> dict[int, Message]:
         with self._store.read() as conn:
