@@ -27,6 +27,40 @@ def clustered(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     return data / np.linalg.norm(data, axis=1, keepdims=True)
 
 
+def stdlib_sentences(limit: int) -> list[str]:
+    """Distinct comment and docstring lines of the Python standard library (real English text)."""
+    import sysconfig
+
+    seen: dict[str, None] = {}
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for line in lines:
+            text = line.strip().lstrip("#").strip().strip('"').strip()
+            if len(text) >= 25 and " " in text and not text.startswith(("def ", "class ", "import ")):
+                seen.setdefault(text, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)[:limit]
+
+
+def real_vectors(n: int, cache: Path) -> np.ndarray:
+    """``n`` USE embeddings of standard-library sentences (cached in ``cache``)."""
+    path = cache / f"stdlib-use-{n}.npy"
+    if path.exists():
+        return np.load(path)
+    from engine.embedders.use import UseEmbedder
+
+    texts = stdlib_sentences(n)
+    embedder = UseEmbedder()
+    data = np.concatenate([embedder.encode_documents(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, data)
+    return data
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
@@ -38,10 +72,20 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--trees", default="10,20")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--data",
+        choices=("clustered", "stdlib"),
+        default="clustered",
+        help="stdlib: real USE embeddings (512-d) of standard-library sentences, cached in bench/out",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     for n in (int(s) for s in args.sizes.split(",")):
-        data = clustered(n + args.queries, args.dim, rng)
+        if args.data == "stdlib":
+            data = real_vectors(n + args.queries, Path("bench/out"))
+            data = data[rng.permutation(len(data))]
+        else:
+            data = clustered(n + args.queries, args.dim, rng)
         matrix, queries = data[:n], data[n:]
         ids = np.arange(1, n + 1, dtype=np.int64)
         truth, exact_ms = [], []
@@ -50,7 +94,7 @@ def main() -> None:
             order, _ = exact.top_k(matrix, q, 10)
             exact_ms.append((time.perf_counter() - t) * 1000)
             truth.append(set(ids[order].tolist()))
-        print(f"\n== {n} vectors x {args.dim}")
+        print(f"\n== {n} vectors x {data.shape[1]} ({args.data})")
         print(
             f"exact numpy        p50 {statistics.median(exact_ms):7.2f} ms  p95 {pct(exact_ms, 0.95):7.2f} ms  recall 1.000"
         )
@@ -75,8 +119,10 @@ def main() -> None:
                 print(
                     f"annoy {trees:3d} trees: rebuild (add+build+save) {build_s:6.2f} s, file {size_mb:.0f} MB"
                 )
-                for fraction in (0.01, 0.02, 0.05, 0.1, 0.2):
+                for fraction in (0.01, 0.02, 0.05, 0.1, 0.2, -1.0):
                     search_k = max(10 * trees, int(n * fraction))
+                    if fraction < 0:  # what the engine uses
+                        search_k = annoyindex.search_k(n, 10)
                     ms, recall = [], []
                     for q, want in zip(queries, truth, strict=True):
                         t = time.perf_counter()
