@@ -1,1 +1,1 @@
-"""Benchmarks that print figures (not tests). Run them from the repository root: ``python -m bench.<name>``."""
+"""Benchmarks that print figures (not tests). See bench/README.md for the commands."""

@@ -38,7 +38,7 @@ from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.compaction import CompactResult
 from engine.diskerrors import file_errors
-from engine.embedders.hashing import HashEmbedder
+from engine.embedders import Embedder
 from engine.errormemory import ErrorMemory
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.hotfile import HistoryUnreadable, HotFiles
@@ -47,6 +47,7 @@ from engine.locks import SessionLocks
 from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.search import Hit
+from engine.semantic import SemanticTier
 from engine.sessions import SessionInfo, is_private
 from engine.settings import Settings
 from engine.store import Store
@@ -113,11 +114,17 @@ class Memory:
         self.files = HotFiles(paths.store_dir / "tmp")
         self.files.clean_tmp()
         self.tiers: list[Tier] = []
+        self.semantic: SemanticTier | None = None
         self._settings = settings_mod.from_stored(store.setting_rows())
 
     @classmethod
-    def open(cls, home: Path | str | None = None, *, clock: Clock | None = None) -> Memory:
-        """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default)."""
+    def open(
+        cls, home: Path | str | None = None, *, clock: Clock | None = None, embedder: Embedder | None = None
+    ) -> Memory:
+        """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default).
+
+        ``embedder`` overrides the ``embedder`` setting (tests pass ``HashEmbedder()``).
+        """
         paths = Paths.resolve(home)
         store = Store(paths.database)
         log.info(
@@ -126,9 +133,20 @@ class Memory:
             store.features.sqlite_version,
             ", ".join(sorted(store.fts_tables)) or "none",
         )
-        mem = cls(paths, store, clock=clock or system_clock)
-        mem.errors = ErrorMemory.open(store, clock=mem.clock, embedder=HashEmbedder())  # expired purged
-        return mem
+        memory = cls(paths, store, clock=clock or system_clock)
+        memory.semantic = SemanticTier(
+            paths,
+            store,
+            memory.clock,
+            setting=memory.settings.embedder,
+            embedder=embedder,
+            gemini_key=lambda: memory.summaries.keys.get(),
+            gemini_base_url=memory.settings.gemini_base_url,
+        )
+        memory.tiers.append(memory.semantic)
+        # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
+        memory.errors = ErrorMemory.open(store, clock=memory.clock, embedder=memory.semantic.loaded_embedder)
+        return memory
 
     # -- settings ---------------------------------------------------------------------------------
 
@@ -147,6 +165,9 @@ class Memory:
             {k: v for k, v in settings_mod.to_stored(updated).items() if k in changes}
         )
         self._settings = updated
+        semantic = getattr(self, "semantic", None)
+        if "embedder" in changes and semantic is not None:
+            semantic.switch_embedder(updated.embedder)  # re-embeds everything in the background
         return updated
 
     def reload_settings(self) -> Settings:

@@ -20,6 +20,7 @@ from sqlalchemy import Connection, text
 from engine.errormemory.schema import m003_error_memory
 from engine.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
 from engine.usage import m004_usage
+from engine.vectors.schema import m002_vectors
 
 log = logging.getLogger("memtray.store")
 
@@ -84,6 +85,7 @@ def m005_cjk_bigrams(conn: Connection) -> None:
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
+    ("m002_vectors", m002_vectors),
     ("m003_error_memory", m003_error_memory),
     ("m004_usage", m004_usage),
     ("m005_cjk_bigrams", m005_cjk_bigrams),

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from engine.cli.output import hit_json, message_line, open_memory, write, write_json
 from engine.clock import TIME_RANGES
 from engine.search import MATCHES, SCOPES
+
+WAIT_FOR_VECTORS_S = 30.0
+"""Semantic and hybrid searches first wait this long for messages still queued for embedding."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +27,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def cmd_search(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
+        if args.match != "keyword" and not mem.wait_idle(timeout=WAIT_FOR_VECTORS_S):
+            sys.stderr.write("memtray: some messages are still being embedded; results may miss them\n")
         hits = mem.search(
             args.query,
             session=args.session,

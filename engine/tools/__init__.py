@@ -1,1 +1,6 @@
-"""The LLM tools of the memory: function declarations (JSON schema) and executors that return text."""
+"""Tools the LLM can call (Gemini function calling, MCP): a JSON-schema declaration and an executor each.
+
+- :mod:`engine.tools.chat_history`: search the conversation memory (the seed's ``chat_history``).
+- :mod:`engine.tools.error_history`: the cross-session error memory (``error_history`` and its aliases).
+- :mod:`engine.tools.registry`: the tools as one list, shared by the chat loop and the MCP server.
+"""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Memory
+from engine.embedders.hashing import HashEmbedder
 
 
 class FakeClock:
@@ -36,6 +37,6 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def memory(home: Path, clock: FakeClock) -> Iterator[Memory]:
-    mem = Memory.open(home, clock=clock)
+    mem = Memory.open(home, clock=clock, embedder=HashEmbedder())
     yield mem
     mem.close()

@@ -1,0 +1,471 @@
+"""Tier 2 and beyond: semantic and hybrid search over message vectors (:class:`SemanticTier`).
+
+The tier follows the archive through the :class:`engine.memory.Tier` hooks: appended messages are queued
+for embedding in the append's transaction (the background :class:`EmbedWorker` embeds them), a
+compaction schedules a rebuild of the session's archive index, a reset or removal deletes the session's
+vectors, queue rows and index files.
+
+Search, per session:
+
+- the recent tier (messages since the compaction cut, i.e. still in history.json): exact float32 search
+  over the session's vectors with id >= the cut, cached in memory and checked against SQLite each time;
+- the archive (``scope="all"``, beyond the seed): the vectors below the cut, through the session's Annoy
+  index when there are at least ``annoyindex.EXACT_BELOW`` of them, else exactly. A missing, stale or
+  damaged index file is rebuilt in the background (with a log line) and the search runs exactly meanwhile.
+
+``session=None`` searches every session and merges by score. ``hybrid`` fuses the keyword ranking with
+the semantic one (:mod:`engine.hybrid`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from engine import archive, contextfts, hybrid, search
+from engine.clock import Clock
+from engine.embedders import Embedder, Vectors
+from engine.embedders.chooser import Choice, injected, select
+from engine.errors import VectorIndexError
+from engine.messages import Message
+from engine.paths import Paths
+from engine.search import Hit
+from engine.store import Store
+from engine.vectors import annoyindex, exact, rows
+from engine.vectors.annoyindex import AnnoyArchive
+from engine.vectors.rows import Ids, Stats
+from engine.vectors.worker import EmbedWorker, Progress
+
+log = logging.getLogger("memtray.semantic")
+
+TOP = 2**62
+LOAD_WAIT_S = 120.0
+CACHE_BYTES = 256 * 1024 * 1024
+"""In-memory matrices (recent tiers, small archives) kept at most, least recently used dropped first."""
+
+
+@dataclass(frozen=True)
+class SemanticStatus:
+    """What the settings window shows.
+
+    Attributes:
+        choice: the embedder in use and why; ``None`` while it loads.
+        queued: messages waiting to be embedded.
+    """
+
+    choice: Choice | None
+    queued: int
+
+
+class SemanticTier:
+    """Vectors of one memory: the embedding worker, the indexes, and semantic/hybrid search."""
+
+    def __init__(
+        self,
+        paths: Paths,
+        store: Store,
+        clock: Clock,
+        *,
+        setting: str = "auto",
+        embedder: Embedder | None = None,
+        gemini_key: Callable[[], str | None] | None = None,
+        gemini_base_url: str = "",
+    ) -> None:
+        self._paths = paths
+        self._store = store
+        self._clock = clock
+        self._gemini_key = gemini_key
+        self._gemini_base_url = gemini_base_url
+        with store.read() as conn:
+            self._context = contextfts.exists(conn)
+        self._lock = threading.Lock()
+        self._annoy: dict[str, AnnoyArchive] = {}
+        self._rebuilding: set[str] = set()
+        self._cache: OrderedDict[tuple[str, str, str], tuple[tuple[Stats, int, int], Ids, Vectors]] = (
+            OrderedDict()
+        )
+        self._worker = EmbedWorker(
+            store,
+            self._loader(setting, embedder),
+            clock,
+            on_saved=self._on_saved,
+            on_embedder_dropped=self._on_embedder_dropped,
+        )
+        self._worker.start()
+
+    def _loader(self, setting: str, embedder: Embedder | None) -> Callable[[], tuple[Embedder, Choice]]:
+        if embedder is not None:
+            given = embedder
+            return lambda: (given, injected(given))
+        return lambda: select(setting, gemini_key=self._gemini_key, gemini_base_url=self._gemini_base_url)
+
+    # -- state for the settings window ------------------------------------------------------------
+
+    @property
+    def choice(self) -> Choice | None:
+        """The embedder in use and why (``None`` until it has loaded)."""
+        return self._worker.choice
+
+    def status(self) -> SemanticStatus:
+        with self._store.read() as conn:
+            return SemanticStatus(self._worker.choice, rows.queued(conn))
+
+    def set_progress(self, callback: Progress | None) -> None:
+        """``callback(done, total)`` is called on the worker thread while a re-embedding runs."""
+        self._worker.progress = callback
+
+    def switch_embedder(self, setting: str = "auto", embedder: Embedder | None = None) -> None:
+        """Use another embedder; everything is re-embedded in the background (see :meth:`set_progress`)."""
+        self._worker.switch(self._loader(setting, embedder))
+
+    # -- Tier hooks -------------------------------------------------------------------------------
+
+    def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
+        rows.enqueue(conn, messages, self._clock())
+        if self._context:
+            contextfts.add(conn, messages)
+        self._worker.wake()
+
+    def session_compacted(self, session: str, start_id: int) -> None:
+        self._schedule_rebuild(session)
+
+    def session_cleared(self, conn: Connection, session: str) -> None:
+        rows.clear_session(conn, session)
+        if self._context:
+            contextfts.clear_session(conn, session)
+        key = archive.known_key(conn, session)
+        with self._lock:
+            old = self._annoy.pop(session, None)
+            if old is not None:
+                old.unload()
+            for cache_key in [c for c in self._cache if c[1] == session]:
+                del self._cache[cache_key]
+        if key is not None and self._paths.vectors_dir.is_dir():
+            for path in self._paths.vectors_dir.glob(f"{key}.*"):
+                path.unlink(missing_ok=True)
+
+    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
+        """Drop the message's vector, queue entry and context row, and redo the next message's, whose
+        embedded text and context row carry this one as their previous turn (before the row is deleted)."""
+        for table, column in (("vectors", "message_id"), ("embed_queue", "message_id")):
+            conn.execute(text(f"DELETE FROM {table} WHERE {column} = :i"), {"i": message_id})
+        following = conn.execute(
+            text(
+                "SELECT id, sender, content FROM messages WHERE session_id = :s AND id > :i ORDER BY id LIMIT 1"
+            ),
+            {"s": session, "i": message_id},
+        ).first()
+        if self._context:
+            contextfts.forget(conn, session, message_id, following)
+        if following is not None:
+            conn.execute(text("DELETE FROM vectors WHERE message_id = :i"), {"i": following[0]})
+            rows.enqueue(
+                conn,
+                [Message("user", following[2], 0, following[1] or "", int(following[0]), session)],
+                self._clock(),
+            )
+        self._schedule_rebuild(session)
+
+    def loaded_embedder(self, timeout: float = LOAD_WAIT_S) -> Embedder | None:
+        """The embedder once it has loaded (waiting up to ``timeout``), or None if it is not available."""
+        return self._worker.embedder(timeout)
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        return self._worker.wait_idle(timeout)
+
+    def close(self) -> None:
+        self._worker.close()
+        with self._lock:
+            for index in self._annoy.values():
+                index.unload()
+            self._annoy.clear()
+            self._cache.clear()
+
+    # -- worker callbacks -------------------------------------------------------------------------
+
+    def _on_saved(self, lowest: dict[str, int]) -> None:
+        """New vectors were stored; an archive index missing some of them is rebuilt."""
+        with self._store.read() as conn:
+            stale = [s for s, low in lowest.items() if low < archive.meta(conn, s).start_id]
+        for session in stale:
+            self._schedule_rebuild(session)
+
+    def _on_embedder_dropped(self, embedder_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._cache if k[0] == embedder_id]:
+                del self._cache[key]
+            for session in [s for s, a in self._annoy.items() if a.record.embedder == embedder_id]:
+                self._annoy.pop(session).unload()
+        folder = self._paths.vectors_dir
+        if folder.is_dir():
+            for path in folder.glob(f"*.{annoyindex._safe(embedder_id)}.*"):
+                path.unlink(missing_ok=True)
+
+    def _schedule_rebuild(self, session: str) -> None:
+        with self._lock:
+            if session in self._rebuilding:
+                return
+            self._rebuilding.add(session)
+        self._worker.submit(lambda: self._rebuild(session), when_idle=True)
+
+    def _rebuild(self, session: str) -> None:
+        """Build the session's archive index if it is big enough (on the worker thread)."""
+        with self._lock:
+            self._rebuilding.discard(session)
+        embedder = self._worker.embedder()
+        if embedder is None:
+            return
+        with self._store.read() as conn:
+            key = archive.known_key(conn, session)
+            cut = archive.meta(conn, session).start_id
+            stats = rows.stats(conn, embedder.id, session, 0, cut)
+            if key is None:
+                return
+            ann_path, json_path = annoyindex.paths_for(self._paths.vectors_dir, key, embedder.id)
+            if stats.count < annoyindex.EXACT_BELOW:
+                annoyindex.remove(ann_path, json_path)
+                return
+            with self._lock:
+                current = self._annoy.get(session)
+            if current is not None and current.record.matches(embedder.id, embedder.dim, cut, stats):
+                return
+            ids, matrix = rows.load(conn, embedder.id, session, 0, cut, embedder.dim)
+        if os.name == "nt":  # a mapped file cannot be replaced there
+            with self._lock:
+                old = self._annoy.pop(session, None)
+                if old is not None:
+                    old.unload()
+        annoyindex.build(ann_path, json_path, ids, matrix, embedder=embedder.id, cut=cut, stats=stats)
+        loaded = annoyindex.load(ann_path, json_path, ids)
+        with self._lock:
+            old = self._annoy.pop(session, None)
+            if old is not None:
+                old.unload()
+            if loaded is not None:
+                self._annoy[session] = loaded
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def embedder(self) -> Embedder:
+        """The loaded embedder (waits for it to load).
+
+        Raises:
+            VectorIndexError: it did not load in time.
+        """
+        embedder = self._worker.embedder(LOAD_WAIT_S)
+        if embedder is None:
+            raise VectorIndexError("the embedding model is still loading; try again in a moment")
+        return embedder
+
+    def search_vectors(
+        self, query: str, *, session: str | None, scope: str, k: int
+    ) -> list[tuple[int, float]]:
+        """``(message id, cosine)`` of the ``k`` messages nearest to ``query``, best first.
+
+        Args:
+            session: one session, or None for every session.
+            scope: ``recent`` (since the compaction cut) or ``all`` (the archive too).
+        """
+        embedder = self.embedder()
+        vector = embedder.encode_query(search.clean_query(query))
+        found: list[tuple[int, float]] = []
+        with self._store.read() as conn:
+            sessions = [session] if session is not None else rows.sessions(conn, embedder.id)
+            for sid in sessions:
+                cut = archive.meta(conn, sid).start_id
+                ids, matrix = self._matrix(conn, embedder, sid, "recent", cut, TOP)
+                order, scores = exact.top_k(matrix, vector, k)
+                found.extend(zip(ids[order].tolist(), scores.tolist(), strict=True))
+                if scope == "all" and cut > 0:
+                    found.extend(self._search_archive(conn, embedder, sid, cut, vector, k))
+        found.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
+        return found[:k]
+
+    def _matrix(
+        self, conn: Connection, embedder: Embedder, session: str, part: str, lo: int, hi: int
+    ) -> tuple[Ids, Vectors]:
+        stats = rows.stats(conn, embedder.id, session, lo, hi)
+        key = (embedder.id, session, part)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] == (stats, lo, hi):
+                self._cache.move_to_end(key)
+                return cached[1], cached[2]
+        ids, matrix = rows.load(conn, embedder.id, session, lo, hi, embedder.dim)
+        with self._lock:
+            self._cache[key] = ((stats, lo, hi), ids, matrix)
+            total = sum(entry[2].nbytes for entry in self._cache.values())
+            while total > CACHE_BYTES and len(self._cache) > 1:
+                _, (_, _, dropped) = self._cache.popitem(last=False)
+                total -= dropped.nbytes
+        return ids, matrix
+
+    def _search_archive(
+        self, conn: Connection, embedder: Embedder, session: str, cut: int, vector: Vectors, k: int
+    ) -> list[tuple[int, float]]:
+        found: list[tuple[int, float]] = []
+        with self._lock:  # an index is only unloaded under the lock, so it stays mapped here
+            index = self._annoy.get(session)
+            if index is not None and index.record.embedder == embedder.id and index.record.cut <= cut:
+                ids, scores = index.search(vector, k)
+                found = list(zip(ids.tolist(), scores.tolist(), strict=True))
+                built_cut = index.record.cut
+            else:
+                built_cut = -1
+        if built_cut >= 0:
+            if built_cut < cut:  # compacted since the build (a rebuild is queued): search the gap exactly
+                gap_ids, matrix = self._matrix(conn, embedder, session, "gap", built_cut, cut)
+                order, scores = exact.top_k(matrix, vector, k)
+                found.extend(zip(gap_ids[order].tolist(), scores.tolist(), strict=True))
+            return found
+        stats = rows.stats(conn, embedder.id, session, 0, cut)
+        if stats.count == 0:
+            return []
+        if stats.count >= annoyindex.EXACT_BELOW and self._open_index(conn, embedder, session, cut, stats):
+            return self._search_archive(conn, embedder, session, cut, vector, k)
+        all_ids, matrix = self._matrix(conn, embedder, session, "archive", 0, cut)
+        order, best = exact.top_k(matrix, vector, k)
+        return list(zip(all_ids[order].tolist(), best.tolist(), strict=True))
+
+    def _open_index(self, conn: Connection, embedder: Embedder, session: str, cut: int, stats: Stats) -> bool:
+        """Load the session's index file if it matches SQLite; else schedule a rebuild and say so."""
+        key = archive.known_key(conn, session)
+        if key is None:
+            return False
+        ann_path, json_path = annoyindex.paths_for(self._paths.vectors_dir, key, embedder.id)
+        record = annoyindex.read_record(json_path)
+        index = None
+        if record is not None and record.matches(embedder.id, embedder.dim, cut, stats):
+            ids = np.asarray(
+                [
+                    int(r[0])
+                    for r in conn.exec_driver_sql(
+                        "SELECT message_id FROM vectors WHERE embedder = ? AND session_id = ? "
+                        "AND message_id < ? ORDER BY message_id",
+                        (embedder.id, session, cut),
+                    )
+                ],
+                dtype=np.int64,
+            )
+            index = annoyindex.load(ann_path, json_path, ids)
+        if index is None:
+            reason = (
+                "missing"
+                if not ann_path.exists()
+                else ("out of date" if record is not None and record.cut != cut else "damaged or stale")
+            )
+            log.warning(
+                "the archive index of session %s is %s: rebuilding it in the background "
+                "(searching exactly meanwhile)",
+                session,
+                reason,
+            )
+            self._schedule_rebuild(session)
+            return False
+        with self._lock:
+            old = self._annoy.pop(session, None)
+            self._annoy[session] = index
+            if old is not None:
+                old.unload()
+        return True
+
+    def search(
+        self, query: str, *, session: str | None, match: str, scope: str, after_ns: int, limit: int
+    ) -> list[Hit]:
+        """Semantic (``match="semantic"``) or hybrid (``"hybrid"``) search; see ``Memory.search``.
+
+        Raises:
+            VectorIndexError: semantic search without a usable embedder (hybrid falls back to keywords).
+        """
+        depth = limit if not after_ns else limit * 4 + 50
+        if match == "semantic":
+            pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
+            return self._hits([(i, s) for i, s in pairs], after_ns, limit, "semantic")
+        depth_k = max(hybrid.KEYWORD_DEPTH, limit)
+        keyword_ids, plain_ids = self.keyword_ranking(
+            query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
+        )
+        try:
+            pairs = self.search_vectors(
+                query, session=session, scope=scope, k=max(hybrid.SEMANTIC_DEPTH, depth)
+            )
+            weight = hybrid.semantic_weight(self.embedder().id)
+            if after_ns:
+                timed = self._messages([i for i, _ in pairs])
+                pairs = [(i, s) for i, s in pairs if i in timed and timed[i].send_at >= after_ns]
+        except VectorIndexError as exc:
+            log.warning("hybrid search without vectors (%s): keyword results only", exc)
+            pairs, weight = [], 0.0
+        fused = hybrid.fuse(
+            [
+                (keyword_ids[:depth_k], hybrid.KEYWORD_WEIGHT),
+                ([i for i, _ in pairs][: max(hybrid.SEMANTIC_DEPTH, limit)], weight),
+                (plain_ids[:depth_k], hybrid.PLAIN_WEIGHT if keyword_ids else hybrid.KEYWORD_WEIGHT),
+            ]
+        )
+        return self._hits(fused, after_ns, limit, "hybrid")
+
+    def keyword_ranking(
+        self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
+    ) -> tuple[list[int], list[int]]:
+        """The keyword sides of hybrid search, best first: (context matches, plain keyword matches).
+
+        Context matches come from ``context_fts`` (each message with the turn before it, speakers named;
+        words only); plain matches are ``Memory.search``'s keyword search (words and CJK).
+        """
+        with self._store.read() as conn:
+            plain = [
+                h.message.id or 0
+                for h in search.keyword_search(
+                    conn,
+                    query,
+                    session_id=session,
+                    scope=scope,
+                    after_ns=after_ns,
+                    limit=depth,
+                    tables=self._store.fts_tables,
+                )
+            ]
+            if not self._context:
+                return [], plain
+            key = archive.known_key(conn, session) if session is not None else None
+            if session is not None and key is None:
+                return [], plain
+            ranked = contextfts.search_ids(conn, search.clean_query(query), key, depth * 2 + 50)
+            cuts = search.start_ids(conn, session)
+            found = archive.by_ids(conn, ranked)
+        words: list[int] = []
+        for message_id in ranked:
+            message = found.get(message_id)
+            if message is None or message.send_at < after_ns:
+                continue
+            if scope == "recent" and message_id < cuts.get(message.session or "", 0):
+                continue
+            words.append(message_id)
+            if len(words) >= depth:
+                break
+        return words, plain
+
+    def _messages(self, ids: list[int]) -> dict[int, Message]:
+        with self._store.read() as conn:
+            return archive.by_ids(conn, ids)
+
+    def _hits(self, pairs: list[tuple[int, float]], after_ns: int, limit: int, source: str) -> list[Hit]:
+        with self._store.read() as conn:
+            found = archive.by_ids(conn, [i for i, _ in pairs[: limit * 4 + 50]])
+        hits: list[Hit] = []
+        for message_id, score in pairs:
+            message = found.get(message_id)
+            if message is None or message.send_at < after_ns:
+                continue
+            hits.append(Hit(message, float(score), source))
+            if len(hits) >= limit:
+                break
+        return hits

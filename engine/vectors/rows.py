@@ -1,0 +1,221 @@
+"""The ``vectors`` and ``embed_queue`` tables, and what text of a message is embedded.
+
+What is embedded is ``sender: content`` when the message has a sender (questions name people), else the
+content; with :data:`PREVIOUS_TURN` the previous message of the session is put before it (measured in
+``bench/retrieval.py``). The text's hash is stored with the vector: a message whose text did not change is
+never embedded again, and a text already embedded for another message reuses that vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import Connection, text
+
+from engine.embedders import Vectors
+from engine.messages import Message
+
+PREVIOUS_TURN = True
+"""Whether the previous turn is embedded with each message (chosen by measurement: see bench/README.md)."""
+
+MAX_CHARS = 2000
+"""Longer texts are cut before embedding (the local models read at most 512 tokens anyway)."""
+
+Ids = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A queued message and the text to embed for it."""
+
+    message_id: int
+    session_id: str
+    text: str
+    text_hash: str
+
+
+def own_text(sender: str, content: str) -> str:
+    return f"{sender}: {content}" if sender else content
+
+
+def document_text(message: Message, previous: Message | None = None) -> str:
+    """The text embedded for ``message`` (``previous``: the session's message before it)."""
+    body = own_text(message.sender, message.content)
+    if PREVIOUS_TURN and previous is not None:
+        body = own_text(previous.sender, previous.content) + "\n" + body
+    return body[:MAX_CHARS]
+
+
+def text_hash(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+
+
+def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:
+    """Queue archived messages for embedding (inside the caller's transaction)."""
+    rows = [(m.id, m.session, now) for m in messages if m.id is not None and m.session]
+    if rows:
+        conn.exec_driver_sql(
+            "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) VALUES (?, ?, ?)", rows
+        )
+
+
+def enqueue_missing(conn: Connection, embedder_id: str, now: int) -> int:
+    """Queue every archived message without a vector of ``embedder_id``; return how many were added."""
+    result = conn.execute(
+        text(
+            "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) "
+            "SELECT m.id, m.session_id, :t FROM messages m WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.embedder = :e AND v.message_id = m.id)"
+        ),
+        {"t": now, "e": embedder_id},
+    )
+    return int(result.rowcount or 0)
+
+
+def queued(conn: Connection) -> int:
+    return int(conn.execute(text("SELECT COUNT(*) FROM embed_queue")).scalar_one())
+
+
+def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
+    """Up to ``limit`` queued messages with their texts, oldest first; and queued ids whose message is gone."""
+    previous_sql = (
+        "(SELECT p.sender FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id "
+        "ORDER BY p.id DESC LIMIT 1), "
+        "(SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id "
+        "ORDER BY p.id DESC LIMIT 1)"
+        if PREVIOUS_TURN
+        else "NULL, NULL"
+    )
+    rows = conn.exec_driver_sql(
+        "SELECT q.message_id, m.session_id, m.role, m.content, m.sender, "
+        f"{previous_sql} FROM embed_queue q LEFT JOIN messages m ON m.id = q.message_id "
+        "ORDER BY q.message_id LIMIT ?",
+        (limit,),
+    ).all()
+    pending: list[Pending] = []
+    gone: list[int] = []
+    for row in rows:
+        if row[1] is None:
+            gone.append(int(row[0]))
+            continue
+        message = Message(role=row[2], content=row[3], sender=row[4] or "")
+        previous = Message("user", row[6], sender=row[5] or "") if row[6] is not None else None
+        body = document_text(message, previous)
+        pending.append(Pending(int(row[0]), str(row[1]), body, text_hash(body)))
+    return pending, gone
+
+
+def known_hashes(conn: Connection, embedder_id: str, pending: Sequence[Pending]) -> dict[int, bytes | None]:
+    """For each pending message: ``None`` if its own vector is current, the blob of another message with
+    the same text if there is one; messages that need embedding are absent."""
+    found: dict[int, bytes | None] = {}
+    for item in pending:
+        own = conn.execute(
+            text("SELECT text_hash FROM vectors WHERE embedder = :e AND message_id = :m"),
+            {"e": embedder_id, "m": item.message_id},
+        ).first()
+        if own is not None and own[0] == item.text_hash:
+            found[item.message_id] = None
+            continue
+        other = conn.execute(
+            text("SELECT vector FROM vectors WHERE embedder = :e AND text_hash = :h LIMIT 1"),
+            {"e": embedder_id, "h": item.text_hash},
+        ).first()
+        if other is not None:
+            found[item.message_id] = bytes(other[0])
+    return found
+
+
+def save(
+    conn: Connection, embedder_id: str, dim: int, items: Sequence[Pending], blobs: Sequence[bytes]
+) -> None:
+    """Store vectors (float32 blobs) for ``items`` and take them off the queue."""
+    if not items:
+        return
+    conn.exec_driver_sql(
+        "INSERT INTO vectors(embedder, message_id, session_id, dim, text_hash, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(embedder, message_id) DO UPDATE SET "
+        "text_hash = excluded.text_hash, vector = excluded.vector, dim = excluded.dim",
+        [
+            (embedder_id, i.message_id, i.session_id, dim, i.text_hash, b)
+            for i, b in zip(items, blobs, strict=True)
+        ],
+    )
+    dequeue(conn, [i.message_id for i in items])
+
+
+def dequeue(conn: Connection, message_ids: Sequence[int]) -> None:
+    if message_ids:
+        conn.exec_driver_sql("DELETE FROM embed_queue WHERE message_id = ?", [(i,) for i in message_ids])
+
+
+def to_blobs(vectors: Vectors) -> list[bytes]:
+    return [np.ascontiguousarray(v, dtype=np.float32).tobytes() for v in vectors]
+
+
+def other_embedders(conn: Connection, embedder_id: str) -> list[str]:
+    rows = conn.execute(
+        text("SELECT DISTINCT embedder FROM vectors WHERE embedder != :e"), {"e": embedder_id}
+    )
+    return [str(r[0]) for r in rows]
+
+
+def drop_embedder(conn: Connection, embedder_id: str) -> int:
+    result = conn.execute(text("DELETE FROM vectors WHERE embedder = :e"), {"e": embedder_id})
+    return int(result.rowcount or 0)
+
+
+def clear_session(conn: Connection, session_id: str) -> None:
+    conn.execute(text("DELETE FROM vectors WHERE session_id = :s"), {"s": session_id})
+    conn.execute(text("DELETE FROM embed_queue WHERE session_id = :s"), {"s": session_id})
+
+
+def sessions(conn: Connection, embedder_id: str) -> list[str]:
+    """Sessions with vectors of ``embedder_id``."""
+    rows = conn.execute(
+        text("SELECT DISTINCT session_id FROM vectors WHERE embedder = :e"), {"e": embedder_id}
+    )
+    return [str(r[0]) for r in rows]
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What identifies a set of vectors cheaply (a cache key)."""
+
+    count: int
+    max_id: int
+    id_sum: int
+
+
+def stats(conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int) -> Stats:
+    """Count, max and sum of message ids of the session's vectors with ``lo <= id < hi``."""
+    row = conn.execute(
+        text(
+            "SELECT COUNT(*), COALESCE(MAX(message_id), 0), COALESCE(SUM(message_id), 0) FROM vectors "
+            "WHERE embedder = :e AND session_id = :s AND message_id >= :lo AND message_id < :hi"
+        ),
+        {"e": embedder_id, "s": session_id, "lo": lo, "hi": hi},
+    ).one()
+    return Stats(int(row[0]), int(row[1]), int(row[2]))
+
+
+def load(
+    conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int, dim: int
+) -> tuple[Ids, Vectors]:
+    """The session's vectors with ``lo <= id < hi``, ordered by message id, as (ids, float32 matrix)."""
+    rows = conn.execute(
+        text(
+            "SELECT message_id, vector FROM vectors WHERE embedder = :e AND session_id = :s "
+            "AND message_id >= :lo AND message_id < :hi AND dim = :d ORDER BY message_id"
+        ),
+        {"e": embedder_id, "s": session_id, "lo": lo, "hi": hi, "d": dim},
+    ).all()
+    ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+    if not rows:
+        return ids, np.zeros((0, dim), dtype=np.float32)
+    matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(len(rows), dim)
+    return ids, matrix

@@ -1,0 +1,40 @@
+"""Migration ``m002_vectors``: message vectors and the durable embedding queue.
+
+``vectors`` holds one float32 blob per (embedder, message), with the session, the dimension and a hash
+of the embedded text (unchanged text is never embedded again). ``embed_queue`` holds the ids of messages
+waiting to be embedded; it is written in the append's own transaction, so a crash loses no pending work.
+``context_fts`` is the keyword index of hybrid search (see :mod:`engine.contextfts`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+
+def m002_vectors(conn: Connection) -> None:
+    """Create ``vectors`` and ``embed_queue``."""
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS vectors ("
+        " id INTEGER PRIMARY KEY,"
+        " embedder TEXT NOT NULL,"
+        " message_id INTEGER NOT NULL,"
+        " session_id TEXT NOT NULL,"
+        " dim INTEGER NOT NULL,"
+        " text_hash TEXT NOT NULL,"
+        " vector BLOB NOT NULL,"
+        " UNIQUE (embedder, message_id))"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_vectors_session ON vectors(embedder, session_id, message_id)"
+    )
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_vectors_hash ON vectors(embedder, text_hash)")
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS embed_queue ("
+        " message_id INTEGER PRIMARY KEY,"
+        " session_id TEXT NOT NULL,"
+        " queued_at INTEGER NOT NULL)"
+    )
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")
+    from engine import contextfts
+
+    contextfts.create(conn)

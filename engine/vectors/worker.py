@@ -1,0 +1,227 @@
+"""The background embedder: one thread that drains ``embed_queue`` in batches, and runs index builds.
+
+Appends only queue message ids (in their own transaction) and wake the thread, so they return at once.
+The thread loads the embedder first (off the caller's thread), queues every message that lacks a vector
+of that embedder (so work left by a crash, an older version or another embedder is picked up), then
+embeds batch after batch. A text already embedded (same hash) is reused, never embedded again. When the
+queue held a re-embedding for a new embedder, ``progress(done, total)`` reports it and the old
+embedder's vectors are dropped once it is complete.
+
+An embedding failure (a model error, Gemini's quota) leaves the batch queued and is retried with a
+growing pause. The thread also polls the queue now and then, so work queued by another process (the CLI,
+the MCP server) is embedded here too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from engine.clock import Clock
+from engine.embedders import Embedder
+from engine.embedders.chooser import Choice
+from engine.embedders.hashing import HashEmbedder
+from engine.store import Store
+from engine.vectors import rows
+
+log = logging.getLogger("memtray.vectors")
+
+BATCH = 16
+POLL_S = 2.0
+MAX_BACKOFF_S = 60.0
+
+Loader = Callable[[], tuple[Embedder, Choice]]
+Progress = Callable[[int, int], None]
+
+
+class EmbedWorker:
+    """The thread. Start it with :meth:`start`; stop it with :meth:`close`."""
+
+    def __init__(
+        self,
+        store: Store,
+        loader: Loader,
+        clock: Clock,
+        *,
+        on_saved: Callable[[dict[str, int]], None],
+        on_embedder_dropped: Callable[[str], None],
+    ) -> None:
+        self._store = store
+        self._loader = loader
+        self._clock = clock
+        self._on_saved = on_saved
+        self._on_embedder_dropped = on_embedder_dropped
+        self._cond = threading.Condition()
+        self._ready = threading.Event()
+        self._stop = False
+        self._busy = True  # until the first look at the queue
+        self._tasks: deque[Callable[[], None]] = deque()
+        self._later: deque[Callable[[], None]] = deque()
+        self._embedder: Embedder | None = None
+        self.choice: Choice | None = None
+        self.progress: Progress | None = None
+        self._reembed_total = 0
+        self._thread = threading.Thread(target=self._run, name="memtray-embedder", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    # -- for other threads ------------------------------------------------------------------------
+
+    def embedder(self, timeout: float | None = None) -> Embedder | None:
+        """The embedder, once loaded (waits for the load up to ``timeout``)."""
+        self._ready.wait(timeout)
+        return self._embedder
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def submit(self, task: Callable[[], None], *, when_idle: bool = False) -> None:
+        """Run ``task`` on the worker thread; ``when_idle``: once the queue is empty (index builds)."""
+        with self._cond:
+            (self._later if when_idle else self._tasks).append(task)
+            self._cond.notify_all()
+
+    def switch(self, loader: Loader) -> None:
+        """Use another embedder: load it on the thread and re-embed everything in the background."""
+
+        def task() -> None:
+            self._load(loader)
+
+        self.submit(task)
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        """Block until the queue is empty and no task is running; False if ``timeout`` passed first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._store.read() as conn:
+                waiting = rows.queued(conn)
+            with self._cond:
+                if waiting == 0 and not self._busy and not self._tasks and not self._later:
+                    return True
+                if not self._thread.is_alive():
+                    return False
+                self._cond.notify_all()
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(0.05 if left is None else min(left, 0.05))
+
+    def close(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    # -- the thread -------------------------------------------------------------------------------
+
+    def _load(self, loader: Loader) -> None:
+        try:
+            embedder, choice = loader()
+        except Exception:
+            log.exception("the embedder failed to load; using hash vectors")
+            embedder = HashEmbedder()
+            choice = Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
+        self._embedder, self.choice = embedder, choice
+        self._ready.set()
+        with self._store.write() as conn:
+            added = rows.enqueue_missing(conn, embedder.id, self._clock())
+            others = rows.other_embedders(conn, embedder.id)
+            total = rows.queued(conn)
+        if others:
+            self._reembed_total = total
+            log.info("re-embedding %d messages with %s (replacing %s)", total, embedder.id, ", ".join(others))
+        elif added:
+            log.info("queued %d messages without vectors for embedding with %s", added, embedder.id)
+
+    def _run(self) -> None:
+        self._load(self._loader)
+        failures = 0
+        while True:
+            with self._cond:
+                if self._stop:
+                    return
+                task = self._tasks.popleft() if self._tasks else None
+                self._busy = True
+            try:
+                if task is not None:
+                    task()
+                    continue
+                worked = self._embed_batch()
+                failures = 0
+            except Exception:
+                failures += 1
+                pause = min(MAX_BACKOFF_S, 2.0 ** min(failures, 6))
+                log.exception("embedding failed; retrying in %.0fs", pause)
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+                    if not self._stop:
+                        self._cond.wait(pause)
+                continue
+            if not worked:
+                self._finish_reembedding()
+                with self._cond:
+                    later = self._later.popleft() if self._later else None
+                if later is not None:
+                    later()
+                    continue
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+                    if not self._stop and not self._tasks and not self._later:
+                        self._cond.wait(POLL_S)
+
+    def _embed_batch(self) -> bool:
+        embedder = self._embedder
+        assert embedder is not None
+        with self._store.read() as conn:
+            pending, gone = rows.next_batch(conn, BATCH)
+            known = rows.known_hashes(conn, embedder.id, pending)
+        if not pending and not gone:
+            return False
+        current = [p.message_id for p in pending if p.message_id in known and known[p.message_id] is None]
+        reused = [p for p in pending if known.get(p.message_id) is not None]
+        fresh = [p for p in pending if p.message_id not in known]
+        unique = list(dict.fromkeys(p.text for p in fresh))  # the same text twice is embedded once
+        made = (
+            dict(zip(unique, rows.to_blobs(embedder.encode_documents(unique)), strict=True)) if unique else {}
+        )
+        blobs = [made[p.text] for p in fresh]
+        with self._store.write() as conn:
+            rows.dequeue(conn, gone + current)
+            saved = reused + fresh
+            rows.save(
+                conn,
+                embedder.id,
+                embedder.dim,
+                saved,
+                [known[p.message_id] or b"" for p in reused] + blobs,
+            )
+            left = rows.queued(conn) if self._reembed_total else 0
+        lowest: dict[str, int] = {}
+        for item in reused + fresh:
+            lowest[item.session_id] = min(lowest.get(item.session_id, item.message_id), item.message_id)
+        if lowest:
+            self._on_saved(lowest)
+        if self._reembed_total and self.progress is not None:
+            self.progress(max(0, self._reembed_total - left), self._reembed_total)
+        return True
+
+    def _finish_reembedding(self) -> None:
+        embedder = self._embedder
+        if not self._reembed_total or embedder is None:
+            return
+        with self._store.write() as conn:
+            for other in rows.other_embedders(conn, embedder.id):
+                dropped = rows.drop_embedder(conn, other)
+                log.info("re-embedding done: dropped %d vectors of %s", dropped, other)
+                self._on_embedder_dropped(other)
+        if self.progress is not None:
+            self.progress(self._reembed_total, self._reembed_total)
+        self._reembed_total = 0
