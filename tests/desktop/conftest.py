@@ -25,6 +25,7 @@ refguard.install()  # PySide6 6.12.0 on Python 3.11: see desktop/refguard.py
 from desktop.state import AppState  # noqa: E402
 from desktop.tasks import TaskRunner  # noqa: E402
 from engine import Memory, Message, Settings  # noqa: E402
+from engine.embedders.hashing import HashEmbedder  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 BASE_NS = 1_760_000_000 * 1_000_000_000  # 2025-10-09
@@ -45,7 +46,7 @@ EN = [
 
 def seed(home: Path, long_messages: int = 240) -> None:
     """A home with a Chinese session, an English one, a temporary one and a compacted long one."""
-    mem = Memory.open(home)
+    mem = Memory.open(home, embedder=HashEmbedder())
     try:
         for session, rows in (("proj-zh", ZH), ("english-notes", EN), ("temp-subagent", EN[:2])):
             msgs = [Message(r, c, BASE_NS + i * 60_000_000_000, s) for i, (r, c, s) in enumerate(rows)]
@@ -84,7 +85,7 @@ def seeded_home(seeded_template: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def memory(seeded_home: Path) -> Iterator[Memory]:
-    mem = Memory.open(seeded_home)
+    mem = Memory.open(seeded_home, embedder=HashEmbedder())
     yield mem
     mem.close()
 

@@ -91,11 +91,14 @@ def test_activating_a_result_scrolls_the_conversation_to_it(viewer: ViewerWindow
     assert "kiwi fruit harvest" in viewer.conversation.detail.toPlainText()
 
 
-@pytest.mark.allow_warnings
-def test_semantic_search_without_the_tier_says_so(viewer: ViewerWindow, qtbot: Any) -> None:
+def test_semantic_and_hybrid_search_with_the_tier(viewer: ViewerWindow, memory: Any, qtbot: Any) -> None:
+    assert memory.wait_idle(60)
     viewer.search.set_semantic_available(True)
-    viewer.search.match.setCurrentIndex(viewer.search.match.findData("semantic"))
-    viewer.search.box.setText("roses")
-    with qtbot.waitSignal(viewer.search.search_did_fail, timeout=5000):
-        viewer.search.search()
-    assert "memtray could not use that input" in viewer.search.status.text()
+    for match in ("semantic", "hybrid"):
+        viewer.search.match.setCurrentIndex(viewer.search.match.findData(match))
+        viewer.search.box.setText("roses in the garden")
+        with qtbot.waitSignal(viewer.search.search_did_finish, timeout=10000) as finished:
+            viewer.search.search()
+        hits = finished.args[0]
+        assert hits and all(r.hit.source == match for r in hits)
+        assert any("roses" in r.hit.message.content for r in hits)
