@@ -4,6 +4,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+# The frozen build has its own venv: the `dist` extra (PyInstaller) and a portable annoy (no -march=native).
+DVENV  := .venv-dist
+DBIN   := $(DVENV)/bin
+DSTAMP := $(DVENV)/.installed
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+ARCH   := $(shell uname -m)
+ANNOY_LEVEL ?= baseline
+BUNDLE  := dist/memtray/memtray
+TARBALL := dist/memtray-$(VERSION)-linux-$(ARCH).tar.gz
+BUNDLE_SOURCES := pyproject.toml installer/memtray.spec installer/entry.py \
+	$(shell find engine desktop resources/icons -type f -not -path '*/__pycache__/*' 2>/dev/null)
+
 .PHONY: run test lint typecheck pytest bench dist clean
 
 $(STAMP): pyproject.toml
@@ -17,8 +29,8 @@ run: $(STAMP)
 	$(BIN)/memtray
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine desktop tests bench
-	$(BIN)/ruff format --check engine desktop tests bench
+	$(BIN)/ruff check engine desktop tests bench installer
+	$(BIN)/ruff format --check engine desktop tests bench installer
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -31,5 +43,25 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	@echo "see bench/README.md; e.g. $(BIN)/python -m bench.append"
 
+$(DSTAMP): pyproject.toml installer/build-annoy.sh
+	@$(PYTHON) -c 'import sys; sys.exit("memtray needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	test -x $(DBIN)/python || $(PYTHON) -m venv $(DVENV)
+	$(DBIN)/python -m pip install --quiet --upgrade pip
+	installer/build-annoy.sh $(DBIN)/python $(ANNOY_LEVEL)  # first, so pip keeps this build of annoy
+	$(DBIN)/python -m pip install --quiet -e '.[dist]'
+	touch $(DSTAMP)
+
+# The Linux bundle (dist/memtray/) and its tarball with install.sh; see installer/README.md.
+$(BUNDLE): $(DSTAMP) $(BUNDLE_SOURCES)
+	rm -rf dist/memtray
+	$(DBIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller \
+		installer/memtray.spec
+	touch $(BUNDLE)
+
+$(TARBALL): $(BUNDLE) $(wildcard installer/linux/*) resources/memtray.desktop
+	$(DBIN)/python installer/linux/package.py --bundle dist/memtray --out $(TARBALL)
+
+dist: $(TARBALL)
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(DVENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache

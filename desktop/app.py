@@ -6,7 +6,8 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    rotating log opened; Qt's messages are routed into it (:mod:`desktop.qtlog`) and the excepthook that
    logs and shows unhandled exceptions is installed (:mod:`desktop.crash`).
 2. ``single instance``: ``<home>/.store/app.lock`` is taken; if another memtray holds it, this launch
-   asks it to show its window and exits (:mod:`desktop.single`).
+   asks it to show its window and exits (:mod:`desktop.single`). ``memtray --quit`` skips the boot
+   altogether: it asks the running memtray of that home to quit and exits.
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
    summarizer gets the app's :class:`engine.keys.Keys` (so a key "for this session only" reaches it),
@@ -19,7 +20,8 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
    summaries every quarter hour on the network pool, the error purge and temp cleanup on the store worker.
 
-Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`. Each subsystem connected its
+Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
+and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
 own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
 lock is released).
 """
@@ -34,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import PySide6
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from desktop import crash, qtlog, refguard, seams
@@ -44,7 +46,7 @@ from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
-from desktop.single import SingleInstance
+from desktop.single import QUIT, SingleInstance
 from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
@@ -119,6 +121,7 @@ class Memtray(QObject):
             self.single.notify_running()
             return False
         self.single.activation_requested.connect(self._on_activation_requested)
+        self.single.quit_requested.connect(self.quit)
         self.shutting_down.connect(self.single.release)
         return True
 
@@ -287,6 +290,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="memtray", add_help=False)
     parser.add_argument("--home")
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--quit", action="store_true")
     args, _rest = parser.parse_known_args(argv)
     return args
 
@@ -301,12 +305,25 @@ def _quit_on_signals(memtray: Memtray) -> None:
     memtray.shutting_down.connect(wake.stop)
 
 
+def request_quit(paths: Paths) -> int:
+    """``memtray --quit``: ask the memtray running for ``paths.home`` to quit; 0 if it heard, 1 if none runs."""
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    knocker = SingleInstance(paths.home, paths.store_dir / "app.lock", app)
+    if knocker.notify_running(message=QUIT):
+        log.info("asked the memtray running for %s to quit", paths.home)
+        return 0
+    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")
+    return 1
+
+
 def run(argv: list[str]) -> int:
-    """Start the tray app; return its exit status."""
+    """Start the tray app (or, with ``--quit``, stop the running one); return the exit status."""
     refguard.install()
     args = parse_args(argv)
     paths = Paths.resolve(args.home)
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
+    if args.quit:
+        return request_quit(paths)
     app = QApplication(sys.argv[:1])
     app.setApplicationName("memtray")
     app.setOrganizationName("memtray")

@@ -21,7 +21,14 @@ NAME = "memtray"
 
 
 def launch_command() -> list[str]:
-    """The command that starts the tray app: the ``memtray`` script if installed, else the module."""
+    """The command that starts the tray app.
+
+    A frozen build (PyInstaller) is its own launcher: ``sys.executable`` is the installed ``memtray``
+    program (Linux tarball, Windows installer, the binary inside the macOS ``.app``). Otherwise the
+    ``memtray`` script if one is on PATH, else this Python running the module.
+    """
+    if getattr(sys, "frozen", False):
+        return [str(Path(sys.executable).resolve())]
     script = shutil.which("memtray")
     if script:
         return [str(Path(script).resolve())]

@@ -1,7 +1,8 @@
 """The app icon: PNGs rendered from ``resources/icons/memtray.svg`` at the sizes trays and docks ask for.
 
 The PNGs are committed (a tray should not depend on the SVG plugin at run time); ``python -m
-desktop.icons`` renders them again after the SVG changes.
+desktop.icons`` renders them again after the SVG changes. In a frozen build (PyInstaller) the spec copies
+``resources/icons`` into the bundle, and they are found under ``sys._MEIPASS``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from PySide6.QtGui import QGuiApplication, QIcon, QImage, QPainter
 
 log = logging.getLogger("memtray.desktop.icons")
 
-ICON_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"
+
+def resource_root() -> Path:
+    """The folder holding ``resources/``: the bundle's data folder when frozen, else the source tree."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    return Path(bundle) if bundle else Path(__file__).resolve().parent.parent
+
+
+ICON_DIR = resource_root() / "resources" / "icons"
 SVG = ICON_DIR / "memtray.svg"
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
 

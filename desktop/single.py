@@ -2,7 +2,9 @@
 
 The first process holds ``<home>/.store/app.lock`` and listens on a local socket named after the user and
 the home. A second launch finds the lock held, connects, says ``activate`` and exits; the running app
-shows its window. A stale lock (the holder crashed) is taken over by QLockFile's stale-lock detection.
+shows its window. ``memtray --quit`` knocks the same way with ``quit``: the running app shuts down cleanly
+(this is how an installer, a script or the frozen-build smoke test stops it on every platform, Windows
+included, where there is no SIGTERM). A stale lock (the holder crashed) is taken over by QLockFile's stale-lock detection.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 log = logging.getLogger("memtray.desktop.single")
 
 ACTIVATE = b"activate\n"
+QUIT = b"quit\n"
 
 
 def server_name(home: Path) -> str:
@@ -31,9 +34,11 @@ class SingleInstance(QObject):
 
     Signals:
         activation_requested(): a second launch asked the running app to show itself.
+        quit_requested(): ``memtray --quit`` asked the running app to quit.
     """
 
     activation_requested = Signal()
+    quit_requested = Signal()
 
     def __init__(self, home: Path, lock_path: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -58,14 +63,14 @@ class SingleInstance(QObject):
         self._server = server
         return True
 
-    def notify_running(self, timeout_ms: int = 2000) -> bool:
-        """From a second launch: ask the running app to show itself; True if it heard."""
+    def notify_running(self, timeout_ms: int = 2000, message: bytes = ACTIVATE) -> bool:
+        """From a second launch: send ``message`` (show yourself, or quit) to the running app; True if it heard."""
         socket = QLocalSocket()
         socket.connectToServer(self.name)
         if not socket.waitForConnected(timeout_ms):
             log.warning("the running memtray did not answer: %s", socket.errorString())
             return False
-        socket.write(ACTIVATE)
+        socket.write(message)
         ok = socket.waitForBytesWritten(timeout_ms)
         socket.disconnectFromServer()
         return ok
@@ -90,7 +95,10 @@ class SingleInstance(QObject):
             self._read(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
-        data = bytes(socket.readAll().data())
-        if ACTIVATE.strip() in data:
+        lines = bytes(socket.readAll().data()).split()
+        if QUIT.strip() in lines:
+            log.info("memtray --quit asked the app to quit")
+            self.quit_requested.emit()
+        elif ACTIVATE.strip() in lines:
             log.info("a second launch asked to show the window")
             self.activation_requested.emit()

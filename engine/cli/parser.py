@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--home", metavar="DIR", help="the data folder (default: MEMTRAY_HOME or the platform's)"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more on stderr")
+    parser.add_argument(
+        "--quit", action="store_true", help="ask the tray app running for this data folder to quit"
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for register in COMMAND_MODULES:
         register(commands)
@@ -48,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def wants_gui(argv: list[str]) -> bool:
-    """True when no command is given (only global options), so the tray app should start."""
+    """True when no command is given (only global options), so the tray app should start.
+
+    ``--quit`` (ask the running tray app to quit) is the tray app's own option, so it goes there too.
+    """
     rest = list(argv)
     while rest:
         head = rest.pop(0)
@@ -56,7 +62,7 @@ def wants_gui(argv: list[str]) -> bool:
             if rest:
                 rest.pop(0)
             continue
-        if head.startswith("--home=") or head in ("-v", "--verbose"):
+        if head.startswith("--home=") or head in ("-v", "--verbose", "--quit"):
             continue
         return False
     return True

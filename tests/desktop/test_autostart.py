@@ -49,3 +49,12 @@ def test_platform_choice() -> None:
 def test_launch_command_runs_the_tray_app() -> None:
     command = autostart.launch_command()
     assert command[-1].endswith("memtray") or command[-2:] == ["-m", "desktop.launcher"]
+
+
+def test_a_frozen_build_starts_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exe = tmp_path / "opt" / "memtray" / "memtray"
+    exe.parent.mkdir(parents=True)
+    exe.write_bytes(b"")
+    monkeypatch.setattr("sys.frozen", True, raising=False)
+    monkeypatch.setattr("sys.executable", str(exe))
+    assert autostart.launch_command() == [str(exe.resolve())]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from desktop.single import SingleInstance
+import pytest
+
+from desktop.single import QUIT, SingleInstance
 
 
 def test_second_launch_knocks_on_the_first(tmp_path: Path, qtbot: Any) -> None:
@@ -32,3 +34,23 @@ def test_other_homes_do_not_collide(tmp_path: Path) -> None:
     finally:
         a.release()
         b.release()
+
+
+def test_quit_request_reaches_the_running_app(tmp_path: Path, qtbot: Any) -> None:
+    first = SingleInstance(tmp_path, tmp_path / "app.lock")
+    knocker = SingleInstance(tmp_path, tmp_path / "app.lock")
+    try:
+        assert first.acquire()
+        with (
+            qtbot.assertNotEmitted(first.activation_requested),
+            qtbot.waitSignal(first.quit_requested, timeout=5000),
+        ):
+            assert knocker.notify_running(message=QUIT)
+    finally:
+        first.release()
+
+
+@pytest.mark.allow_warnings
+def test_quit_without_a_running_app_says_so(tmp_path: Path, qtbot: Any) -> None:
+    knocker = SingleInstance(tmp_path / "nobody", tmp_path / "nobody.lock")
+    assert not knocker.notify_running(timeout_ms=500, message=QUIT)
