@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtray.memory")
 
 MAX_APPEND = 100_000
+EMBEDDER_ENV = "MEMTRAY_EMBEDDER"
+"""Overrides the ``embedder`` setting for one run (``hash`` in the test suite, ``use`` on a slow machine)."""
 
 
 class Tier(Protocol):
@@ -119,11 +122,20 @@ class Memory:
 
     @classmethod
     def open(
-        cls, home: Path | str | None = None, *, clock: Clock | None = None, embedder: Embedder | None = None
+        cls,
+        home: Path | str | None = None,
+        *,
+        clock: Clock | None = None,
+        embedder: Embedder | None = None,
+        background: bool = True,
     ) -> Memory:
         """Open (creating if needed) the memory in ``home`` (None: ``MEMTRAY_HOME`` or the default).
 
-        ``embedder`` overrides the ``embedder`` setting (tests pass ``HashEmbedder()``).
+        Args:
+            embedder: overrides the ``embedder`` setting (tests pass ``HashEmbedder()``).
+            background: run the background embedder in this process (the app, the daemon, the MCP
+                server). A short-lived command passes False: its appends are queued durably and embedded
+                by the next process that runs it; a semantic search still loads the model when asked.
         """
         paths = Paths.resolve(home)
         store = Store(paths.database)
@@ -138,10 +150,11 @@ class Memory:
             paths,
             store,
             memory.clock,
-            setting=memory.settings.embedder,
+            setting=os.environ.get(EMBEDDER_ENV) or memory.settings.embedder,
             embedder=embedder,
             gemini_key=lambda: memory.summaries.keys.get(),
             gemini_base_url=memory.settings.gemini_base_url,
+            background=background,
         )
         memory.tiers.append(memory.semantic)
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).

@@ -77,6 +77,7 @@ class SemanticTier:
         embedder: Embedder | None = None,
         gemini_key: Callable[[], str | None] | None = None,
         gemini_base_url: str = "",
+        background: bool = True,
     ) -> None:
         self._paths = paths
         self._store = store
@@ -98,7 +99,8 @@ class SemanticTier:
             on_saved=self._on_saved,
             on_embedder_dropped=self._on_embedder_dropped,
         )
-        self._worker.start()
+        if background:
+            self._worker.start()
 
     def _loader(self, setting: str, embedder: Embedder | None) -> Callable[[], tuple[Embedder, Choice]]:
         if embedder is not None:
@@ -131,7 +133,8 @@ class SemanticTier:
         rows.enqueue(conn, messages, self._clock())
         if self._context:
             contextfts.add(conn, messages)
-        self._worker.wake()
+        if self._worker.started:
+            self._worker.wake()
 
     def session_compacted(self, session: str, start_id: int) -> None:
         self._schedule_rebuild(session)
@@ -174,7 +177,10 @@ class SemanticTier:
         self._schedule_rebuild(session)
 
     def loaded_embedder(self, timeout: float = LOAD_WAIT_S) -> Embedder | None:
-        """The embedder once it has loaded (waiting up to ``timeout``), or None if it is not available."""
+        """The embedder once it has loaded (waiting up to ``timeout``), or None if it is not available
+        (also in a process that does not embed in the background: records are then embedded later)."""
+        if not self._worker.started:
+            return None
         return self._worker.embedder(timeout)
 
     def wait_idle(self, timeout: float | None) -> bool:
@@ -259,6 +265,7 @@ class SemanticTier:
         Raises:
             VectorIndexError: it did not load in time.
         """
+        self._worker.start()  # a process that did not embed in the background starts now: it needs the model
         embedder = self._worker.embedder(LOAD_WAIT_S)
         if embedder is None:
             raise VectorIndexError("the embedding model is still loading; try again in a moment")

@@ -23,6 +23,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(tmp_path / "xdg" / var.lower()))
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    # Fast, deterministic vectors unless a test asks for a model (the embedder tests build their own).
+    monkeypatch.setenv("MEMTRAY_EMBEDDER", "hash")
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     yield home
 

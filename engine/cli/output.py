@@ -15,6 +15,8 @@ from engine.messages import Message
 from engine.paths import Paths
 from engine.search import Hit
 
+BACKGROUND_COMMANDS = {"search", "daemon", "mcp"}
+
 
 def open_memory(args: argparse.Namespace) -> Memory:
     """Open the memory named by ``--home`` (or the default), with logging set up."""
@@ -22,7 +24,9 @@ def open_memory(args: argparse.Namespace) -> Memory:
     configure(
         paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING
     )
-    return Memory.open(paths.home)
+    # Only long-running commands and searches embed; the others queue their messages for the app/daemon.
+    background = getattr(args, "command_name", None) in BACKGROUND_COMMANDS
+    return Memory.open(paths.home, background=background)
 
 
 def write(text: str) -> None:

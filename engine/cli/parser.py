@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quit", action="store_true", help="ask the tray app running for this data folder to quit"
     )
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command_name")
     for register in COMMAND_MODULES:
         register(commands)
     return parser

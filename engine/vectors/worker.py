@@ -32,6 +32,7 @@ log = logging.getLogger("memtray.vectors")
 BATCH = 16
 POLL_S = 2.0
 MAX_BACKOFF_S = 60.0
+JOIN_S = 10.0
 
 Loader = Callable[[], tuple[Embedder, Choice]]
 Progress = Callable[[int, int], None]
@@ -67,7 +68,14 @@ class EmbedWorker:
         self._thread = threading.Thread(target=self._run, name="memtray-embedder", daemon=True)
 
     def start(self) -> None:
-        self._thread.start()
+        """Start the thread (once; later calls do nothing)."""
+        with self._cond:
+            if not self._thread.is_alive() and self._thread.ident is None:
+                self._thread.start()
+
+    @property
+    def started(self) -> bool:
+        return self._thread.ident is not None
 
     # -- for other threads ------------------------------------------------------------------------
 
@@ -96,6 +104,8 @@ class EmbedWorker:
 
     def wait_idle(self, timeout: float | None) -> bool:
         """Block until the queue is empty and no task is running; False if ``timeout`` passed first."""
+        if not self.started:
+            return True  # this process does not embed (see SemanticTier(background=False))
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._store.read() as conn:
@@ -116,7 +126,10 @@ class EmbedWorker:
             self._stop = True
             self._cond.notify_all()
         if self._thread.is_alive():
-            self._thread.join()
+            # A batch in flight finishes first; the queue is durable, so a slow one is not waited for.
+            self._thread.join(timeout=JOIN_S)
+            if self._thread.is_alive():
+                log.warning("the embedder thread is still busy; leaving it (its work stays queued)")
 
     # -- the thread -------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from engine import Memory, Message
 
 def main() -> None:
     home, session, prefix, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    with Memory.open(home) as mem:
+    with Memory.open(home, background=False) as mem:
         if len(sys.argv) > 5:
             mem.update_settings(max_history_bytes=int(sys.argv[5]))
         for n in range(count):

@@ -37,7 +37,7 @@ def _ack(path: str, line: str) -> None:
 
 def _child(job: dict[str, Any]) -> int:
     if job["job"] == "append":
-        with Memory.open(job["home"]) as mem:
+        with Memory.open(job["home"], background=False) as mem:
             if mem.settings.max_history_bytes != job["max_bytes"]:
                 mem.update_settings(max_history_bytes=job["max_bytes"])
             for n in range(job["count"]):
@@ -80,7 +80,10 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as warm, Memory.open(warm) as mem:  # import all a child needs
+    with (
+        tempfile.TemporaryDirectory() as warm,
+        Memory.open(warm, background=False) as mem,
+    ):  # import all a child needs
         mem.append("warm", [Message("user", "warm up", 1)])
         mem.search("warm", match="keyword")
     for line in sys.stdin:

@@ -268,3 +268,26 @@ def test_hybrid_keyword_side_reads_the_previous_turn(memory: Memory) -> None:
     by_id = {m.id: m.content for m in memory.archive_page("s1")}
     assert "Yes, last Tuesday with my kids!" in [by_id[i] for i in words]
     assert "Yes, last Tuesday with my kids!" not in [by_id[i] for i in plain]
+
+
+def test_a_process_that_does_not_embed_queues_and_the_next_one_embeds(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    with Memory.open(home, embedder=HashEmbedder(), background=False) as cli:
+        cli.append("cli-q", [Message("user", f"queued message {i}") for i in range(5)])
+        assert cli.wait_idle(0)  # nothing runs here
+        with cli.store.read() as conn:
+            assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 5
+        assert _vector_count(cli) == 0
+    with Memory.open(home, embedder=HashEmbedder()) as app:
+        assert app.wait_idle(60)
+        assert _vector_count(app) == 5
+
+
+def test_the_environment_overrides_the_embedder_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMTRAY_EMBEDDER", "hash")
+    with Memory.open(tmp_path / "h") as mem:
+        mem.append("cli-e", [Message("user", "hello")])
+        assert mem.wait_idle(60)
+        assert mem.semantic.choice is not None and mem.semantic.choice.name == "hash"
