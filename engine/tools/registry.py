@@ -6,18 +6,17 @@ a runner ``(mem, session, args) -> text``. A runner signals a failed call by rai
 :class:`~engine.errors.EngineError` for a known failure); the chat loop then adds the error-memory hint
 (memory-engine.md §11.4).
 
-:func:`memory_tools` lists what this build has: ``chat_history`` when the semantic tier's tool module is
-present (``engine.tools.chat_history``), and ``error_history``. Adding a tool is one entry here.
+:func:`memory_tools` lists them: ``chat_history`` (the conversation memory) and ``error_history``. Adding a
+tool is one entry here.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.tools import error_history
+from engine.tools import chat_history, error_history
 
 if TYPE_CHECKING:
     from engine.memory import Memory
@@ -60,18 +59,12 @@ def _error_history(mem: Memory, _session: str | None, args: Mapping[str, Any]) -
 ERROR_HISTORY = Tool(error_history.ERROR_HISTORY, _error_history)
 
 
-def _chat_history_tool() -> Tool | None:
-    """``chat_history`` when this build has it (engine.tools.chat_history, with the semantic tier)."""
-    if importlib.util.find_spec("engine.tools.chat_history") is None:
-        return None
-    module = importlib.import_module("engine.tools.chat_history")
-    return Tool(module.DECLARATION, module.execute, needs_session=True)
+CHAT_HISTORY = Tool(chat_history.DECLARATION, chat_history.execute, needs_session=True)
 
 
 def memory_tools() -> list[Tool]:
-    """The memory's tools in this build: ``chat_history`` (when present), then ``error_history``."""
-    found = [_chat_history_tool(), ERROR_HISTORY]
-    return [tool for tool in found if tool is not None]
+    """The memory's tools: ``chat_history``, then ``error_history``."""
+    return [CHAT_HISTORY, ERROR_HISTORY]
 
 
 def by_name(tools: Sequence[Tool]) -> dict[str, Tool]:

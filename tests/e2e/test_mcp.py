@@ -56,8 +56,7 @@ def test_tools_are_listed_and_a_bad_call_is_a_tool_error(tmp_path: Path) -> None
     tools = {t.name: t for t in listed}
     assert {"error_history", "append_messages", "turn_context", "list_sessions"} <= set(tools)
     assert tools["append_messages"].input_schema["required"] == ["session", "messages"]
-    if "chat_history" in tools:
-        assert "session" in tools["chat_history"].input_schema["required"]
+    assert "session" in tools["chat_history"].input_schema["required"]
 
 
 def test_append_list_context_and_error_memory_over_stdio(tmp_path: Path) -> None:
@@ -103,6 +102,11 @@ def test_append_list_context_and_error_memory_over_stdio(tmp_path: Path) -> None
         out["search"] = await call(
             session, "error_history", {"mode": "search", "keyword": "fetch_page timeout"}
         )
+        out["history"] = await call(
+            session,
+            "chat_history",
+            {"session": "agent-1", "mode": "search", "keyword": "tabs", "match": "keyword"},
+        )
         return out
 
     out = run_client(home, body)
@@ -119,6 +123,8 @@ def test_append_list_context_and_error_memory_over_stdio(tmp_path: Path) -> None
     assert json.loads(out["new_context"][0])["messages"][0]["content"].startswith("Turn context")
     assert out["write"] == ("recorded", False)
     assert "raised the timeout" in out["search"][0]
+    text, failed = out["history"]
+    assert not failed and "[recent]" in text and "noted: tabs" in text
     # The same store, read by another process (the tray app would see it too).
     with Memory.open(home) as mem:
         history = mem.history("agent-1")

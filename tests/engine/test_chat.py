@@ -286,3 +286,26 @@ class _NoKeyring:
 
     def get_password(self, _service: str, _user: str) -> None:
         return None
+
+
+def test_the_model_can_search_the_conversation_with_chat_history(
+    chat: Chat, memory: Memory, fake: FakeGemini, clock: FakeClock
+) -> None:
+    memory.append(
+        SESSION,
+        [
+            Message("user", "our wifi password rotates monthly", clock.now),
+            Message("assistant", "noted, monthly rotation", clock.advance(1)),
+        ],
+    )
+    fake.reply_function_call("chat_history", {"mode": "search", "keyword": "wifi", "match": "keyword"})
+    fake.reply_text("You said it rotates monthly.")
+    tools: list[ToolCall] = []
+    result = chat.send(SESSION, "what did I say about the wifi?", on_tool=tools.append)
+    assert [t.name for t in tools] == ["chat_history"] and not tools[0].failed
+    assert "our wifi password rotates monthly" in tools[0].result and "[recent]" in tools[0].result
+    assert result.reply.content == "You said it rotates monthly."
+    assert [m.content for m in saved(memory)][-2:] == [
+        "what did I say about the wifi?",
+        "You said it rotates monthly.",
+    ]
