@@ -29,7 +29,8 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=300)
     args = parser.parse_args()
     corpus = Corpus(seed=3)
-    with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "home") as mem:
+    # background=False: the append path alone (the background embedder would compete for the CPU here).
+    with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "home", background=False) as mem:
         mem.update_settings(max_history_bytes=64 * MIB)
         path = mem.paths.history_file("cli-bench")
         while mem.files.size(path) < args.history_mib * MIB - 20_000:

@@ -38,7 +38,7 @@ def main() -> None:
                     "sendAt": start + i * 10**9,
                 }
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        with Memory.open(Path(tmp) / "home") as mem:
+        with Memory.open(Path(tmp) / "home", background=False) as mem:  # embeddings excluded: queued only
             t0 = time.perf_counter()
             result = jsonl.read(source, "cli-import")
             t1 = time.perf_counter()

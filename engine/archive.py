@@ -29,7 +29,7 @@ class Meta:
 
 def session_key(conn: Connection, session_id: str, now: int) -> str:
     """The session's short key (``s0000042``), registering the session on first use."""
-    row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).first()
+    row = conn.exec_driver_sql("SELECT num FROM sessions WHERE id = ?", (session_id,)).first()
     if row is None:
         conn.execute(
             text("INSERT INTO sessions(id, created_at, updated_at) VALUES (:s, :t, :t)"),
@@ -97,9 +97,8 @@ def has_rows(conn: Connection, session_id: str) -> bool:
 
 
 def meta(conn: Connection, session_id: str) -> Meta:
-    row = conn.execute(
-        text("SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = :s"),
-        {"s": session_id},
+    row = conn.exec_driver_sql(
+        "SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = ?", (session_id,)
     ).first()
     return Meta(*map(int, row)) if row else Meta()
 
@@ -124,9 +123,9 @@ def to_message(row: Any) -> Message:
 
 def rows_from(conn: Connection, session_id: str, first_id: int) -> list[Message]:
     """The session's messages with ``id >= first_id``, oldest first."""
-    result = conn.execute(
-        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
-        {"s": session_id, "i": first_id},
+    result = conn.exec_driver_sql(
+        f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id >= ? ORDER BY id",
+        (session_id, first_id),
     )
     return [to_message(r) for r in result]
 

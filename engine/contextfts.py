@@ -54,21 +54,30 @@ def exists(conn: Connection) -> bool:
 
 
 def add(conn: Connection, messages: Sequence[Message]) -> None:
-    """Index newly archived messages (inside the append's transaction)."""
+    """Index newly archived messages (inside the append's transaction).
+
+    The messages of one append are consecutive in their session, so only the first one's previous turn is
+    read from the database; the others take the message before them in the batch.
+    """
     rows = []
+    previous: dict[str, tuple[str, str] | None] = {}
+    keys: dict[str, str] = {}
     for message in messages:
         if message.id is None or not message.session:
             continue
-        prev = conn.execute(
-            text(
-                "SELECT sender, content FROM messages WHERE session_id = :s AND id < :i "
-                "ORDER BY id DESC LIMIT 1"
-            ),
-            {"s": message.session, "i": message.id},
-        ).first()
-        key = archive.known_key(conn, message.session) or ""
-        previous = (prev[0] or "", prev[1]) if prev is not None else None
-        rows.append((message.id, _body(previous, message.sender, message.content), key))
+        session = message.session
+        if session not in previous:
+            prev = conn.execute(
+                text(
+                    "SELECT sender, content FROM messages WHERE session_id = :s AND id < :i "
+                    "ORDER BY id DESC LIMIT 1"
+                ),
+                {"s": session, "i": message.id},
+            ).first()
+            previous[session] = (prev[0] or "", prev[1]) if prev is not None else None
+            keys[session] = archive.known_key(conn, session) or ""
+        rows.append((message.id, _body(previous[session], message.sender, message.content), keys[session]))
+        previous[session] = (message.sender, message.content)
     if rows:
         conn.exec_driver_sql(f"INSERT OR REPLACE INTO {TABLE}(rowid, body, skey) VALUES (?, ?, ?)", rows)
 

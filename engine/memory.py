@@ -261,7 +261,7 @@ class Memory:
         with self.store.write() as conn:
             meta = archive.meta(conn, session)
             replay = self._pending(conn, session, meta, records)
-            if records and not archive.has_rows(conn, session):
+            if records and not meta.hot_last_id and not archive.has_rows(conn, session):
                 meta = self._backfill(conn, session, records, meta, now)
             ids = archive.insert(conn, session, batch, now)
             stored = [
