@@ -21,7 +21,7 @@ PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 
 
 def build(home: Path, messages: int, sessions: int) -> None:
-    mem = Memory.open(home)
+    mem = Memory.open(home, background=False)
     with mem.store.read() as conn:
         have = conn.exec_driver_sql("SELECT COUNT(*) FROM messages").scalar_one()
     if have >= messages:
@@ -94,7 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     home = args.db_dir / f"{args.messages}"
     build(home, args.messages, args.sessions)
-    with Memory.open(home) as mem:
+    with Memory.open(home, background=False) as mem:
         print(
             f"archive: {args.messages:,} messages in {args.sessions} sessions; SQLite "
             f"{mem.store.features.sqlite_version}; FTS tables {sorted(mem.store.fts_tables)}"

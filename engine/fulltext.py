@@ -20,6 +20,7 @@ from sqlalchemy import Connection
 from engine import archive
 from engine.keyword import Term, quote
 from engine.messages import Message
+from engine.migrations import trigram_skey
 
 CANDIDATES = 500
 """The newest matches fetched per term."""
@@ -95,7 +96,8 @@ def term_ids(conn: Connection, term: Term, bounds: Bounds, tables: set[str], lim
     table, column = TABLES[route]
     expr = f"{column} : {quote(term.text)}"
     if bounds.session_key:
-        expr += f" AND skey : {quote(bounds.session_key)}"
+        key = trigram_skey(bounds.session_key) if route == "tri" else bounds.session_key
+        expr += f" AND skey : {quote(key)}"
     sql = (
         f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid < ? "
         f"ORDER BY rowid DESC LIMIT ?"

@@ -40,6 +40,7 @@ class FtsTable:
         only_glob: index only rows whose content matches this GLOB (None: every row).
         source: the content table (``messages``, or ``messages_cjk`` for the bigrams).
         column: the indexed text column of the source.
+        skey_sql: the SQL of the indexed session key, ``{row}`` standing for ``new``/``old``/the source.
     """
 
     feature: str
@@ -47,6 +48,23 @@ class FtsTable:
     only_glob: str | None = None
     source: str = "messages"
     column: str = "content"
+    skey_sql: str = "{row}.skey"
+
+
+SKEY_BASE = 0xE001
+SKEY_SPAN = 6000
+TRIGRAM_SKEY_SQL = (
+    "char(57344, 57345 + CAST(substr({row}.skey, 2) AS INTEGER) / 6000, "
+    "57345 + CAST(substr({row}.skey, 2) AS INTEGER) % 6000)"
+)
+"""In the trigram table the session key is three private-use characters: exactly one trigram, unique per
+session. ``s0000042`` would be six trigrams, ``000`` among them in every row: a phrase that slow to match."""
+
+
+def trigram_skey(skey: str) -> str:
+    """The trigram table's form of a session key (see :data:`TRIGRAM_SKEY_SQL`)."""
+    number = int(skey[1:])
+    return chr(0xE000) + chr(SKEY_BASE + number // SKEY_SPAN) + chr(SKEY_BASE + number % SKEY_SPAN)
 
 
 FTS_TABLES = {
@@ -55,7 +73,7 @@ FTS_TABLES = {
     "messages_bi": FtsTable("unicode61", "unicode61", source="messages_cjk", column="grams"),
     # Trigrams serve CJK text (which unicode61 cannot split into words); only rows with CJK characters are
     # indexed, which halves the cost of a mixed archive's inserts and makes it ~0 for English-only ones.
-    "messages_tri": FtsTable("trigram", "trigram", CJK_GLOB),
+    "messages_tri": FtsTable("trigram", "trigram", CJK_GLOB, skey_sql=f"{TRIGRAM_SKEY_SQL}"),
 }
 
 
@@ -83,12 +101,20 @@ def m005_cjk_bigrams(conn: Connection) -> None:
         conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
 
 
+def m006_trigram_session_key(conn: Connection) -> None:
+    """Drop the trigram table made with the six-trigram session key; ``ensure_fts`` rebuilds it."""
+    for suffix in ("ai", "ad", "aud", "aui"):
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
+    conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
     ("m002_vectors", m002_vectors),
     ("m003_error_memory", m003_error_memory),
     ("m004_usage", m004_usage),
     ("m005_cjk_bigrams", m005_cjk_bigrams),
+    ("m006_trigram_session_key", m006_trigram_session_key),
 ]
 
 
@@ -136,16 +162,19 @@ def _create_fts(conn: Connection, name: str, table: FtsTable) -> None:
     )
     new_rows = f"WHEN new.{col} GLOB '{table.only_glob}' " if table.only_glob else ""
     old_rows = f"WHEN old.{col} GLOB '{table.only_glob}' " if table.only_glob else ""
-    insert = f"INSERT INTO {name}(rowid, {col}, skey) VALUES (new.id, new.{col}, new.skey);"
-    delete = f"INSERT INTO {name}({name}, rowid, {col}, skey) VALUES ('delete', old.id, old.{col}, old.skey);"
+    new_key, old_key = table.skey_sql.format(row="new"), table.skey_sql.format(row="old")
+    insert = f"INSERT INTO {name}(rowid, {col}, skey) VALUES (new.id, new.{col}, {new_key});"
+    delete = (
+        f"INSERT INTO {name}({name}, rowid, {col}, skey) VALUES ('delete', old.id, old.{col}, {old_key});"
+    )
     conn.exec_driver_sql(f"CREATE TRIGGER {name}_ai AFTER INSERT ON {src} {new_rows}BEGIN {insert} END")
     conn.exec_driver_sql(f"CREATE TRIGGER {name}_ad AFTER DELETE ON {src} {old_rows}BEGIN {delete} END")
     conn.exec_driver_sql(f"CREATE TRIGGER {name}_aud AFTER UPDATE ON {src} {old_rows}BEGIN {delete} END")
     conn.exec_driver_sql(f"CREATE TRIGGER {name}_aui AFTER UPDATE ON {src} {new_rows}BEGIN {insert} END")
     if table.only_glob:
         conn.exec_driver_sql(
-            f"INSERT INTO {name}(rowid, {col}, skey) SELECT id, {col}, skey FROM {src} "
-            f"WHERE {col} GLOB '{table.only_glob}'"
+            f"INSERT INTO {name}(rowid, {col}, skey) SELECT id, {col}, {table.skey_sql.format(row=src)} "
+            f"FROM {src} WHERE {col} GLOB '{table.only_glob}'"
         )
     else:
         conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('rebuild')")

@@ -215,3 +215,11 @@ def test_common_terms_are_ranked_from_a_bounded_set(memory: Memory, clock: FakeC
         "an old zyzzogeton memory far back",
     }
     assert hits[0].score >= hits[1].score > hits[2].score
+
+
+def test_cjk_searches_stay_within_their_session(cjk: Memory, clock: FakeClock) -> None:
+    cjk.append("cli-zh2", [Message("user", "另一個記憶體問題", clock.advance(1))])
+    assert found(cjk, "記憶體", session="cli-zh2") == {"另一個記憶體問題"}
+    assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    _, recent = cjk.seed_keyword_search("cli-zh2", "記憶體問題", "1d", 8)
+    assert [h.message.content for h in recent] == ["另一個記憶體問題"]
