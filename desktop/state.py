@@ -14,6 +14,8 @@ While there is a backlog, or the embedder is still loading, the state is re-read
 from __future__ import annotations
 
 import logging
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -72,6 +74,22 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
     return Snapshot(sessions, settings, last, note, embedding)
 
 
+def _relay(state: AppState) -> Callable[[int, int], None]:
+    """The re-embedding callback for the engine's worker thread: a queued signal of ``state``.
+
+    It holds ``state`` weakly: a strong reference would make a cycle (state, memory, worker, callback)
+    that the garbage collector may free on any thread, and a QObject must die on the GUI thread.
+    """
+    ref = weakref.ref(state)
+
+    def progress(done: int, total: int) -> None:
+        target = ref()
+        if target is not None:
+            target._worker_did_progress.emit(done, total)
+
+    return progress
+
+
 class AppState(QObject):
     """The app's state as the GUI sees it.
 
@@ -121,7 +139,7 @@ class AppState(QObject):
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
         tier = getattr(mem, "semantic", None)
         if tier is not None:
-            tier.set_progress(self._worker_did_progress.emit)  # called on the engine's worker thread
+            tier.set_progress(_relay(self))
         self.memory_did_open.emit()
         self.state_did_change.emit()
 
