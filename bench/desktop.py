@@ -1,6 +1,10 @@
-"""Desktop benchmarks: launch to tray icon shown, idle RSS, and opening a 100,000-message session.
+"""Desktop benchmarks: launch to tray icon shown, idle RSS, RSS after the embedder loads, and opening a
+100,000-message session.
 
-Usage: ``.venv/bin/python -m bench.desktop [--messages N]``. The launch is measured in a subprocess under
+Usage: ``.venv/bin/python -m bench.desktop [--messages N]``. RSS after the embedder loads is measured in a
+subprocess (``--embedder-rss HOME``) that opens the app's state and viewer offscreen on a small seeded
+home with the real default embedder (``MEMTRAY_EMBEDDER`` is ignored), waits until the embedder is
+chosen and the backlog is embedded, and reads its own VmRSS. The launch is measured in a subprocess under
 Xvfb with trayer (skipped, with a line saying so, when they are missing); the viewer is measured
 offscreen in this process on a home seeded through the engine's facade.
 """
@@ -72,7 +76,80 @@ def bench_launch(home: Path) -> None:
     print(
         f"launch to tray icon docked (wall, interpreter start included): median {sorted(r[1] for r in runs)[1]:.2f} s"
     )
-    print(f"RSS idle (tray app, no embedder loaded): {idle_rss:.0f} MiB")
+    print(f"RSS idle (tray app, 3 s after launch): {idle_rss:.0f} MiB")
+
+
+def embedder_rss(home: Path) -> None:
+    """In this process: the app's state and viewer offscreen, the default embedder loaded; print JSON."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.pop("MEMTRAY_EMBEDDER", None)
+    from desktop import refguard
+
+    refguard.install()
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.state import AppState
+    from desktop.tasks import TaskRunner
+    from desktop.viewer.window import ViewerWindow
+    from engine import Memory
+
+    app = QApplication(sys.argv[:1])
+    runner = TaskRunner()
+    started = time.perf_counter()
+    mem = Memory.open(home)
+    state = AppState(runner)
+    state.set_memory(mem, summaries=None, errors=None, keys=None, semantic=True)
+    viewer = ViewerWindow(state)
+    viewer.present()
+    app.processEvents()
+    before = rss_mb(os.getpid())
+    assert mem.semantic is not None
+    while mem.semantic.choice is None:
+        app.processEvents()
+        time.sleep(0.05)
+    choice = mem.semantic.choice
+    assert mem.wait_idle(300), "embedding did not finish"
+    loaded = time.perf_counter() - started
+    app.processEvents()
+    after = rss_mb(os.getpid())
+    state.detach()
+    runner.shutdown()
+    mem.close()
+    print(json.dumps({"before": before, "after": after, "embedder": choice.name, "seconds": loaded}))
+
+
+def bench_embedder_rss(messages: int = 200) -> None:
+    from engine import Memory, Message
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        mem = Memory.open(home, background=False)
+        try:
+            mem.append(
+                "small",
+                [
+                    Message("user" if i % 2 == 0 else "assistant", f"message {i}: 第{i}則訊息", 10**18 + i)
+                    for i in range(messages)
+                ],
+            )
+        finally:
+            mem.close()
+        env = {k: v for k, v in os.environ.items() if k != "MEMTRAY_EMBEDDER"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.desktop", "--embedder-rss", str(home)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(
+        f"RSS after the embedder loads ({result['embedder']}, {messages} messages embedded, "
+        f"{result['seconds']:.1f} s): {result['after']:.0f} MiB "
+        f"(viewer shown offscreen before it loaded: {result['before']:.0f} MiB)"
+    )
 
 
 def seed_big(home: Path, count: int) -> float:
@@ -155,7 +232,12 @@ def bench_viewer(home: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--embedder-rss", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.embedder_rss is not None:
+        embedder_rss(args.embedder_rss)
+        return
+    bench_embedder_rss()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         seconds = seed_big(home, args.messages)

@@ -173,6 +173,7 @@ class Memtray(QObject):
             *("yes" if x else "no" for x in (semantic, summaries, errors)),
         )
         self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
+        self.shutting_down.connect(self.state.detach)  # before the memory closes
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()

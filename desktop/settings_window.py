@@ -7,6 +7,10 @@ table; every keyring call runs on the store worker, and the window only ever sho
 key. Without a secure keyring the window says so and offers "Use for this session only" (the key stays in
 memory until memtray quits). "Test" makes one real Gemini call on the network pool, with the key in the
 field if there is one, else the configured key.
+
+Next to the embedder setting the window shows the embedder in use and why (the semantic tier's choice,
+read on the store worker by the state refresh; "loading…" until the model is loaded), and says that
+changing it re-embeds every message in the background, with the progress in the viewer's status bar.
 """
 
 from __future__ import annotations
@@ -127,7 +131,11 @@ class SettingsWindow(QWidget):
         self.history_kib.setSuffix(" KiB")
         self.embedder = _combo(EMBEDDERS)
         self.embedder_note = QLabel("")
+        self.embedder_note.setObjectName("embedder-note")
         self.embedder_note.setWordWrap(True)
+        self.embedder_in_use = QLabel("")
+        self.embedder_in_use.setObjectName("embedder-in-use")
+        self.embedder_in_use.setWordWrap(True)
         self.summaries_enabled = QCheckBox("Summarize conversations on a schedule (every 15 minutes)")
         self.autostart = QCheckBox("Start memtray when I log in")
         self.data_folder = QLineEdit()
@@ -159,6 +167,7 @@ class SettingsWindow(QWidget):
         form2.addRow("Messages sent each turn", self.window_messages)
         form2.addRow("Compact history.json above", self.history_kib)
         form2.addRow("Search by meaning with", self.embedder)
+        form2.addRow("In use", self.embedder_in_use)
         form2.addRow("", self.embedder_note)
         form2.addRow("", self.summaries_enabled)
         app_box = QGroupBox("App")
@@ -186,6 +195,7 @@ class SettingsWindow(QWidget):
         self.key_delete.clicked.connect(self._on_key_delete_clicked)
         self.key_test.clicked.connect(self._on_key_test_clicked)
         self.embedder.currentIndexChanged.connect(self._on_embedder_changed)
+        state.state_did_change.connect(self._show_embedder_in_use)
         self.load()
 
     # -- values -----------------------------------------------------------------------------------
@@ -205,6 +215,7 @@ class SettingsWindow(QWidget):
         mem = self.state.memory
         self.data_folder.setText(str(mem.paths.home) if mem is not None else "")
         self._on_embedder_changed()
+        self._show_embedder_in_use()
         self._load_key_status()
 
     def values(self) -> dict[str, Any]:
@@ -264,10 +275,25 @@ class SettingsWindow(QWidget):
         self.embedder_note.setText(
             "Saving re-embeds every message with the new embedder, in the background (progress in the viewer)."
             if chosen != current
-            else ""
+            else "Changing it re-embeds every message in the background; the viewer's status bar shows "
+            "the progress."
         )
-        self.embedder_note.setVisible(bool(self.embedder_note.text()))
         self.adjustSize()
+
+    def _show_embedder_in_use(self) -> None:
+        """The embedder in use and why, from the state the app holds (no I/O)."""
+        embedding = self.state.snapshot.embedding
+        if self.state.memory is None:
+            text = "The memory is not open yet."
+        elif embedding is None:
+            text = "Not known yet."
+        elif embedding.choice is None:
+            text = "loading…"
+        else:
+            text = f"{embedding.choice.name}: {embedding.choice.reason}"
+        if embedding is not None and embedding.queued > 0:
+            text += f" ({embedding.queued:,} messages waiting to be embedded)"
+        self.embedder_in_use.setText(text)
 
     def _on_open_folder_clicked(self) -> None:
         if self.data_folder.text():

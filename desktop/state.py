@@ -3,15 +3,23 @@
 :class:`AppState` keeps a snapshot of the engine (sessions, settings, the last summary run) that a
 worker refreshes, plus the work in progress reported by the task runner. The tray menu is rebuilt from
 it when it opens; nothing in here touches SQLite or files.
+
+The snapshot also carries the semantic tier's status (the embedder in use and the embedding backlog).
+While there is a backlog, or the embedder is still loading, the state is re-read every
+:data:`EMBED_POLL_MS` so the status bar follows the work. A re-embedding after an embedder switch reports
+``done/total`` on the engine's worker thread; :class:`AppState` turns that into a queued signal and
+:attr:`AppState.reembedding` on the GUI thread.
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from engine import SessionInfo, Settings
 
@@ -19,8 +27,12 @@ if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
     from desktop.tasks import Task, TaskRunner
     from engine import Memory
+    from engine.semantic import SemanticStatus
 
 log = logging.getLogger("memtray.desktop.state")
+
+EMBED_POLL_MS = 2000
+"""How often the state is re-read while messages wait to be embedded or the embedder loads."""
 
 
 @dataclass(frozen=True)
@@ -31,12 +43,14 @@ class Snapshot:
     settings: Settings = field(default_factory=Settings)
     last_summary_run: int | None = None
     summarizer_note: str = ""
+    embedding: SemanticStatus | None = None
 
 
 def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
     """Read a :class:`Snapshot` (runs on the store worker; reads settings another process may have changed).
 
     The last summary run is the later of the last run this app made and the newest ``summary.json``.
+    ``embedding`` is the semantic tier's status (None without the tier, or when it cannot be read).
     """
     settings = mem.reload_settings()
     sessions = mem.sessions(include_temp=True)
@@ -50,7 +64,30 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
         else:
             last = max(state.last_run or 0, newest) or None
             note = state.message
-    return Snapshot(sessions, settings, last, note)
+    embedding: SemanticStatus | None = None
+    semantic = getattr(mem, "semantic", None)
+    if semantic is not None:
+        try:
+            embedding = semantic.status()
+        except Exception:  # the backlog is a nicety; it must not hide the sessions
+            log.exception("could not read the embedding status")
+    return Snapshot(sessions, settings, last, note, embedding)
+
+
+def _relay(state: AppState) -> Callable[[int, int], None]:
+    """The re-embedding callback for the engine's worker thread: a queued signal of ``state``.
+
+    It holds ``state`` weakly: a strong reference would make a cycle (state, memory, worker, callback)
+    that the garbage collector may free on any thread, and a QObject must die on the GUI thread.
+    """
+    ref = weakref.ref(state)
+
+    def progress(done: int, total: int) -> None:
+        target = ref()
+        if target is not None:
+            target._worker_did_progress.emit(done, total)
+
+    return progress
 
 
 class AppState(QObject):
@@ -59,10 +96,15 @@ class AppState(QObject):
     Signals:
         state_did_change(): the snapshot, the work in progress or the memory's availability changed.
         memory_did_open(): the memory is open; ``memory`` and the seams are set.
+        reembed_did_progress(int, int): a re-embedding after an embedder switch did ``done`` of ``total``
+            messages (GUI thread; ``done == total`` when it is complete).
+        _worker_did_progress(int, int): internal; emitted on the engine's worker thread, delivered queued.
     """
 
     state_did_change = Signal()
     memory_did_open = Signal()
+    reembed_did_progress = Signal(int, int)
+    _worker_did_progress = Signal(int, int)
 
     def __init__(self, runner: TaskRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -75,7 +117,12 @@ class AppState(QObject):
         self.snapshot = Snapshot()
         self.open_error: str | None = None
         self._refreshing = False
+        self.reembedding: tuple[int, int] | None = None
+        self._embed_poll = QTimer(self)
+        self._embed_poll.setSingleShot(True)
+        self._embed_poll.timeout.connect(self.refresh)
         runner.busy_did_change.connect(self._on_busy_did_change)
+        self._worker_did_progress.connect(self._on_worker_did_progress, Qt.ConnectionType.QueuedConnection)
 
     # -- memory -----------------------------------------------------------------------------------
 
@@ -90,6 +137,9 @@ class AppState(QObject):
     ) -> None:
         self.memory = mem
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
+        tier = getattr(mem, "semantic", None)
+        if tier is not None:
+            tier.set_progress(_relay(self))
         self.memory_did_open.emit()
         self.state_did_change.emit()
 
@@ -104,10 +154,26 @@ class AppState(QObject):
             lambda: read_snapshot(mem, summaries), self._on_snapshot_read, self._on_snapshot_failed
         )
 
+    def detach(self) -> None:
+        """Stop listening to the engine's worker (before the memory closes)."""
+        self._embed_poll.stop()
+        tier = getattr(self.memory, "semantic", None)
+        if tier is not None:
+            tier.set_progress(None)
+
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False
         self.snapshot = snapshot
+        embedding = snapshot.embedding
+        if embedding is not None and (embedding.queued > 0 or embedding.choice is None):
+            self._embed_poll.start(EMBED_POLL_MS)  # follow the backlog (and the loading embedder)
         self.state_did_change.emit()
+
+    def _on_worker_did_progress(self, done: int, total: int) -> None:
+        self.reembedding = (done, total) if done < total else None
+        self.reembed_did_progress.emit(done, total)
+        if done >= total:
+            self.refresh()
 
     def _on_snapshot_failed(self, exc: BaseException) -> None:
         self._refreshing = False
@@ -116,7 +182,9 @@ class AppState(QObject):
     def set_settings(self, settings: Settings) -> None:
         """Record settings the worker just saved."""
         old = self.snapshot
-        self.snapshot = Snapshot(old.sessions, settings, old.last_summary_run, old.summarizer_note)
+        self.snapshot = Snapshot(
+            old.sessions, settings, old.last_summary_run, old.summarizer_note, old.embedding
+        )
         self.state_did_change.emit()
 
     # -- derived ----------------------------------------------------------------------------------

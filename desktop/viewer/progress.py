@@ -1,13 +1,18 @@
 """Status-bar progress for long work, with a Cancel button when the running task can be cancelled.
 
-The bar is busy (no range) until the task reports ``done/total`` through
-:meth:`desktop.tasks.TaskRunner.report_progress`; then it fills.
+:class:`StatusProgress` follows the task runner: the bar is busy (no range) until the task reports
+``done/total`` through :meth:`desktop.tasks.TaskRunner.report_progress`; then it fills.
+
+:class:`EmbeddingProgress` follows the semantic tier through :class:`desktop.state.AppState`: "Embedding
+N messages…" while the backlog (read on the store worker by the state refresh) is not empty, and a
+determinate bar while everything is re-embedded after an embedder switch. Neither reads anything itself.
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from desktop.state import AppState
 from desktop.tasks import Task, TaskRunner
 
 
@@ -68,3 +73,44 @@ class StatusProgress(QWidget):
             task.token.cancel()
             self.cancel.setEnabled(False)
             self.label.setText(f"{task.label}: cancelling…")
+
+
+class EmbeddingProgress(QWidget):
+    """The embedding backlog or the re-embedding in progress; hidden when there is neither."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.label = QLabel("")
+        self.label.setObjectName("embedding-label")
+        self.bar = QProgressBar()
+        self.bar.setObjectName("embedding-bar")
+        self.bar.setMaximumWidth(120)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        state.state_did_change.connect(self.update_view)
+        state.reembed_did_progress.connect(self._on_reembed_did_progress)
+        self.update_view()
+
+    def update_view(self) -> None:
+        """Show what the state holds (no I/O)."""
+        reembedding = self.state.reembedding
+        embedding = self.state.snapshot.embedding
+        if reembedding is not None:
+            done, total = reembedding
+            self.label.setText(f"Re-embedding messages: {done:,} of {total:,}…")
+            self.bar.setRange(0, total)
+            self.bar.setValue(min(done, total))
+            self.setVisible(True)
+        elif embedding is not None and embedding.queued > 0:
+            count = embedding.queued
+            self.label.setText(f"Embedding {count:,} message{'s' if count != 1 else ''}…")
+            self.bar.setRange(0, 0)
+            self.setVisible(True)
+        else:
+            self.setVisible(False)
+
+    def _on_reembed_did_progress(self, _done: int, _total: int) -> None:
+        self.update_view()

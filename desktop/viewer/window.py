@@ -1,7 +1,8 @@
 """The viewer window: sessions on the left; conversation, search, summary and error memory on the right.
 
 File ▸ Import… reads another tool's export into sessions (:mod:`desktop.viewer.importing`); its progress
-shows in the status bar and its report in a message box.
+shows in the status bar and its report in a message box. The status bar also shows the embedding backlog
+and the re-embedding after an embedder switch (:class:`desktop.viewer.progress.EmbeddingProgress`).
 
 Closing it hides it (the tray keeps running), except when there is no system tray: then it is the main
 window, says so in a banner, and closing it quits.
@@ -23,7 +24,7 @@ from desktop.state import AppState
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.errormemory import ErrorMemoryPanel
 from desktop.viewer.importing import ImportDialog, import_words, start_import
-from desktop.viewer.progress import StatusProgress
+from desktop.viewer.progress import EmbeddingProgress, StatusProgress
 from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
 from desktop.viewer.summary import SummaryPanel
@@ -79,6 +80,8 @@ class ViewerWindow(QMainWindow):
         self.setCentralWidget(central)
         self.progress = StatusProgress(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
+        self.embedding = EmbeddingProgress(state)
+        self.statusBar().addPermanentWidget(self.embedding)
         self.import_dialog: ImportDialog | None = None
         self.import_report: QMessageBox | None = None
         file_menu = self.menuBar().addMenu("&File")
