@@ -2,7 +2,7 @@
 
     python -m bench.retrieval PATH [--embedders e5,use,hash] [--previous-turn] [--sweep]
 
-For each embedder, every conversation is imported into a fresh memory (``bench.locomo``), the
+For each embedder, every conversation is imported into a fresh memory (``bench.evalconv``), the
 embedding queue is drained (``wait_idle``), and each question of categories 1-4 is searched in its
 session with limit 10 by keyword, semantic and hybrid search. ``--previous-turn`` embeds each message
 with the turn before it (``engine.vectors.rows.PREVIOUS_TURN``). ``--sweep`` also fuses the keyword and
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.locomo import Conversation, import_into, load
+from bench.evalconv import Conversation, import_into, load
 from engine import Memory, hybrid, search
 from engine.embedders import Embedder
 from engine.embedders.chooser import select
