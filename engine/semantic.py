@@ -84,6 +84,7 @@ class SemanticTier:
         self._clock = clock
         self._gemini_key = gemini_key
         self._gemini_base_url = gemini_base_url
+        annoyindex.clean_leftovers(paths.vectors_dir)
         with store.read() as conn:
             self._context = contextfts.exists(conn)
         self._lock = threading.Lock()

@@ -144,6 +144,25 @@ def load(ann_path: Path, json_path: Path, ids: npt.NDArray[np.int64]) -> AnnoyAr
     return AnnoyArchive(index, record, ids)
 
 
+def clean_leftovers(folder: Path, older_than_s: float = 600.0) -> int:
+    """Delete index files half-written by a process that died (``*.tmp-<pid>``, old enough not to be a
+    live build's); return how many were removed. Run when the semantic tier opens."""
+    if not folder.is_dir():
+        return 0
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for leftover in folder.glob("*.tmp-*"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue
+    if removed:
+        log.info("removed %d half-written index files left by a crash", removed)
+    return removed
+
+
 def build(
     ann_path: Path,
     json_path: Path,

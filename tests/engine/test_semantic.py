@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -291,3 +292,17 @@ def test_the_environment_overrides_the_embedder_setting(
         mem.append("cli-e", [Message("user", "hello")])
         assert mem.wait_idle(60)
         assert mem.semantic.choice is not None and mem.semantic.choice.name == "hash"
+
+
+def test_index_files_half_written_by_a_dead_process_are_removed(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    Memory.open(home, embedder=HashEmbedder(), background=False).close()
+    vectors = home / ".store" / "vectors"
+    vectors.mkdir(parents=True, exist_ok=True)
+    stale, fresh = vectors / "s0000001.hash-512.ann.tmp-4242", vectors / "s0000002.hash-512.ann.tmp-4243"
+    stale.write_bytes(b"x" * 1024)
+    fresh.write_bytes(b"x")
+    old = stale.stat().st_mtime - 3600
+    os.utime(stale, (old, old))
+    Memory.open(home, embedder=HashEmbedder(), background=False).close()
+    assert not stale.exists() and fresh.exists()  # a live build's file (recent) is left alone
