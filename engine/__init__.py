@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from engine.compaction import CompactResult
 from engine.errors import EngineError
-from engine.memory import Memory, ResetResult
+from engine.memory import Memory
 from engine.messages import Message
 from engine.search import Hit
 from engine.sessions import SessionInfo
 from engine.settings import Settings
+from engine.tiers import ResetResult
 
 __all__ = [
     "CompactResult",

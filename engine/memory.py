@@ -24,15 +24,14 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
-from engine import archive, compaction, search
+from engine import alignment, archive, compaction, search
 from engine import sessions as session_files
 from engine import settings as settings_mod
 from engine.atomic import atomic_write
@@ -52,6 +51,7 @@ from engine.semantic import SemanticTier
 from engine.sessions import SessionInfo, is_private
 from engine.settings import Settings
 from engine.store import Store
+from engine.tiers import ResetResult, Tier
 
 if TYPE_CHECKING:
     from engine.summary import Summaries, TurnContext
@@ -61,47 +61,6 @@ log = logging.getLogger("memtray.memory")
 MAX_APPEND = 100_000
 EMBEDDER_ENV = "MEMTRAY_EMBEDDER"
 """Overrides the ``embedder`` setting for one run (``hash`` in the test suite, ``use`` on a slow machine)."""
-
-
-class Tier(Protocol):
-    """A part of the memory that follows the archive (for example the vectors)."""
-
-    def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
-        """Called inside the append's write transaction with the archived messages (ids set)."""
-
-    def session_compacted(self, session: str, start_id: int) -> None:
-        """Called after a compaction moved the session's cut to ``start_id``."""
-
-    def session_cleared(self, conn: Connection, session: str) -> None:
-        """Called inside the transaction that deletes a session's archive (reset, remove)."""
-
-    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
-        """Called inside the transaction that deletes one archived message (forget, or an append undone).
-
-        The tier drops everything it derived from the message (its vector, index entries); a tier with
-        nothing to drop does nothing. Indexes rebuilt later must not bring the message back.
-        """
-
-    def wait_idle(self, timeout: float | None) -> bool:
-        """Block until background work is done; False if the timeout passed first."""
-
-    def close(self) -> None:
-        """Stop background work."""
-
-
-@dataclass(frozen=True)
-class ResetResult:
-    """What a reset or a removal deleted.
-
-    Attributes:
-        session: the session id.
-        messages_deleted: archived messages deleted.
-        summary_kept: whether summary.json and the cursor were kept.
-    """
-
-    session: str
-    messages_deleted: int
-    summary_kept: bool
 
 
 class Memory:
@@ -488,7 +447,7 @@ class Memory:
                 meta = archive.meta(conn, session)
                 rows = archive.rows_from(conn, session, meta.start_id)
         messages = [m for m in (from_record(r) for r in records) if m is not None]
-        return _attach_ids(session, messages, rows)
+        return alignment.attach_ids(session, messages, rows)
 
     def window(self, session: str) -> list[Message]:
         """The last ``max_history_messages`` messages (by count), oldest first."""
@@ -734,7 +693,7 @@ class Memory:
             records = self._repair_locked(session)
             with self.store.read() as conn:
                 rows = archive.rows_from(conn, session, archive.meta(conn, session).start_id)
-            index = _record_index(records, rows, found)
+            index = alignment.record_index(records, rows, found)
             if index is not None:
                 with file_errors(f"history.json of session {session}"):
                     self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
@@ -831,44 +790,3 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _record_index(records: list[Any], rows: list[Message], target: Message) -> int | None:
-    """The index in ``records`` of the archived message ``target``, or None if history.json lacks it.
-
-    history.json's text messages are the archive's newest rows (from the cut on), so they are matched
-    from the end; the match is confirmed by role and text.
-    """
-    textual = [i for i, r in enumerate(records) if (m := from_record(r)) is not None and m.content.strip()]
-    for index, row in zip(reversed(textual), reversed(rows), strict=False):
-        if row.id == target.id:
-            message = from_record(records[index])
-            if message is not None and (message.role, message.content) == (target.role, target.content):
-                return index
-            break
-    for index in reversed(textual):
-        message = from_record(records[index])
-        if message is not None and (message.role, message.content, message.send_at) == (
-            target.role,
-            target.content,
-            target.send_at,
-        ):
-            return index
-    return None
-
-
-def _attach_ids(session: str, messages: list[Message], rows: Iterable[Message]) -> list[Message]:
-    """Give history messages their archive ids: history.json's text messages are the archive's newest."""
-    rows = list(rows)
-    textual = [i for i, m in enumerate(messages) if m.content.strip()]
-    result = [Message(m.role, m.content, m.send_at, m.sender, None, session) for m in messages]
-    for index, row in zip(reversed(textual), reversed(rows), strict=False):
-        result[index] = Message(
-            result[index].role,
-            result[index].content,
-            result[index].send_at,
-            result[index].sender,
-            row.id,
-            session,
-        )
-    return result

@@ -27,7 +27,8 @@ from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
 from engine.summary.schema import Summary
 
 if TYPE_CHECKING:
-    from engine.memory import Memory, ResetResult
+    from engine.memory import Memory
+    from engine.tiers import ResetResult
 
 log = logging.getLogger("memtray.summary")
 

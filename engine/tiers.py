@@ -1,0 +1,52 @@
+"""What the memory's extra tiers (vectors, indexes) must offer, and the result of a reset."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from sqlalchemy import Connection
+
+from engine.messages import Message
+
+
+class Tier(Protocol):
+    """A part of the memory that follows the archive (for example the vectors)."""
+
+    def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
+        """Called inside the append's write transaction with the archived messages (ids set)."""
+
+    def session_compacted(self, session: str, start_id: int) -> None:
+        """Called after a compaction moved the session's cut to ``start_id``."""
+
+    def session_cleared(self, conn: Connection, session: str) -> None:
+        """Called inside the transaction that deletes a session's archive (reset, remove)."""
+
+    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
+        """Called inside the transaction that deletes one archived message (forget, or an append undone).
+
+        The tier drops everything it derived from the message (its vector, index entries); a tier with
+        nothing to drop does nothing. Indexes rebuilt later must not bring the message back.
+        """
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        """Block until background work is done; False if the timeout passed first."""
+
+    def close(self) -> None:
+        """Stop background work."""
+
+
+@dataclass(frozen=True)
+class ResetResult:
+    """What a reset or a removal deleted.
+
+    Attributes:
+        session: the session id.
+        messages_deleted: archived messages deleted.
+        summary_kept: whether summary.json and the cursor were kept.
+    """
+
+    session: str
+    messages_deleted: int
+    summary_kept: bool
