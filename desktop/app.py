@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from desktop import crash, qtlog, refguard, seams
 from desktop.chat.window import ChatWindow
 from desktop.errors import describe
+from desktop.gcguard import MainThreadCollector
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.scheduling import make_scheduler
@@ -330,6 +331,8 @@ def run(argv: list[str]) -> int:
     app.setOrganizationName("memtray")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
+    collector = MainThreadCollector(app)  # cycles holding Qt objects are freed on the GUI thread only
+    collector.start()
     qtlog.install()
     crash.install()
     log.info(

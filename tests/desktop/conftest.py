@@ -22,6 +22,7 @@ from desktop import refguard
 
 refguard.install()  # PySide6 6.12.0 on Python 3.11: see desktop/refguard.py
 
+from desktop.gcguard import MainThreadCollector  # noqa: E402
 from desktop.state import AppState  # noqa: E402
 from desktop.tasks import TaskRunner  # noqa: E402
 from engine import Memory, Message, Settings  # noqa: E402
@@ -81,6 +82,15 @@ def seeded_home(seeded_template: Path, tmp_path: Path) -> Path:
     home = tmp_path / "seeded"
     shutil.copytree(seeded_template, home)
     return home
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _gc_on_the_gui_thread(qapp: Any) -> Iterator[None]:
+    """As the app does: cycles holding Qt objects are collected on the GUI thread (desktop/gcguard.py)."""
+    collector = MainThreadCollector(qapp)
+    collector.start()
+    yield
+    collector.stop()
 
 
 @pytest.fixture

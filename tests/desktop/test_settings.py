@@ -30,7 +30,8 @@ def test_settings_round_trip(
     window.reply_lang.setCurrentIndex(window.reply_lang.findData("zh-TW"))
     window.window_messages.setValue(24)
     window.history_kib.setValue(2048)
-    window.embedder.setCurrentIndex(window.embedder.findData("use"))
+    # "hash": a real embedder switch without loading a model in the background of the GUI tests.
+    window.embedder.setCurrentIndex(window.embedder.findData("hash"))
     assert "re-embeds" in window.embedder_note.text()
     window.summaries_enabled.setChecked(False)
     window.autostart.setChecked(True)
@@ -39,7 +40,7 @@ def test_settings_round_trip(
         window.save_button.click()
     assert window.status.text().startswith("Saved.")
     # Stored in the database: a fresh Memory on the same home reads them back.
-    fresh = Memory.open(seeded_home)
+    fresh = Memory.open(seeded_home, background=False)
     try:
         s = fresh.settings
         assert (s.summary_model, s.reply_lang, s.max_history_messages, s.max_history_bytes) == (
@@ -48,7 +49,7 @@ def test_settings_round_trip(
             24,
             2048 * 1024,
         )
-        assert (s.embedder, s.summaries_enabled, s.autostart) == ("use", False, True)
+        assert (s.embedder, s.summaries_enabled, s.autostart) == ("hash", False, True)
     finally:
         fresh.close()
     assert state.snapshot.settings.max_history_messages == 24
