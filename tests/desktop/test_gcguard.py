@@ -6,7 +6,6 @@ import gc
 import threading
 from typing import Any
 
-
 FREED_ON: list[str] = []
 
 
