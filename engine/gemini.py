@@ -23,7 +23,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import AuthError, GeminiTimeout, GeminiUnavailable, QuotaExceeded, SummarizerError
+from engine.errors import (
+    AuthError,
+    EngineError,
+    GeminiTimeout,
+    GeminiUnavailable,
+    QuotaExceeded,
+    SummarizerError,
+)
+from engine.redact import redact
 
 log = logging.getLogger("memtray.gemini")
 
@@ -132,17 +140,23 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
     try:
         yield
     except genai_errors.APIError as exc:
+        # The service may echo the request (the API key included) in its message: only a redacted copy of
+        # it goes into ours, and the original exception is not chained (a logged traceback would show it).
         code = getattr(exc, "code", 0) or 0
+        detail = redact(str(exc.message or code))
+        refused_key = code == 400 and "api key" in detail.lower()  # Google's answer to an invalid key
+        error: EngineError
         if code == 429:
-            raise QuotaExceeded(f"{what}: rate limit or quota reached; try again later") from exc
-        refused_key = code == 400 and "api key" in str(exc.message or "").lower()  # Google's invalid key
-        if code in (401, 403) or refused_key:
-            raise AuthError(f"{what}: the API key was refused ({exc.message or code})") from exc
-        if code == 408 or code == 504:
-            raise GeminiTimeout(f"{what}: no answer in time") from exc
-        if code >= 500:
-            raise GeminiUnavailable(f"{what}: the service failed (HTTP {code})") from exc
-        raise SummarizerError(f"{what}: the request was refused (HTTP {code}: {exc.message})") from exc
+            error = QuotaExceeded(f"{what}: rate limit or quota reached; try again later")
+        elif code in (401, 403) or refused_key:
+            error = AuthError(f"{what}: the API key was refused ({detail})")
+        elif code in (408, 504):
+            error = GeminiTimeout(f"{what}: no answer in time")
+        elif code >= 500:
+            error = GeminiUnavailable(f"{what}: the service failed (HTTP {code})")
+        else:
+            error = SummarizerError(f"{what}: the request was refused (HTTP {code}: {detail})")
+        raise error from None
     except TimeoutError as exc:
         raise GeminiTimeout(f"{what}: no answer in time") from exc
     except OSError as exc:

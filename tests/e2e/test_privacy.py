@@ -184,3 +184,57 @@ def test_forgetting_a_message_removes_it_from_every_tier(tmp_path: Path) -> None
         mem.append("cli-f", [Message("user", "later", T0 + 100)])  # the session still works
     assert_absent(home, secret)
     assert_absent(home, "quokkafig")
+
+
+def test_the_gemini_key_appears_in_no_file_after_a_full_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Summaries, a chat turn with a tool call, verbose logs, errors: the key is in no file of the home."""
+    from engine.chat import Chat
+    from tests.fakegemini import FakeGemini
+
+    key = "AIzaSyKnownTestKey-0123456789abcdefXYZ1"  # the shape of a real key: AIza + 35 characters
+    home = tmp_path / "home"
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    with FakeGemini() as fake:
+        assert cli(home, "config", "gemini_base_url", fake.url).returncode == 0
+        assert cli(home, "config", "decision_model", "").returncode == 0
+        for role, text in (("user", "plan the trip to Kyoto"), ("assistant", "May, two weeks")):
+            assert (
+                cli(home, "-v", "append", "--session", "cli-k", "--role", role, "--content", text).returncode
+                == 0
+            )
+        fake.reply_json(
+            {
+                "key_decisions": ["Do: travel in May"],
+                "past_discussions": [],
+                "current_discussion": {
+                    "topic": "trip",
+                    "description": "d",
+                    "perspectives": "p",
+                    "direction": "x",
+                },
+            }
+        )
+        done = cli(home, "-v", "summarize", "--session", "cli-k")
+        assert done.returncode == 0, done.stderr
+        assert key not in done.stdout + done.stderr
+        assert (
+            cli(home, "append", "--session", "cli-k", "--role", "user", "--content", "and Osaka").returncode
+            == 0
+        )
+        fake.reply_error(401, f"API key not valid: {key}")  # even when the service echoes it back
+        failed = cli(home, "-v", "summarize", "--session", "cli-k")
+        assert failed.returncode == 1 and "refused" in failed.stderr
+        assert key not in failed.stdout + failed.stderr
+        with Memory.open(home, background=False) as mem:
+            mem.append("cli-k", [Message("user", "one more thing")])
+            fake.reply_function_call(
+                "chat_history", {"mode": "search", "keyword": "Kyoto", "match": "keyword"}
+            )
+            fake.reply_text("You planned Kyoto in May.")
+            Chat(mem).send("cli-k", "where did we plan to go?")
+        status = cli(home, "-v", "key", "status")
+        assert key not in status.stdout + status.stderr
+    assert fake.requests and all(r.headers.get("x-goog-api-key") == key for r in fake.requests)  # it was used
+    assert_absent(home, key)
