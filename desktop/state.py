@@ -165,7 +165,9 @@ class AppState(QObject):
         self._refreshing = False
         self.snapshot = snapshot
         embedding = snapshot.embedding
-        if embedding is not None and (embedding.queued > 0 or embedding.choice is None):
+        if embedding is not None and (
+            embedding.queued > 0 or embedding.rebuilding > 0 or embedding.choice is None
+        ):
             self._embed_poll.start(EMBED_POLL_MS)  # follow the backlog (and the loading embedder)
         self.state_did_change.emit()
 

@@ -58,10 +58,12 @@ class SemanticStatus:
     Attributes:
         choice: the embedder in use and why; ``None`` while it loads.
         queued: messages waiting to be embedded.
+        rebuilding: sessions whose archive index is waiting to be rebuilt or being rebuilt.
     """
 
     choice: Choice | None
     queued: int
+    rebuilding: int = 0
 
 
 class SemanticTier:
@@ -89,7 +91,8 @@ class SemanticTier:
             self._context = contextfts.exists(conn)
         self._lock = threading.Lock()
         self._annoy: dict[str, AnnoyArchive] = {}
-        self._rebuilding: set[str] = set()
+        self._rebuilding: set[str] = set()  # index rebuilds waiting for the queue to drain
+        self._building: set[str] = set()  # the one being built now
         self._cache: OrderedDict[tuple[str, str, str], tuple[tuple[Stats, int, int], Ids, Vectors]] = (
             OrderedDict()
         )
@@ -117,8 +120,10 @@ class SemanticTier:
         return self._worker.choice
 
     def status(self) -> SemanticStatus:
+        with self._lock:
+            rebuilding = len(self._rebuilding | self._building)
         with self._store.read() as conn:
-            return SemanticStatus(self._worker.choice, rows.queued(conn))
+            return SemanticStatus(self._worker.choice, rows.queued(conn), rebuilding)
 
     def set_progress(self, callback: Progress | None) -> None:
         """``callback(done, total)`` is called on the worker thread while a re-embedding runs."""
@@ -226,6 +231,14 @@ class SemanticTier:
         """Build the session's archive index if it is big enough (on the worker thread)."""
         with self._lock:
             self._rebuilding.discard(session)
+            self._building.add(session)
+        try:
+            self._build_index(session)
+        finally:
+            with self._lock:
+                self._building.discard(session)
+
+    def _build_index(self, session: str) -> None:
         embedder = self._worker.embedder()
         if embedder is None:
             return

@@ -109,6 +109,13 @@ class EmbeddingProgress(QWidget):
             self.label.setText(f"Embedding {count:,} message{'s' if count != 1 else ''}…")
             self.bar.setRange(0, 0)
             self.setVisible(True)
+        elif embedding is not None and embedding.rebuilding > 0:
+            count = embedding.rebuilding
+            self.label.setText(
+                f"Rebuilding the search index of {count:,} session{'s' if count != 1 else ''}…"
+            )
+            self.bar.setRange(0, 0)
+            self.setVisible(True)
         else:
             self.setVisible(False)
 

@@ -127,3 +127,29 @@ def test_settings_window_shows_the_embedder_in_use_and_why(
     state.state_did_change.emit()
     assert window.embedder_in_use.text() == "loading… (12 messages waiting to be embedded)"
     state.detach()
+
+
+def test_status_bar_shows_an_index_rebuild_then_clears(
+    runner: TaskRunner, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(state_mod, "EMBED_POLL_MS", 50)
+    mem = Memory.open(tmp_path / "home", embedder=HashEmbedder(), background=False)
+    app_state = AppState(runner)
+    try:
+        mem.semantic._schedule_rebuild("notes")  # what a compaction does; this memory's worker is not running
+        assert mem.semantic.status().rebuilding == 1
+        app_state.set_memory(mem, summaries=None, errors=None, keys=None, semantic=True)
+        viewer = ViewerWindow(app_state)
+        qtbot.addWidget(viewer)
+        mem.wait_idle(0)
+        with qtbot.waitSignal(app_state.state_did_change, timeout=5000):
+            app_state.refresh()
+        assert not viewer.embedding.isHidden()
+        assert viewer.embedding.label.text() == "Rebuilding the search index of 1 session…"
+        mem.semantic._worker.start()
+        assert mem.wait_idle(30)
+        qtbot.waitUntil(lambda: viewer.embedding.isHidden(), timeout=10000)
+        assert mem.semantic.status().rebuilding == 0
+    finally:
+        app_state.detach()
+        mem.close()
