@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.secretservice import missing_binaries, private_secret_service
+
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -27,6 +29,18 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.setenv("MEMTRAY_EMBEDDER", "hash")
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     yield home
+
+
+@pytest.fixture
+def secret_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A real SecretService keyring (gnome-keyring on a private D-Bus) for this test; its env is set."""
+    missing = missing_binaries()
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (apt-get install gnome-keyring dbus)")
+    with private_secret_service(tmp_path) as env:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        yield env
 
 
 @pytest.hookimpl(hookwrapper=True)

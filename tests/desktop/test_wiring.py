@@ -30,7 +30,6 @@ from engine.paths import Paths
 from engine.summary import Summaries
 from tests.engine.exportdata import gpt_conversation, gpt_linear, gpt_message
 from tests.fakegemini import FakeGemini
-from tests.secretservice import missing_binaries, private_secret_service
 
 SUMMARY = {
     "key_decisions": ["Do: 回覆使用繁體中文", "Don't: deploy on weekends"],
@@ -301,17 +300,6 @@ def test_error_memory_lists_the_newest_and_says_how_many_there_are(
 
 
 # -- the key -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def secret_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    missing = missing_binaries()
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)} (apt-get install gnome-keyring dbus)")
-    with private_secret_service(tmp_path) as env:
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        yield env
 
 
 def key_window(state: AppState, keys: Keys, qtbot: Any) -> SettingsWindow:

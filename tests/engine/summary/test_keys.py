@@ -13,18 +13,6 @@ from keyring.backends import fail
 
 from engine.errors import KeyringUnavailable, NoApiKey
 from engine.keys import SERVICE, USERNAME, Keys
-from tests.secretservice import missing_binaries, private_secret_service
-
-
-@pytest.fixture
-def secret_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    missing = missing_binaries()
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)} (apt-get install gnome-keyring dbus)")
-    with private_secret_service(tmp_path) as env:
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        yield env
 
 
 @pytest.fixture
