@@ -5,8 +5,9 @@
 For each embedder, every conversation is imported into a fresh memory (``bench.evalconv``), the
 embedding queue is drained (``wait_idle``), and each question of categories 1-4 is searched in its
 session with limit 10 by keyword, semantic and hybrid search. ``--previous-turn`` embeds each message
-with the turn before it (``engine.vectors.rows.PREVIOUS_TURN``). ``--sweep`` also fuses the keyword and
-semantic rankings offline with other RRF depths and weights, to choose ``engine.hybrid``'s constants.
+with the turn before it (``engine.vectors.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question
+with other column weights of the context keyword index (``engine.contextfts``) and fuses the rankings
+with other depths and list weights, to choose ``engine.hybrid``'s constants.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.evalconv import Conversation, import_into, load
-from engine import Memory, hybrid, search
+from engine import Memory, archive, contextfts, hybrid
 from engine.embedders import Embedder
 from engine.embedders.chooser import select
 from engine.vectors import rows
@@ -95,6 +96,65 @@ class Scores:
         return "\n".join(lines)
 
 
+COLUMN_WEIGHTS = ((1.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.5, 1.0, 0.0), (0.5, 1.0, 0.5), (1.0, 1.0, 1.0))
+DEPTHS = (10, 20, 50)
+SEMANTIC_WEIGHTS = (0.3, 0.5, 0.7, 1.0)
+PLAIN_WEIGHTS = (0.0, 0.1, 0.25, 0.5)
+SENDER_BOOSTS = (0.0, 0.1, 0.2, 0.3)
+
+
+def fusion_label(columns: tuple[float, ...], depth: int, ws: float, wp: float) -> str:
+    return f"cols={','.join(f'{c:g}' for c in columns)} d={depth} ws={ws:g} wp={wp:g}"
+
+
+def sweep_fusions(
+    mem: Memory,
+    session: str,
+    question: str,
+    category: int,
+    wanted: set[int],
+    scores: Scores,
+    sweeps: dict[str, Scores],
+) -> None:
+    """Score the question with other column weights, depths and list weights (``engine.hybrid.fuse``)."""
+    assert mem.semantic is not None
+    semantic = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
+    chosen = contextfts.COLUMN_WEIGHTS
+    try:
+        for columns in COLUMN_WEIGHTS:
+            contextfts.COLUMN_WEIGHTS = columns
+            context, plain = mem.semantic.keyword_ranking(
+                question, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
+            )
+            label = ",".join(f"{c:g}" for c in columns)
+            scores.add(f"context {label}", category, rank_of([i for i, _ in context][:10], wanted))
+            for depth in DEPTHS:
+                for ws in SEMANTIC_WEIGHTS:
+                    for wp in PLAIN_WEIGHTS:
+                        fused = hybrid.fuse(
+                            [(context[:depth], 1.0), (semantic[:depth], ws), (plain[:depth], wp)]
+                        )
+                        top = [i for i, _ in fused][:10]
+                        sweeps[fusion_label(columns, depth, ws, wp)].add("x", category, rank_of(top, wanted))
+    finally:
+        contextfts.COLUMN_WEIGHTS = chosen
+    context, plain = mem.semantic.keyword_ranking(
+        question, session=session, scope="all", after_ns=0, depth=hybrid.DEPTH
+    )
+    ws = hybrid.semantic_weight(mem.semantic.embedder().id)
+    fused = hybrid.fuse([(context, 1.0), (semantic[: hybrid.DEPTH], ws), (plain, hybrid.PLAIN_WEIGHT)])
+    with mem.store.read() as conn:
+        senders = {i: m.sender for i, m in archive.by_ids(conn, [i for i, _ in fused]).items()}
+    boost = hybrid.SENDER_BOOST
+    try:
+        for value in SENDER_BOOSTS:
+            hybrid.SENDER_BOOST = value
+            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, question)][:10]
+            sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
+    finally:
+        hybrid.SENDER_BOOST = boost
+
+
 def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
     conversations: list[Conversation] = load(path)
     scores = Scores()
@@ -116,66 +176,40 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
                     latency[mode].append((time.perf_counter() - t) * 1000)
                     scores.add(mode, q.category, rank_of([h.message.id or 0 for h in hits], wanted))
                 if sweep:
-                    with mem.store.read() as conn:
-                        plain = search.keyword_search(
-                            conn,
-                            q.text,
-                            session_id=conv.sample_id,
-                            scope="all",
-                            after_ns=0,
-                            limit=100,
-                            tables=mem.store.fts_tables,
-                        )
-                    lists = {
-                        "plain": [h.message.id or 0 for h in plain],
-                        "context": mem.semantic.keyword_ranking(
-                            q.text, session=conv.sample_id, scope="all", after_ns=0, depth=100
-                        )[0],
-                    }
-                    sem_ids = [
-                        i
-                        for i, _ in mem.semantic.search_vectors(
-                            q.text, session=conv.sample_id, scope="all", k=100
-                        )
-                    ]
-                    for source, kw_ids in lists.items():
-                        scores.add(f"keyword-{source}", q.category, rank_of(kw_ids[:10], wanted))
-                    for kd in (10, 20, 50):
-                        for sd in (10, 20, 50):
-                            for w in (0.5, 1.0):
-                                for wp in (0.0, 0.3, 0.5, 1.0):
-                                    fused = hybrid.fuse(
-                                        [
-                                            (lists["context"][:kd], 1.0),
-                                            (sem_ids[:sd], w),
-                                            (lists["plain"][:kd], wp),
-                                        ]
-                                    )
-                                    label = f"kd={kd} sd={sd} ws={w} wp={wp}"
-                                    top = [i for i, _ in fused][:10]
-                                    sweeps[label].add("x", q.category, rank_of(top, wanted))
+                    sweep_fusions(mem, conv.sample_id, q.text, q.category, wanted, scores, sweeps)
         mem.close()
     total = sum(len(c.turns) for c in conversations)
     print(f"\n== embedder {name} ({embedder.id}); previous turn embedded: {rows.PREVIOUS_TURN}")
     print(f"imported {total} turns, embedded in {embed_s:.1f}s ({total / embed_s:.0f} msg/s)")
-    print(scores.table([*MODES, "keyword-plain", "keyword-context"] if sweep else MODES), flush=True)
+    contexts = [f"context {','.join(f'{c:g}' for c in columns)}" for columns in COLUMN_WEIGHTS]
+    print(scores.table([*MODES, *contexts] if sweep else MODES), flush=True)
     for mode in MODES:
         values = sorted(latency[mode])
         p95 = values[int(len(values) * 0.95) - 1]
         print(f"latency {mode:8s} p50 {statistics.median(values):6.1f} ms  p95 {p95:6.1f} ms")
     if sweep:
-        ranked = sorted(sweeps.items(), key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[2], reverse=True)
+        ranked = sorted(
+            ((label, sc) for label, sc in sweeps.items() if label.startswith("cols=")),
+            key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[2],
+            reverse=True,
+        )
         print("best fusions by hit@10 (hit@1 hit@5 hit@10 MRR):")
         for label, sc in ranked[:12]:
             print(f"  {label:22s} " + " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)])))
-        current = (
-            f"kd={hybrid.KEYWORD_DEPTH} sd={hybrid.SEMANTIC_DEPTH} "
-            f"ws={hybrid.semantic_weight(embedder.id)} wp={hybrid.PLAIN_WEIGHT}"
+        current = fusion_label(
+            contextfts.COLUMN_WEIGHTS, hybrid.DEPTH, hybrid.semantic_weight(embedder.id), hybrid.PLAIN_WEIGHT
         )
         if current in sweeps:
             print(
                 f"  current {current}: "
                 + " ".join(f"{v:.3f}" for v in Scores.summary(sweeps[current].ranks[("x", 0)]))
+            )
+        print("the current fusion with other sender boosts (hit@1 hit@5 hit@10 MRR):")
+        for value in SENDER_BOOSTS:
+            label = f"current, sender boost {value:g}"
+            print(
+                f"  {label:28s} "
+                + " ".join(f"{v:.3f}" for v in Scores.summary(sweeps[label].ranks[("x", 0)]))
             )
 
 

@@ -1,19 +1,23 @@
-"""Keyword search over each message read with the turn before it (the keyword side of hybrid search).
+"""Keyword search over each message read between its neighbours (the keyword side of hybrid search).
 
-An answer often only makes sense with the question before it: "Yes, last Tuesday!" holds the evidence,
-the turn before holds the words a search uses. Measured on LoCoMo (``bench/README.md``), indexing each
-message together with the previous turn, and with the speakers' names (``sender: content``), lifts the
-keyword side of hybrid search clearly. Plain keyword search (``match="keyword"``) is unchanged.
+An answer often only makes sense with the turns around it: "Yes, last Tuesday!" holds the evidence, the
+turn before holds the words a search uses, and the turn after often names what was just said. The table
+``context_fts`` (FTS5, ``porter unicode61 remove_diacritics 2``; rowid = message id) keeps each message in
+three columns, ``prev`` (the session's message before it), ``own`` and ``next`` (the message after it),
+each as ``sender: content``, plus the session key. A search ranks by BM25 with the column weights of
+:data:`COLUMN_WEIGHTS`: a message's own words count most, its neighbours' help. Measured on LoCoMo
+(``bench/README.md``), this one ranking beats both a message alone and a message with its previous turn
+at every cut-off. Plain keyword search (``match="keyword"``) is unchanged.
 
-The table ``context_fts`` (FTS5, ``porter unicode61 remove_diacritics 2``; rowid = message id) is made
-by migration ``m002_vectors`` and written by the semantic tier in the append's transaction. CJK text is
-still found through the trigram route of plain keyword search, which hybrid search also uses.
+The table is made by migration ``m002_vectors`` (in this form since ``m007_context_neighbours``) and
+written by the semantic tier in the append's transaction: a new message gets its row, and the message
+before it gets the new one as its ``next``. CJK text is found through the trigram and bigram routes of
+plain keyword search, which hybrid search also uses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -22,30 +26,50 @@ from engine.messages import Message
 from engine.vectors.rows import own_text
 
 TABLE = "context_fts"
+COLUMNS = ("prev", "own", "next")
+COLUMN_WEIGHTS = (0.5, 1.0, 0.5)
+"""BM25 weights of ``prev``, ``own`` and ``next`` (set by ``bench/retrieval.py --sweep``)."""
+
+_INSERT = f"INSERT OR REPLACE INTO {TABLE}(rowid, prev, own, next, skey) VALUES (?, ?, ?, ?, ?)"
 
 
 def create(conn: Connection) -> None:
     """Create the table (if FTS5 exists) and index every archived message."""
     try:
         conn.exec_driver_sql(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(body, skey, "
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(prev, own, next, skey, "
             "tokenize='porter unicode61 remove_diacritics 2')"
         )
     except Exception:  # no FTS5 in this SQLite: hybrid search uses plain keyword search
         return
-    last: dict[str, tuple[str, str]] = {}
-    batch: list[tuple[int, str, str]] = []
+    batch: list[list[str | int]] = []  # [id, prev, own, next, skey]
+    latest: dict[str, list[str | int]] = {}  # session -> the row of its latest message
     for row in conn.exec_driver_sql("SELECT id, session_id, skey, sender, content FROM messages ORDER BY id"):
-        previous = last.get(row[1])
-        batch.append((int(row[0]), _body(previous, row[3] or "", row[4]), row[2]))
-        last[row[1]] = (row[3] or "", row[4])
+        own = own_text(row[3] or "", row[4])
+        before = latest.get(row[1])
+        if before is not None:
+            before[3] = own
+        latest[row[1]] = [int(row[0]), before[2] if before is not None else "", own, "", row[2]]
+        batch.append(latest[row[1]])
     if batch:
-        conn.exec_driver_sql(f"INSERT INTO {TABLE}(rowid, body, skey) VALUES (?, ?, ?)", batch)
+        conn.exec_driver_sql(_INSERT, [tuple(r) for r in batch])
 
 
-def _body(previous: tuple[str, str] | None, sender: str, content: str) -> str:
-    own = own_text(sender, content)
-    return own if previous is None else own_text(*previous) + "\n" + own
+def has_neighbour_columns(conn: Connection) -> bool:
+    """Whether the table exists in its current form (``prev``, ``own``, ``next`` columns)."""
+    try:
+        names = {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({TABLE})")}
+    except Exception:
+        return False
+    return {"prev", "own", "next"} <= names
+
+
+def m007_context_neighbours(conn: Connection) -> None:
+    """Rebuild ``context_fts`` with the ``prev``/``own``/``next`` columns (it had previous turn + own)."""
+    if not exists(conn) or has_neighbour_columns(conn):
+        return
+    conn.exec_driver_sql(f"DROP TABLE {TABLE}")
+    create(conn)
 
 
 def exists(conn: Connection) -> bool:
@@ -53,56 +77,63 @@ def exists(conn: Connection) -> bool:
     return row is not None
 
 
+def _neighbour(conn: Connection, session: str, message_id: int, after: bool) -> tuple[int, str] | None:
+    """``(id, sender: content)`` of the session's message just before (or after) ``message_id``."""
+    sql = (
+        "SELECT id, sender, content FROM messages WHERE session_id = :s AND id > :i ORDER BY id LIMIT 1"
+        if after
+        else "SELECT id, sender, content FROM messages WHERE session_id = :s AND id < :i "
+        "ORDER BY id DESC LIMIT 1"
+    )
+    row = conn.execute(text(sql), {"s": session, "i": message_id}).first()
+    return None if row is None else (int(row[0]), own_text(row[1] or "", row[2]))
+
+
+def _set_next(conn: Connection, message_id: int, value: str) -> None:
+    conn.execute(text(f"UPDATE {TABLE} SET next = :v WHERE rowid = :i"), {"v": value, "i": message_id})
+
+
 def add(conn: Connection, messages: Sequence[Message]) -> None:
     """Index newly archived messages (inside the append's transaction).
 
-    The messages of one append are consecutive in their session, so only the first one's previous turn is
-    read from the database; the others take the message before them in the batch.
+    The messages of one append are consecutive in their session and come after all its other messages,
+    so only the first one's previous turn is read from the database (and gets it as its ``next``); the
+    others take their neighbours from the batch.
     """
-    rows = []
-    previous: dict[str, tuple[str, str] | None] = {}
-    keys: dict[str, str] = {}
+    rows: list[list[str | int]] = []  # [id, prev, own, next, skey]
+    latest: dict[str, list[str | int]] = {}  # session -> the row of its latest message
     for message in messages:
         if message.id is None or not message.session:
             continue
-        session = message.session
-        if session not in previous:
-            prev = conn.execute(
-                text(
-                    "SELECT sender, content FROM messages WHERE session_id = :s AND id < :i "
-                    "ORDER BY id DESC LIMIT 1"
-                ),
-                {"s": session, "i": message.id},
-            ).first()
-            previous[session] = (prev[0] or "", prev[1]) if prev is not None else None
-            keys[session] = archive.known_key(conn, session) or ""
-        rows.append((message.id, _body(previous[session], message.sender, message.content), keys[session]))
-        previous[session] = (message.sender, message.content)
+        session, own = message.session, own_text(message.sender, message.content)
+        before = latest.get(session)
+        if before is not None:
+            before[3] = own
+            prev, key = before[2], before[4]
+        else:
+            previous = _neighbour(conn, session, message.id, after=False)
+            prev = previous[1] if previous is not None else ""
+            if previous is not None:
+                _set_next(conn, previous[0], own)
+            key = archive.known_key(conn, session) or ""
+        latest[session] = [message.id, prev, own, "", key]
+        rows.append(latest[session])
     if rows:
-        conn.exec_driver_sql(f"INSERT OR REPLACE INTO {TABLE}(rowid, body, skey) VALUES (?, ?, ?)", rows)
+        conn.exec_driver_sql(_INSERT, [tuple(r) for r in rows])
 
 
-def forget(conn: Connection, session: str, message_id: int, following: Any) -> None:
-    """Remove a message's row; rewrite the next message's row without it (before the message is deleted).
-
-    Args:
-        following: ``(id, sender, content)`` of the session's next message, or None.
-    """
+def forget(conn: Connection, session: str, message_id: int) -> None:
+    """Remove a message's row and join its neighbours' rows around the gap (before the message is deleted)."""
     conn.execute(text(f"DELETE FROM {TABLE} WHERE rowid = :i"), {"i": message_id})
-    if following is None:
-        return
-    prev = conn.execute(
-        text(
-            "SELECT sender, content FROM messages WHERE session_id = :s AND id < :i ORDER BY id DESC LIMIT 1"
-        ),
-        {"s": session, "i": message_id},
-    ).first()
-    previous = (prev[0] or "", prev[1]) if prev is not None else None
-    key = archive.known_key(conn, session) or ""
-    conn.exec_driver_sql(
-        f"INSERT OR REPLACE INTO {TABLE}(rowid, body, skey) VALUES (?, ?, ?)",
-        (int(following[0]), _body(previous, following[1] or "", following[2]), key),
-    )
+    previous = _neighbour(conn, session, message_id, after=False)
+    following = _neighbour(conn, session, message_id, after=True)
+    if previous is not None:
+        _set_next(conn, previous[0], following[1] if following is not None else "")
+    if following is not None:
+        conn.execute(
+            text(f"UPDATE {TABLE} SET prev = :v WHERE rowid = :i"),
+            {"v": previous[1] if previous is not None else "", "i": following[0]},
+        )
 
 
 def clear_session(conn: Connection, session_id: str) -> None:
@@ -112,13 +143,15 @@ def clear_session(conn: Connection, session_id: str) -> None:
     )
 
 
-def search_ids(conn: Connection, query: str, session_key: str | None, limit: int) -> list[int]:
-    """Message ids whose text with the previous turn matches any word of ``query``, best first (BM25)."""
+def search(conn: Connection, query: str, session_key: str | None, limit: int) -> list[tuple[int, float]]:
+    """``(message id, score)`` of the messages whose own or neighbouring text matches any word of
+    ``query``, best first (weighted BM25; higher is better)."""
     words = [t.text for t in keyword.parse_natural(query) if t.route == "word"]
     if not words:
         return []
-    expr = "body : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
+    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
     if session_key:
         expr += f" AND skey : {keyword.quote(session_key)}"
-    sql = f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY bm25({TABLE}, 1.0, 0.0) LIMIT ?"
-    return [int(r[0]) for r in conn.exec_driver_sql(sql, (expr, limit))]
+    weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
+    sql = f"SELECT rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY rank LIMIT ?"
+    return [(int(r[0]), -float(r[1])) for r in conn.exec_driver_sql(sql, (expr, limit))]

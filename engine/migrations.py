@@ -108,6 +108,13 @@ def m006_trigram_session_key(conn: Connection) -> None:
     conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
 
 
+def m007_context_neighbours(conn: Connection) -> None:
+    """Rebuild the hybrid keyword index with a message's next turn too (see ``engine.contextfts``)."""
+    from engine import contextfts
+
+    contextfts.m007_context_neighbours(conn)
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
     ("m002_vectors", m002_vectors),
@@ -115,6 +122,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m004_usage", m004_usage),
     ("m005_cjk_bigrams", m005_cjk_bigrams),
     ("m006_trigram_session_key", m006_trigram_session_key),
+    ("m007_context_neighbours", m007_context_neighbours),
 ]
 
 

@@ -172,7 +172,7 @@ class SemanticTier:
             {"s": session, "i": message_id},
         ).first()
         if self._context:
-            contextfts.forget(conn, session, message_id, following)
+            contextfts.forget(conn, session, message_id)
         if following is not None:
             conn.execute(text("DELETE FROM vectors WHERE message_id = :i"), {"i": following[0]})
             rows.enqueue(
@@ -409,14 +409,12 @@ class SemanticTier:
         if match == "semantic":
             pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
             return self._hits([(i, s) for i, s in pairs], after_ns, limit, "semantic")
-        depth_k = max(hybrid.KEYWORD_DEPTH, limit)
-        keyword_ids, plain_ids = self.keyword_ranking(
+        depth_k = max(hybrid.DEPTH, limit)
+        context, plain = self.keyword_ranking(
             query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
         )
         try:
-            pairs = self.search_vectors(
-                query, session=session, scope=scope, k=max(hybrid.SEMANTIC_DEPTH, depth)
-            )
+            pairs = self.search_vectors(query, session=session, scope=scope, k=max(depth_k, depth))
             weight = hybrid.semantic_weight(self.embedder().id)
             if after_ns:
                 timed = self._messages([i for i, _ in pairs])
@@ -426,24 +424,26 @@ class SemanticTier:
             pairs, weight = [], 0.0
         fused = hybrid.fuse(
             [
-                (keyword_ids[:depth_k], hybrid.KEYWORD_WEIGHT),
-                ([i for i, _ in pairs][: max(hybrid.SEMANTIC_DEPTH, limit)], weight),
-                (plain_ids[:depth_k], hybrid.PLAIN_WEIGHT if keyword_ids else hybrid.KEYWORD_WEIGHT),
+                (context, hybrid.CONTEXT_WEIGHT),
+                (pairs[:depth_k], weight),
+                (plain, hybrid.PLAIN_WEIGHT if context else hybrid.CONTEXT_WEIGHT),
             ]
         )
-        return self._hits(fused, after_ns, limit, "hybrid")
+        found = self._messages([i for i, _ in fused])
+        fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
+        return self._hits(fused, after_ns, limit, "hybrid", found)
 
     def keyword_ranking(
         self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
-    ) -> tuple[list[int], list[int]]:
-        """The keyword sides of hybrid search, best first: (context matches, plain keyword matches).
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword).
 
-        Context matches come from ``context_fts`` (each message with the turn before it, speakers named;
+        Context matches come from ``context_fts`` (each message between its neighbours, speakers named;
         words only); plain matches are ``Memory.search``'s keyword search (words and CJK).
         """
         with self._store.read() as conn:
             plain = [
-                h.message.id or 0
+                (h.message.id or 0, h.score)
                 for h in search.keyword_search(
                     conn,
                     query,
@@ -459,17 +459,17 @@ class SemanticTier:
             key = archive.known_key(conn, session) if session is not None else None
             if session is not None and key is None:
                 return [], plain
-            ranked = contextfts.search_ids(conn, search.clean_query(query), key, depth * 2 + 50)
+            ranked = contextfts.search(conn, search.clean_query(query), key, depth * 2 + 50)
             cuts = search.start_ids(conn, session)
-            found = archive.by_ids(conn, ranked)
-        words: list[int] = []
-        for message_id in ranked:
+            found = archive.by_ids(conn, [i for i, _ in ranked])
+        words: list[tuple[int, float]] = []
+        for message_id, score in ranked:
             message = found.get(message_id)
             if message is None or message.send_at < after_ns:
                 continue
             if scope == "recent" and message_id < cuts.get(message.session or "", 0):
                 continue
-            words.append(message_id)
+            words.append((message_id, score))
             if len(words) >= depth:
                 break
         return words, plain
@@ -478,9 +478,16 @@ class SemanticTier:
         with self._store.read() as conn:
             return archive.by_ids(conn, ids)
 
-    def _hits(self, pairs: list[tuple[int, float]], after_ns: int, limit: int, source: str) -> list[Hit]:
-        with self._store.read() as conn:
-            found = archive.by_ids(conn, [i for i, _ in pairs[: limit * 4 + 50]])
+    def _hits(
+        self,
+        pairs: list[tuple[int, float]],
+        after_ns: int,
+        limit: int,
+        source: str,
+        found: dict[int, Message] | None = None,
+    ) -> list[Hit]:
+        if found is None:
+            found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
         hits: list[Hit] = []
         for message_id, score in pairs:
             message = found.get(message_id)

@@ -14,7 +14,7 @@ Seed semantics by default:
   compaction cut out of history.json) then a ``[recent]`` section (substring match on what is still in
   it, newest first, duplicates of archive lines dropped); ``time_range`` bounds both.
 
-Added by memtray: ``match=hybrid`` (reciprocal-rank fusion of keyword and semantic rankings, formatted
+Added by memtray: ``match=hybrid`` (keyword and semantic rankings fused by ``engine.hybrid``, formatted
 like semantic) and ``scope=all`` (semantic and hybrid search the archive too, through the Annoy index).
 ``mode=list|read`` exist for parity with the action history of the original; memtray keeps no action
 history, so they answer ``no finished tasks yet``.

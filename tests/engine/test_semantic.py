@@ -252,25 +252,6 @@ def test_annoy_recall_against_exact(tmp_path: Path) -> None:
     assert float(np.mean(recall)) >= 0.95
 
 
-def test_hybrid_keyword_side_reads_the_previous_turn(memory: Memory) -> None:
-    memory.append(
-        "s1",
-        [
-            Message("user", "Did you ever visit the lighthouse museum?", T0, "Ann"),
-            Message("assistant", "Yes, last Tuesday with my kids!", T0 + NS, "Bob"),
-            Message("user", "Unrelated chatter about lunch", T0 + 2 * NS, "Ann"),
-        ],
-    )
-    memory.wait_idle(timeout=60)
-    assert memory.semantic is not None
-    words, plain = memory.semantic.keyword_ranking(
-        "when did Bob visit the lighthouse museum", session="s1", scope="all", after_ns=0, depth=10
-    )
-    by_id = {m.id: m.content for m in memory.archive_page("s1")}
-    assert "Yes, last Tuesday with my kids!" in [by_id[i] for i in words]
-    assert "Yes, last Tuesday with my kids!" not in [by_id[i] for i in plain]
-
-
 def test_a_process_that_does_not_embed_queues_and_the_next_one_embeds(tmp_path: Path) -> None:
     home = tmp_path / "h"
     with Memory.open(home, embedder=HashEmbedder(), background=False) as cli:

@@ -1,0 +1,148 @@
+"""Hybrid search: the fusion of scores, and the keyword index of each message between its neighbours."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from engine import Memory, Message, hybrid
+from engine.embedders.hashing import HashEmbedder
+
+NS = 1_000_000_000
+T0 = 1_700_000_000 * NS
+
+
+def _turns(*pairs: tuple[str, str]) -> list[Message]:
+    roles = ("user", "assistant")
+    return [Message(roles[i % 2], text, T0 + i * NS, sender) for i, (sender, text) in enumerate(pairs)]
+
+
+def _context_ids(mem: Memory, query: str, session: str = "s1") -> list[int]:
+    assert mem.semantic is not None
+    context, _ = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
+    return [i for i, _ in context]
+
+
+def _plain_ids(mem: Memory, query: str, session: str = "s1") -> list[int]:
+    assert mem.semantic is not None
+    _, plain = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
+    return [i for i, _ in plain]
+
+
+def _ids(mem: Memory, session: str = "s1") -> dict[str, int]:
+    return {m.content: m.id or 0 for m in mem.archive_page(session)}
+
+
+def test_fusion_keeps_a_clear_keyword_lead_that_rank_fusion_would_lose() -> None:
+    keyword = [(1, 10.0), (2, 1.0), (3, 0.9)]  # message 1 matches far better than the rest
+    semantic = [(3, 0.80), (2, 0.79), (1, 0.50)]
+    fused = hybrid.fuse([(keyword, 1.0), (semantic, 0.5)])
+    assert [i for i, _ in fused] == [1, 3, 2]
+    assert fused[0][1] == 1.0  # best keyword match, worst semantic one: 1 * 1.0 + 0.5 * 0.0
+
+
+def test_fusion_of_equal_scores_empty_lists_and_zero_weights() -> None:
+    assert hybrid.normalized([(5, 2.0), (6, 2.0)]) == [(5, 1.0), (6, 1.0)]
+    assert hybrid.normalized([]) == []
+    fused = hybrid.fuse([([], 1.0), ([(7, 3.0), (8, 1.0)], 0.0), ([(9, 0.1)], 0.3)])
+    assert fused == [(9, 0.3)]
+    ties = hybrid.fuse([([(4, 1.0), (5, 1.0)], 1.0)])
+    assert [i for i, _ in ties] == [5, 4]  # equal scores: the newer message first
+
+
+def test_a_message_is_found_by_the_words_of_the_turn_before_it(memory: Memory) -> None:
+    memory.append(
+        "s1",
+        _turns(
+            ("Ann", "Did you ever visit the lighthouse museum?"),
+            ("Bob", "Yes, last Tuesday with my kids!"),
+            ("Ann", "Unrelated chatter about lunch"),
+        ),
+    )
+    ids = _ids(memory)
+    query = "when did Bob visit the lighthouse museum"
+    assert ids["Yes, last Tuesday with my kids!"] in _context_ids(memory, query)
+    assert ids["Yes, last Tuesday with my kids!"] not in _plain_ids(memory, query)
+
+
+def test_a_message_is_found_by_the_words_of_the_turn_after_it_even_in_a_later_append(memory: Memory) -> None:
+    memory.append("s1", _turns(("Ann", "Guess what I brought home last week!")))
+    memory.append("s1", [Message("assistant", "A golden retriever puppy, how lovely!", T0 + 5 * NS, "Bob")])
+    memory.append("s1", [Message("user", "We walk every morning now.", T0 + 9 * NS, "Ann")])
+    ids = _ids(memory)
+    found = _context_ids(memory, "when did Ann get a retriever puppy")
+    assert found[0] == ids["A golden retriever puppy, how lovely!"]  # its own words count most
+    assert ids["Guess what I brought home last week!"] in found  # the turn after it names the puppy
+    assert ids["We walk every morning now."] in found  # the turn before it does too
+    assert ids["Guess what I brought home last week!"] not in _plain_ids(memory, "retriever puppy")
+
+
+def test_forgetting_a_message_joins_its_neighbours_in_the_index(memory: Memory) -> None:
+    memory.append(
+        "s1",
+        _turns(("Ann", "alpha apples"), ("Bob", "bravo bananas"), ("Ann", "charlie cherries")),
+    )
+    ids = _ids(memory)
+    assert set(_context_ids(memory, "bananas")) == set(ids.values())
+    memory.forget_message(ids["bravo bananas"])
+    assert _context_ids(memory, "bananas") == []
+    assert set(_context_ids(memory, "apples")) == {ids["alpha apples"], ids["charlie cherries"]}
+    assert set(_context_ids(memory, "cherries")) == {ids["alpha apples"], ids["charlie cherries"]}
+
+
+def test_hybrid_search_of_a_cjk_query_uses_plain_keyword_search(memory: Memory) -> None:
+    memory.append("s1", _turns(("", "今天我們討論記憶體的設計"), ("", "The weather is nice today")))
+    memory.wait_idle(timeout=60)
+    hits = memory.search("記憶體", session="s1", match="hybrid", limit=2)
+    assert hits[0].message.content == "今天我們討論記憶體的設計"
+
+
+def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours(home: Path) -> None:
+    with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
+        mem.append("s1", _turns(("Ann", "first words"), ("Bob", "second words"), ("Ann", "third words")))
+    db = sqlite3.connect(home / ".store" / "history.db")
+    with db:  # the table as memtray made it before m007: previous turn + message in one column
+        db.execute("DROP TABLE context_fts")
+        db.execute("CREATE VIRTUAL TABLE context_fts USING fts5(body, skey)")
+        db.execute("INSERT INTO context_fts(rowid, body, skey) VALUES (1, 'stale row', 's1')")
+        db.execute("DELETE FROM migrations WHERE name = 'm007_context_neighbours'")
+    db.close()
+    with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
+        ids = _ids(mem)
+        assert _context_ids(mem, "stale") == []
+        assert set(_context_ids(mem, "second")) == set(ids.values())
+        with mem.store.read() as conn:
+            assert conn.exec_driver_sql("SELECT COUNT(*) FROM context_fts").scalar_one() == 3
+
+
+def test_a_sender_is_named_by_a_whole_word_in_any_case_or_by_cjk_anywhere() -> None:
+    assert hybrid.named_in("What did Caroline research?", "Caroline")
+    assert hybrid.named_in("what is caroline's identity", "Caroline")
+    assert not hybrid.named_in("What did Caroline research?", "Carol")
+    assert hybrid.named_in("小明上週說了什麼", "小明")
+    assert not hybrid.named_in("what did I say", "I")  # one-character names are too ambiguous
+    assert not hybrid.named_in("anything", "")
+
+
+def test_hybrid_search_prefers_the_messages_of_the_sender_the_query_names(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.append(
+        "s1",
+        _turns(
+            ("Alice", "Shall we talk money?"),
+            ("Bob", "Let me say it plainly: the budget review with finance."),
+            ("Alice", "Fine. The budget should go to the garden project."),
+            ("Bob", "Lunch later, Alice?"),
+        ),
+    )
+    memory.wait_idle(timeout=60)
+    query = "what did Alice say about the budget"
+    monkeypatch.setattr(hybrid, "SENDER_BOOST", 0.0)
+    unboosted = memory.search(query, session="s1", match="hybrid", limit=4)
+    monkeypatch.undo()
+    boosted = memory.search(query, session="s1", match="hybrid", limit=4)
+    assert unboosted[0].message.sender == "Bob"  # the words alone favour Bob's message
+    assert boosted[0].message.content == "Fine. The budget should go to the garden project."
