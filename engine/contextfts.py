@@ -17,11 +17,13 @@ plain keyword search, which hybrid search also uses.
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from engine import archive, keyword
+from engine import archive, fulltext, keyword
 from engine.messages import Message
 from engine.vectors.rows import own_text
 
@@ -29,6 +31,11 @@ TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")
 COLUMN_WEIGHTS = (0.5, 1.0, 0.5)
 """BM25 weights of ``prev``, ``own`` and ``next`` (set by ``bench/retrieval.py --sweep``)."""
+
+EXACT_MATCHES = 20_000
+"""Up to this many matching rows (of all the words, in all sessions), FTS5 ranks them all (~25 ms)."""
+BATCH = 2000
+"""Rows written per statement when the whole archive is indexed."""
 
 _INSERT = f"INSERT OR REPLACE INTO {TABLE}(rowid, prev, own, next, skey) VALUES (?, ?, ?, ?, ?)"
 
@@ -42,17 +49,25 @@ def create(conn: Connection) -> None:
         )
     except Exception:  # no FTS5 in this SQLite: hybrid search uses plain keyword search
         return
-    batch: list[list[str | int]] = []  # [id, prev, own, next, skey]
-    latest: dict[str, list[str | int]] = {}  # session -> the row of its latest message
-    for row in conn.exec_driver_sql("SELECT id, session_id, skey, sender, content FROM messages ORDER BY id"):
-        own = own_text(row[3] or "", row[4])
-        before = latest.get(row[1])
-        if before is not None:
-            before[3] = own
-        latest[row[1]] = [int(row[0]), before[2] if before is not None else "", own, "", row[2]]
-        batch.append(latest[row[1]])
+    batch: list[tuple[int, str, str, str, str]] = []  # (id, prev, own, next, skey)
+    last: tuple[int, str, str, str, str] | None = None  # (id, session, prev, own, skey): waits for its next
+    rows = conn.exec_driver_sql(
+        "SELECT id, session_id, skey, sender, content FROM messages ORDER BY session_id, id"
+    )
+    for message_id, session, skey, sender, content in rows:  # streamed: only a batch is held in memory
+        own = own_text(sender or "", content)
+        same_session = last is not None and last[1] == session
+        if last is not None:
+            batch.append((last[0], last[2], last[3], own if same_session else "", last[4]))
+        prev = last[3] if last is not None and same_session else ""
+        last = (int(message_id), session, prev, own, skey)
+        if len(batch) >= BATCH:
+            conn.exec_driver_sql(_INSERT, batch)
+            batch.clear()
+    if last is not None:
+        batch.append((last[0], last[2], last[3], "", last[4]))
     if batch:
-        conn.exec_driver_sql(_INSERT, [tuple(r) for r in batch])
+        conn.exec_driver_sql(_INSERT, batch)
 
 
 def has_neighbour_columns(conn: Connection) -> bool:
@@ -143,15 +158,117 @@ def clear_session(conn: Connection, session_id: str) -> None:
     )
 
 
-def search(conn: Connection, query: str, session_key: str | None, limit: int) -> list[tuple[int, float]]:
+def search(
+    conn: Connection, query: str, *, session_key: str | None, session_id: str | None, limit: int
+) -> list[tuple[int, float]]:
     """``(message id, score)`` of the messages whose own or neighbouring text matches any word of
-    ``query``, best first (weighted BM25; higher is better)."""
+    ``query``, best first (weighted BM25; higher is better).
+
+    FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
+    a second for a word in half of a million messages. So each word's matches are counted first (its
+    newest :data:`~engine.fulltext.CANDIDATES`, estimated from their density beyond that); up to
+    :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks the newest
+    candidates the same way.
+    """
     words = [t.text for t in keyword.parse_natural(query) if t.route == "word"]
     if not words:
         return []
+    everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
+    matches = 0.0
+    for word in words:
+        ids = _column_ids(conn, " ".join(COLUMNS), word, None)
+        truncated = len(ids) >= fulltext.CANDIDATES
+        matches += (
+            len(ids) * everywhere.rows_from(0) / everywhere.rows_from(ids[-1]) if truncated else len(ids)
+        )
+    if matches <= EXACT_MATCHES:
+        return _exact_search(conn, words, session_key, limit)
+    return _bounded_search(conn, words, session_key, session_id, limit)
+
+
+def _exact_search(
+    conn: Connection, words: list[str], session_key: str | None, limit: int
+) -> list[tuple[int, float]]:
     expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
     if session_key:
         expr += f" AND skey : {keyword.quote(session_key)}"
     weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
     sql = f"SELECT rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY rank LIMIT ?"
     return [(int(r[0]), -float(r[1])) for r in conn.exec_driver_sql(sql, (expr, limit))]
+
+
+def _bounded_search(
+    conn: Connection, words: list[str], session_key: str | None, session_id: str | None, limit: int
+) -> list[tuple[int, float]]:
+    """FTS5's weighted BM25 over each word's newest matches per column (see :func:`search`).
+
+    A word's weight comes from its lists (exact below the cap, estimated from their density above it);
+    the best candidates are loaded and scored as FTS5 would, with each column counting once per word
+    (times its weight) and the row's length in characters. A candidate older than a word's newest
+    matches is checked for that word in its text.
+    """
+    counter = fulltext.RowCounter(conn, fulltext.Bounds(session_key=session_key, session_id=session_id))
+    total = counter.rows_from(0)
+    lists: list[tuple[str, float, list[list[int]]]] = []  # (word, idf, newest ids per column)
+    for word in words:
+        per_column = [_column_ids(conn, column, word, session_key) for column in COLUMNS]
+        matched = set().union(*per_column)
+        if not matched:
+            continue
+        df = float(len(matched))
+        for ids in per_column:
+            if len(ids) >= fulltext.CANDIDATES:
+                df = max(df, len(ids) * total / counter.rows_from(ids[-1]))
+        lists.append((word.casefold(), _idf(df, total), per_column))
+    rough: dict[int, float] = defaultdict(float)
+    for _, weight, per_column in lists:
+        for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
+            for row_id in ids:
+                rough[row_id] += weight * column_weight
+    best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)
+    texts = _texts(conn, best[: max(fulltext.RERANK, 4 * limit)])
+    if not texts:
+        return []
+    average = sum(sum(len(t) for t in columns) for columns in texts.values()) / len(texts) or 1.0
+    members = [
+        (word, weight, [set(ids) for ids in per_column], per_column) for word, weight, per_column in lists
+    ]
+    scored: list[tuple[int, float]] = []
+    for row_id, columns in texts.items():
+        length_factor = fulltext.K1 * (1 - fulltext.B + fulltext.B * sum(len(t) for t in columns) / average)
+        score = 0.0
+        for folded, weight, sets, per_column in members:
+            tf = 0.0
+            for c, (column_weight, text_c) in enumerate(zip(COLUMN_WEIGHTS, columns, strict=True)):
+                older = len(per_column[c]) >= fulltext.CANDIDATES and row_id < per_column[c][-1]
+                if row_id in sets[c] or (older and folded in text_c.casefold()):
+                    tf += column_weight
+            score += weight * tf * (fulltext.K1 + 1) / (tf + length_factor)
+        scored.append((row_id, score))
+    scored.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
+    return scored[:limit]
+
+
+def _idf(df: float, total: int) -> float:
+    """FTS5's inverse document frequency (a word in more than half of the rows counts almost nothing)."""
+    return max(math.log((total - min(df, total) + 0.5) / (df + 0.5)), 1e-6)
+
+
+def _column_ids(conn: Connection, columns: str, word: str, session_key: str | None) -> list[int]:
+    """Ids of the rows whose ``columns`` hold ``word``, newest first, at most ``CANDIDATES``."""
+    expr = "{" + columns + "} : " + keyword.quote(word)
+    if session_key:
+        expr += f" AND skey : {keyword.quote(session_key)}"
+    sql = f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY rowid DESC LIMIT ?"
+    return fulltext.ids_of(conn, sql, (expr, fulltext.CANDIDATES))
+
+
+def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+    found: dict[int, tuple[str, str, str]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
+        for row in conn.exec_driver_sql(sql, tuple(chunk)):
+            found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
+    return found

@@ -55,7 +55,7 @@ def route_of(term: Term, tables: set[str]) -> str:
     return term.route
 
 
-def _ids(conn: Connection, sql: str, params: tuple[object, ...]) -> list[int]:
+def ids_of(conn: Connection, sql: str, params: tuple[object, ...]) -> list[int]:
     """The first column of a query, through the DB-API cursor (row objects cost more than the search)."""
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
@@ -102,10 +102,10 @@ def term_ids(conn: Connection, term: Term, bounds: Bounds, tables: set[str], lim
         f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid < ? "
         f"ORDER BY rowid DESC LIMIT ?"
     )
-    return _ids(conn, sql, (expr, bounds.min_id, bounds.max_id, limit))
+    return ids_of(conn, sql, (expr, bounds.min_id, bounds.max_id, limit))
 
 
-class _Counter:
+class RowCounter:
     """Counts rows within the bounds (bounded work; ids are dense enough to estimate globally)."""
 
     def __init__(self, conn: Connection, bounds: Bounds) -> None:
@@ -126,6 +126,17 @@ class _Counter:
         )
 
 
+def idf(df: float, total: int) -> float:
+    """BM25's inverse document frequency of a term in ``df`` of ``total`` rows."""
+    df = min(df, total)
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def length_norm(length: int, average: float) -> float:
+    """BM25's term-frequency factor of a match in a text of ``length`` (``average``: the mean length)."""
+    return (K1 + 1) / (1 + K1 * (1 - B + B * length / (average or 1.0)))
+
+
 def _contains(term: Term, text: str) -> bool:
     return term.text.casefold() in text.casefold()
 
@@ -137,15 +148,14 @@ def rank(
     found = [(term, ids) for term in terms if (ids := term_ids(conn, term, bounds, tables, CANDIDATES))]
     if not found:
         return []
-    counter = _Counter(conn, bounds)
+    counter = RowCounter(conn, bounds)
     total = counter.rows_from(bounds.min_id)
     weights: list[float] = []
     for _, ids in found:
         df = float(len(ids))
         if len(ids) >= CANDIDATES:  # truncated: estimate from the density of the newest matches
             df = len(ids) * total / counter.rows_from(ids[-1])
-        df = min(df, total)
-        weights.append(math.log(1.0 + (total - df + 0.5) / (df + 0.5)))
+        weights.append(idf(df, total))
     rough: dict[int, float] = defaultdict(float)
     for (_, ids), weight in zip(found, weights, strict=True):
         for row_id in ids:
@@ -159,7 +169,7 @@ def rank(
     oldest = [ids[-1] if len(ids) >= CANDIDATES else -1 for _, ids in found]
     scored: list[tuple[Message, float]] = []
     for row_id, message in loaded.items():
-        norm = (K1 + 1) / (1 + K1 * (1 - B + B * len(message.content) / average))
+        norm = length_norm(len(message.content), average)
         score = 0.0
         for index, (term, _) in enumerate(found):
             if row_id in members[index] or (row_id < oldest[index] and _contains(term, message.content)):

@@ -459,7 +459,9 @@ class SemanticTier:
             key = archive.known_key(conn, session) if session is not None else None
             if session is not None and key is None:
                 return [], plain
-            ranked = contextfts.search(conn, search.clean_query(query), key, depth * 2 + 50)
+            ranked = contextfts.search(
+                conn, search.clean_query(query), session_key=key, session_id=session, limit=depth * 2 + 50
+            )
             cuts = search.start_ids(conn, session)
             found = archive.by_ids(conn, [i for i, _ in ranked])
         words: list[tuple[int, float]] = []

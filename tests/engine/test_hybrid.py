@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Memory, Message, hybrid
+from engine import Memory, Message, contextfts, fulltext, hybrid
 from engine.embedders.hashing import HashEmbedder
 
 NS = 1_000_000_000
@@ -19,9 +19,9 @@ def _turns(*pairs: tuple[str, str]) -> list[Message]:
     return [Message(roles[i % 2], text, T0 + i * NS, sender) for i, (sender, text) in enumerate(pairs)]
 
 
-def _context_ids(mem: Memory, query: str, session: str = "s1") -> list[int]:
+def _context_ids(mem: Memory, query: str, session: str = "s1", depth: int = 10) -> list[int]:
     assert mem.semantic is not None
-    context, _ = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
+    context, _ = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=depth)
     return [i for i, _ in context]
 
 
@@ -99,9 +99,31 @@ def test_hybrid_search_of_a_cjk_query_uses_plain_keyword_search(memory: Memory) 
     assert hits[0].message.content == "今天我們討論記憶體的設計"
 
 
-def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours(home: Path) -> None:
+def _neighbours_in_index(mem: Memory) -> dict[int, tuple[str, str, str]]:
+    with mem.store.read() as conn:
+        rows = conn.exec_driver_sql("SELECT rowid, prev, own, next FROM context_fts").all()
+    return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+
+
+def _expected_neighbours(mem: Memory, sessions: list[str]) -> dict[int, tuple[str, str, str]]:
+    expected: dict[int, tuple[str, str, str]] = {}
+    for session in sessions:
+        texts = [(m.id or 0, f"{m.sender}: {m.content}") for m in mem.archive_page(session)]
+        texts.sort()
+        for n, (message_id, own) in enumerate(texts):
+            prev = texts[n - 1][1] if n > 0 else ""
+            following = texts[n + 1][1] if n + 1 < len(texts) else ""
+            expected[message_id] = (prev, own, following)
+    return expected
+
+
+def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours_session_by_session(home: Path) -> None:
     with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
         mem.append("s1", _turns(("Ann", "first words"), ("Bob", "second words"), ("Ann", "third words")))
+        mem.append("s2", _turns(("Cy", "other session"), ("Di", "still other")))
+        mem.append("s1", [Message("assistant", "fourth words", T0 + 9 * NS, "Bob")])
+        expected = _expected_neighbours(mem, ["s1", "s2"])
+        assert _neighbours_in_index(mem) == expected  # kept up to date append by append
     db = sqlite3.connect(home / ".store" / "history.db")
     with db:  # the table as memtray made it before m007: previous turn + message in one column
         db.execute("DROP TABLE context_fts")
@@ -110,11 +132,14 @@ def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours(home: Path) ->
         db.execute("DELETE FROM migrations WHERE name = 'm007_context_neighbours'")
     db.close()
     with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
-        ids = _ids(mem)
         assert _context_ids(mem, "stale") == []
-        assert set(_context_ids(mem, "second")) == set(ids.values())
-        with mem.store.read() as conn:
-            assert conn.exec_driver_sql("SELECT COUNT(*) FROM context_fts").scalar_one() == 3
+        assert _neighbours_in_index(mem) == expected
+        ids = _ids(mem)
+        assert set(_context_ids(mem, "second")) == {
+            ids["first words"],
+            ids["second words"],
+            ids["third words"],
+        }
 
 
 def test_a_sender_is_named_by_a_whole_word_in_any_case_or_by_cjk_anywhere() -> None:
@@ -146,3 +171,43 @@ def test_hybrid_search_prefers_the_messages_of_the_sender_the_query_names(
     boosted = memory.search(query, session="s1", match="hybrid", limit=4)
     assert unboosted[0].message.sender == "Bob"  # the words alone favour Bob's message
     assert boosted[0].message.content == "Fine. The budget should go to the garden project."
+
+
+def _bounded(monkeypatch: pytest.MonkeyPatch, mem: Memory, query: str, depth: int = 10) -> list[int]:
+    with monkeypatch.context() as patch:
+        patch.setattr(contextfts, "EXACT_MATCHES", -1)  # rank the newest candidates, as for a huge archive
+        return _context_ids(mem, query, depth=depth)
+
+
+def test_ranking_the_newest_candidates_agrees_with_fts5_on_a_small_archive(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    topics = ["garden tomatoes", "budget review", "lighthouse museum", "puppy training", "pottery class"]
+    memory.append(
+        "s1",
+        _turns(*[(("Ann", "Bob")[i % 2], f"talking about {topics[i % 5]} round {i}") for i in range(40)]),
+    )
+    memory.append("s1", [Message("user", "the pottery museum shop sells puppy treats", T0 + 99 * NS, "Ann")])
+    memory.append("s2", _turns(("Cy", "budget budget in another session")))
+    best = _ids(memory)["the pottery museum shop sells puppy treats"]
+    for query in ("budget", "pottery museum", "when did Ann buy puppy treats", "garden review"):
+        exact = _context_ids(memory, query, depth=100)
+        bounded = _bounded(monkeypatch, memory, query, depth=100)
+        assert exact and set(bounded) == set(exact), query  # the same rows match, in this session only
+    for query in ("pottery museum", "when did Ann buy puppy treats"):
+        assert _context_ids(memory, query)[0] == best == _bounded(monkeypatch, memory, query)[0]
+
+
+def test_ranking_the_newest_candidates_sees_a_common_word_in_older_rows(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = [("Ann", "the rare comet and the common cold")]  # oldest: both words
+    turns += [("Bob", f"a common thing number {i}") for i in range(12)]
+    turns += [("Ann", "a rare stamp")]  # newest: the rare word only
+    turns += [("Bob", f"filler chat {i}") for i in range(30)]  # so that "common" is not in most rows
+    memory.append("s1", _turns(*turns))
+    ids = _ids(memory)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 3)  # "common" is truncated to its 3 newest matches
+    found = _bounded(monkeypatch, memory, "rare common")
+    assert found[0] == ids["the rare comet and the common cold"]
+    assert ids["a rare stamp"] in found
