@@ -185,6 +185,8 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
             rows = conn.execute(
                 text("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id")
             ).all()
+            embedders = conn.execute(text("SELECT DISTINCT embedder FROM vectors")).scalars().all()
+        assert embedders == [embedder.id]  # the forked writers embedded with MEMTRAY_EMBEDDER=hash too
         archived = Counter(r[1] for r in rows)
         assert [c[:30] for c, k in archived.items() if k > 1] == []
         assert all(archived[c] == 1 for c in acked), "an acknowledged message is missing"
