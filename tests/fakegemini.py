@@ -10,7 +10,8 @@ It speaks the shapes of platform-notes.md §6 (``generateContent``, ``streamGene
         fake.reply_stream(["Hel", "lo"], gate=event)  # "Hel" is sent, "lo" only once event is set
         client = make_client("test-key", base_url=fake.url, attempts=1)
 
-With nothing scripted, ``generateContent`` answers with ``fake.default_text`` and embeddings are
+With nothing scripted, ``generateContent`` answers with ``fake.responder(request)`` when a responder is
+set (an answer computed from what was asked), else with ``fake.default_text``; embeddings are
 deterministic vectors derived from the text.
 """
 
@@ -22,6 +23,7 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -94,6 +96,7 @@ class FakeGemini:
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.default_text = "{}"
+        self.responder: Callable[[Request], str] | None = None
         self.embed_dim = 8
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -187,6 +190,8 @@ class FakeGemini:
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b"{}"
+        if len(raw) < length:  # the client died mid-request (the crash tests kill it): nobody to answer
+            return
         match = _PATH.match(handler.path)
         if match is None:
             self._send(handler, 404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
@@ -221,6 +226,8 @@ class FakeGemini:
         if method == "countTokens":
             self._send(handler, 200, {"totalTokens": max(1, len(request.text()) // 4)})
             return
+        if scripted is None and self.responder is not None and method == "generateContent":
+            scripted = Reply(payload=_candidate([{"text": self.responder(request)}]))
         reply = scripted or Reply(payload=_candidate([{"text": self.default_text}]))
         if method == "streamGenerateContent" and reply.status == 200 and reply.gate is not None:
             self._send_gated(handler, reply.chunks or [reply.payload], reply.gate)

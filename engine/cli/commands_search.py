@@ -7,10 +7,12 @@ import sys
 
 from engine.cli.output import hit_json, message_line, open_memory, write, write_json
 from engine.clock import TIME_RANGES
-from engine.search import MATCHES, SCOPES
+from engine.search import MATCHES, SCOPES, Hit
 
 WAIT_FOR_VECTORS_S = 30.0
 """Semantic and hybrid searches first wait this long for messages still queued for embedding."""
+WAIT_FOR_INDEX_S = 300.0
+"""After printing, they wait up to this long for an archive index rebuild they scheduled (if any)."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +29,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def cmd_search(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        if args.match != "keyword" and not mem.wait_idle(timeout=WAIT_FOR_VECTORS_S):
+        idle = args.match == "keyword" or mem.wait_idle(timeout=WAIT_FOR_VECTORS_S)
+        if not idle:
             sys.stderr.write("memtray: some messages are still being embedded; results may miss them\n")
         hits = mem.search(
             args.query,
@@ -37,11 +40,23 @@ def cmd_search(args: argparse.Namespace) -> int:
             time_range=args.time_range,
             limit=args.limit,
         )
-    if args.json:
+        _print_hits(hits, as_json=args.json)
+        if idle and mem.semantic is not None and mem.semantic.status().rebuilding:
+            # The search found an archive index damaged or out of date and scheduled its rebuild: finish
+            # it (the results are out already) rather than race the exit, so the next search finds it.
+            sys.stdout.flush()
+            if not mem.wait_idle(timeout=WAIT_FOR_INDEX_S):
+                sys.stderr.write(
+                    "memtray: the archive index is still being rebuilt; a later search finishes it\n"
+                )
+    return 0
+
+
+def _print_hits(hits: list[Hit], *, as_json: bool) -> None:
+    if as_json:
         write_json([hit_json(h) for h in hits])
-        return 0
+        return
     if not hits:
         write("no matches")
     for hit in hits:
         write(f"{hit.message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(hit.message)}")
-    return 0

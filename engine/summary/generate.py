@@ -7,10 +7,14 @@
    the pruned summary and move the cursor, with no summary call.
 4. Chunks of up to 32,000 characters, never ending on a user message.
 5. One call per chunk; the running summary sits in the system prompt, so the call merges. After each
-   chunk, summary.json and the cursor are saved; the first failure stops the run (later chunks are not
-   billed) and is raised; the next run starts again from the cursor.
+   chunk, summary.json and then the cursor are saved; the first failure stops the run (later chunks are
+   not billed) and is raised; the next run starts again from the cursor.
 
-Nothing is written before the first success, so a first run that fails is retried by the scheduler.
+Nothing is written before the first success, so a first run that fails is retried by the scheduler. A
+session's first summary.json is preceded by a cursor just before its oldest message ("nothing summarized
+yet"): a run killed between that file and its cursor must not leave a summary without a cursor, which the
+next run would take for an older one (step 1) and mark up to date, skipping what the run had not reached.
+So the cursor never points past what summary.json reflects; at worst a chunk is merged twice.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from engine.summary.replies import SummaryOut
 from engine.summary.schema import KEYS, coerce
 
 log = logging.getLogger("memtray.summary")
+
+SECOND = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,17 @@ def _without_legacy(parsed: dict[str, object]) -> dict[str, object]:
 
 def _latest(messages: Sequence[Message]) -> str:
     return max((files.time_key(m.send_at) for m in messages), default="")
+
+
+def _first_cursor(paths: Paths, session: str, cursor: str, new: Sequence[Message]) -> str:
+    """Before a session's first summary.json: write a cursor one second before its oldest new message (see
+    the module docstring) and return it; ``cursor`` unchanged when there is one."""
+    oldest = min((m.send_at for m in new if m.send_at), default=0)
+    if cursor or oldest <= SECOND:
+        return cursor
+    floor = files.time_key(oldest - SECOND)
+    files.write_cursor(paths, session, floor)
+    return floor
 
 
 def generate(
@@ -110,6 +127,7 @@ def generate(
     pruned = prune(gemini, settings.decision_model, session, new, running, timeout)
     running = pruned.summary
     if not pruned.messages:
+        _first_cursor(paths, session, cursor, new)
         cursor = max(cursor, _latest(new))
         files.save(paths, session, running)
         files.write_cursor(paths, session, cursor)
@@ -141,6 +159,7 @@ def generate(
                 f"summary of session {session}: chunk {number} of {len(chunks)} got no valid summary back"
             )
         running = coerce(_without_legacy(parsed))
+        cursor = _first_cursor(paths, session, cursor, new)
         files.save(paths, session, running)
         latest = _latest(part) if number < len(chunks) else max(_latest(part), _latest(new))
         cursor = max(cursor, latest)

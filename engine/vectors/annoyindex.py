@@ -6,8 +6,9 @@ ids come back from SQLite. Beside each ``.ann`` file a small ``.json`` records w
 (embedder, cut, count, id sum, file size and a checksum of its head and tail); an index whose record does
 not match SQLite or its file is rebuilt, with a log line, never trusted.
 
-Builds go to a temporary file that ``os.replace`` moves into place; the record is written after, so a
-crash in between leaves a mismatch that the next load rebuilds.
+Builds go to a temporary file (``*.tmp-<pid>``) that ``os.replace`` moves into place; the record is written
+after, so a crash in between leaves a mismatch that the next load rebuilds. A temporary file whose process
+is gone is deleted when the next process opens the semantic tier (:func:`clean_leftovers`).
 
 Annoy's default ``search_k`` (``n_trees * k``) gives poor recall at these dimensions, so it is set from
 the index size (:func:`search_k`, measured in ``bench/vectors.py``); below :data:`EXACT_BELOW` vectors no
@@ -144,16 +145,36 @@ def load(ann_path: Path, json_path: Path, ids: npt.NDArray[np.int64]) -> AnnoyAr
     return AnnoyArchive(index, record, ids)
 
 
+def _writer_ended(leftover: Path) -> bool:
+    """Whether the process named in a ``*.tmp-<pid>`` file's name is gone (POSIX; False when unsure: on
+    Windows, for this process, or for a live pid, which may be a build in another process)."""
+    if os.name != "posix":
+        return False
+    try:
+        pid = int(leftover.name.rsplit(".tmp-", 1)[1])
+    except (IndexError, ValueError):
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # PermissionError: alive, another user's
+        return False
+    return False
+
+
 def clean_leftovers(folder: Path, older_than_s: float = 600.0) -> int:
-    """Delete index files half-written by a process that died (``*.tmp-<pid>``, old enough not to be a
-    live build's); return how many were removed. Run when the semantic tier opens."""
+    """Delete index files half-written by a process that died (``*.tmp-<pid>`` whose process is gone, or
+    old enough not to be a live build's); return how many were removed. Run when the semantic tier opens."""
     if not folder.is_dir():
         return 0
     cutoff = time.time() - older_than_s
     removed = 0
     for leftover in folder.glob("*.tmp-*"):
         try:
-            if leftover.stat().st_mtime < cutoff:
+            if _writer_ended(leftover) or leftover.stat().st_mtime < cutoff:
                 leftover.unlink()
                 removed += 1
         except FileNotFoundError:

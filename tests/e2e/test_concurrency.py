@@ -1,9 +1,12 @@
-"""Concurrency with real processes: two CLI writers and the in-process engine (threads) on one home.
+"""Concurrency with real processes: two CLI writers, an MCP server and the in-process engine on one home.
 
-The CLI writers run ``memtray append`` and ``memtray import jsonl`` over and over while three threads of
-one :class:`Memory` append to the same session, with history.json compacting all the time. Afterwards
-no message is lost or doubled, the file and the archive agree, each writer's messages stay in its order,
-and no writer ever saw "database is locked" (or any other error).
+The CLI writers run ``memtray append`` and ``memtray import jsonl`` over and over, an agent drives
+``memtray mcp`` (stdio, the ``mcp`` SDK's client) with ``append_messages`` followed by ``chat_history``
+and ``list_sessions`` reads, and three threads of one :class:`Memory` (the tray app's engine, embedding in
+the background) append to the same session, with history.json compacting all the time. Afterwards no
+message is lost or doubled, the file and the archive agree, each writer's messages stay in its order,
+every MCP read found what it looked for, and no writer ever saw "database is locked" (or any other
+error), neither in its answers nor on its stderr.
 """
 
 from __future__ import annotations
@@ -15,15 +18,20 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import stdio_client
 from sqlalchemy import text
 
 from engine import Memory, Message
+from tests.e2e.test_mcp import call, server
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 SESSION = "shared"
 CLI_APPENDS = 6
 IMPORT_LINES = 300
+MCP_MIN_ROUNDS = 20
 
 
 def cli_writer(home: Path, name: str, folder: Path, errors: list[str]) -> None:
@@ -55,7 +63,61 @@ def cli_writer(home: Path, name: str, folder: Path, errors: list[str]) -> None:
             errors.append(f"{name} {args[0]}: exit {done.returncode}: {done.stderr.strip()}")
 
 
-def test_two_cli_writers_and_engine_threads_lose_nothing(tmp_path: Path) -> None:
+def mcp_agent(
+    home: Path,
+    stop: threading.Event,
+    errors: list[str],
+    acked: Counter[str],
+    guard: threading.Lock,
+    reads: list[int],
+) -> None:
+    """An agent on ``memtray mcp``: per round, appends a pair, searches for it with ``chat_history`` and
+    lists the sessions; until ``stop`` is set, and at least MCP_MIN_ROUNDS rounds."""
+
+    async def rounds(session: ClientSession) -> None:
+        n = 0
+        while not stop.is_set() or n < MCP_MIN_ROUNDS:
+            pair = [
+                {"role": "user", "content": f"mcp-{n}-q " + "m" * 200},
+                {"role": "assistant", "content": f"mcp-{n}-a"},
+            ]
+            answer, failed = await call(session, "append_messages", {"session": SESSION, "messages": pair})
+            if failed or json.loads(answer)["appended"] != 2:
+                errors.append(f"mcp append {n}: {answer}")
+                return
+            with guard:
+                acked.update(m["content"] for m in pair)
+            found, failed = await call(
+                session,
+                "chat_history",
+                {"session": SESSION, "mode": "search", "keyword": f"mcp-{n}-q", "match": "keyword"},
+            )
+            if failed or f"mcp-{n}-q " not in found:
+                errors.append(f"mcp chat_history {n}: {found[:300]}")
+                return
+            listed, failed = await call(session, "list_sessions", {})
+            if failed or SESSION not in [s["id"] for s in json.loads(listed)]:
+                errors.append(f"mcp list_sessions {n}: {listed[:300]}")
+                return
+            reads.append(2)
+            n += 1
+
+    async def main() -> None:
+        with (home.parent / "mcp-stderr.log").open("w") as log:
+            async with (
+                stdio_client(server(home), errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await rounds(session)
+
+    try:
+        anyio.run(main)
+    except Exception as exc:  # the server died or the protocol broke
+        errors.append(f"mcp: {type(exc).__name__}: {exc}")
+
+
+def test_two_cli_writers_an_mcp_server_and_engine_threads_lose_nothing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     with Memory.open(home) as mem:
         mem.update_settings(max_history_bytes=16_384)
@@ -66,6 +128,8 @@ def test_two_cli_writers_and_engine_threads_lose_nothing(tmp_path: Path) -> None
     acked: Counter[str] = Counter()
     guard = threading.Lock()
     stop = threading.Event()
+    reads: list[int] = []
+    agent = threading.Thread(target=mcp_agent, args=(home, stop, errors, acked, guard, reads))
 
     with Memory.open(home) as mem:
 
@@ -86,14 +150,16 @@ def test_two_cli_writers_and_engine_threads_lose_nothing(tmp_path: Path) -> None
                 n += 1
 
         threads = [threading.Thread(target=engine_writer, args=(f"thr{k}",)) for k in range(3)]
-        for t in clis + threads:
+        for t in [agent, *clis, *threads]:
             t.start()
         for t in clis:
             t.join()
         stop.set()
-        for t in threads:
+        for t in [*threads, agent]:
             t.join()
         assert errors == []
+        mcp_stderr = (tmp_path / "mcp-stderr.log").read_text()
+        assert "locked" not in mcp_stderr and "Traceback" not in mcp_stderr, mcp_stderr
 
         history = [m.content for m in mem.history(SESSION)]
         cut = mem.compaction_cut(SESSION)
@@ -109,7 +175,7 @@ def test_two_cli_writers_and_engine_threads_lose_nothing(tmp_path: Path) -> None
     for name in ("cliA", "cliB"):
         assert sum(1 for c in contents if c.startswith(f"{name}-cli-")) == CLI_APPENDS
         assert sum(1 for c in contents if c.startswith(f"{name}-imp-")) == IMPORT_LINES
-    for prefix in ("cliA-cli-", "cliB-cli-", "thr0-", "thr1-", "thr2-"):
+    for prefix in ("cliA-cli-", "cliB-cli-", "thr0-", "thr1-", "thr2-", "mcp-"):
         numbers = [
             int(c[len(prefix) :].split("-")[0].split(" ")[0]) for c in contents if c.startswith(prefix)
         ]
@@ -117,4 +183,10 @@ def test_two_cli_writers_and_engine_threads_lose_nothing(tmp_path: Path) -> None
     assert history == [r[1] for r in rows if r[0] >= cut]  # history.json is the archive after the cut
     expected = len(acked) + 2 * (CLI_APPENDS + IMPORT_LINES)
     assert len(contents) == expected
-    print(f"\nconcurrency: {len(contents)} messages from 2 CLI writers and 3 threads, none lost or doubled")
+    from_mcp = sum(1 for c in contents if c.startswith("mcp-"))
+    assert from_mcp >= 2 * MCP_MIN_ROUNDS
+    print(
+        f"\nconcurrency: {len(contents)} messages from 2 CLI writers, 3 engine threads and an MCP server "
+        f"({from_mcp} of them, and {sum(reads)} MCP reads that found what they looked for), none lost or "
+        "doubled"
+    )

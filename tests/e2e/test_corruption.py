@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from engine import Memory, Message
+from engine import Memory, Message, archive
 from engine.cli import main
 from engine.errors import CorruptStore
+from engine.vectors import annoyindex
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
@@ -163,3 +164,109 @@ def test_the_cli_says_the_database_is_damaged_in_one_line_from_a_real_process(tm
             assert "moved aside" in done.stdout
         elif status == 0:
             assert "cli-long" in done.stdout
+
+
+ANNOY_CLI = (
+    "import sys; from engine.vectors import annoyindex, worker; annoyindex.EXACT_BELOW = 10; "
+    "worker.JOIN_S = float(sys.argv.pop(1)); from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+"""``memtray`` in a real process, with Annoy from 10 archived vectors (the module constant the unit tests
+lower too; the production threshold is 20,000) and the given wait for the embedder thread at close
+(``worker.JOIN_S``, 10 s in production)."""
+
+
+def garble_ann(ann: Path) -> None:
+    data = bytearray(ann.read_bytes())
+    rng = random.Random(9)
+    for start in range(0, len(data), 4096):  # one random byte run in every page: nothing is left intact
+        data[start : start + 64] = rng.randbytes(64)
+    ann.write_bytes(bytes(data))
+
+
+def truncate_ann(ann: Path) -> None:
+    ann.write_bytes(ann.read_bytes()[:1000])
+
+
+def indexed_session(home: Path, fillers: int) -> tuple[Path, Path, int]:
+    """Session ``cli-idx``: "zebra crossing at the zoo" then ``fillers`` messages, compacted, embedded
+    and indexed with Annoy (EXACT_BELOW lowered by the caller); (the .ann, its record, the cut)."""
+    with Memory.open(home) as mem:
+        mem.update_settings(max_history_bytes=4096)
+        texts = ["zebra crossing at the zoo"] + [f"filler line {i} " + "x" * 120 for i in range(fillers)]
+        roles = ("user", "assistant")
+        mem.append("cli-idx", [Message(roles[i % 2], t, T0 + i) for i, t in enumerate(texts)])
+        assert mem.wait_idle(timeout=120)
+        cut = mem.compaction_cut("cli-idx")
+        with mem.store.read() as conn:
+            key = archive.known_key(conn, "cli-idx")
+    assert key is not None and cut > 10
+    ann, record = annoyindex.paths_for(home / ".store" / "vectors", key, "hash-512")
+    built = annoyindex.read_record(record)
+    assert built is not None and built.cut == cut and annoyindex.file_check(ann) == (built.size, built.check)
+    return ann, record, cut
+
+
+def search_process(home: Path, join_s: float) -> subprocess.CompletedProcess[str]:
+    args = ["search", "zebra crossing zoo", "--session", "cli-idx", "--match", "semantic", "--json"]
+    return subprocess.run(
+        [sys.executable, "-c", ANNOY_CLI, str(join_s), "--home", str(home), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def index_intact(ann: Path, record: Path, cut: int) -> bool:
+    found = annoyindex.read_record(record)
+    return (
+        found is not None
+        and found.cut == cut
+        and ann.exists()
+        and annoyindex.file_check(ann) == (found.size, found.check)
+    )
+
+
+@pytest.mark.parametrize("damage", [truncate_ann, garble_ann])
+def test_a_damaged_archive_index_is_rebuilt_by_a_real_search_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[Path], None]
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setattr(annoyindex, "EXACT_BELOW", 10)
+    ann, record, cut = indexed_session(home, 60)
+    damage(ann)
+    assert not index_intact(ann, record, cut)
+    log = home / "logs" / "memtray.log"
+    logged = log.stat().st_size if log.exists() else 0
+    for run in range(2):  # the second run finds the rebuilt file: nothing to say, no crash loop
+        done = search_process(home, 10.0)
+        assert done.returncode == 0, done.stderr
+        hits = json.loads(done.stdout)
+        assert hits[0]["content"] == "zebra crossing at the zoo" and hits[0]["id"] < cut  # from the archive
+        if run == 0:  # told in words, on one line
+            assert done.stderr.count("\n") == 1, done.stderr
+            assert "archive index of session cli-idx is damaged or stale: rebuilding it" in done.stderr
+        else:
+            assert done.stderr == ""
+        assert index_intact(ann, record, cut)
+    assert log.read_text(encoding="utf-8")[logged:].count("built the archive index") == 1
+    assert list(ann.parent.glob("*.tmp-*")) == []
+
+
+def test_a_search_finishes_the_index_rebuild_it_started_before_it_exits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild longer than the close's wait for the embedder thread (production: 10 s; a big archive)
+    is not abandoned by the exit, so the next search is not told the index is damaged again. Here the
+    wait is 10 ms and the rebuild of 2,000 vectors takes about ten times that."""
+    home = tmp_path / "home"
+    monkeypatch.setattr(annoyindex, "EXACT_BELOW", 10)
+    ann, record, cut = indexed_session(home, 2000)
+    truncate_ann(ann)
+    first = search_process(home, 0.01)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)[0]["content"] == "zebra crossing at the zoo"
+    assert "rebuilding it in the background" in first.stderr
+    assert index_intact(ann, record, cut)
+    second = search_process(home, 0.01)
+    assert second.returncode == 0 and "rebuilding" not in second.stderr, second.stderr

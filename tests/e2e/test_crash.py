@@ -18,47 +18,17 @@ import json
 import os
 import random
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from engine import Memory
+from tests.e2e.zygote import Zygote
 
-ROOT = Path(__file__).resolve().parents[2]
 PLAN = [("append", 70, 4 * 1024 * 1024, 0.15), ("compact", 70, 4096, 0.2), ("import", 60, 4096, 0.4)]
 IMPORT_LINES = 600
-
-
-class Zygote:
-    def __init__(self, log: Path) -> None:
-        with log.open("w") as stderr:  # the writers' warnings ("replaying 2 archived messages ...")
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.e2e.zygote"],
-                cwd=ROOT,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                text=True,
-            )
-
-    def run(self, **job: Any) -> dict[str, Any]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        assert answer, "the fork server died"
-        result: dict[str, Any] = json.loads(answer)
-        return result
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
 
 
 def raw_state(home: Path, session: str) -> None:

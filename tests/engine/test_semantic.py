@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -280,10 +282,17 @@ def test_index_files_half_written_by_a_dead_process_are_removed(tmp_path: Path) 
     Memory.open(home, embedder=HashEmbedder(), background=False).close()
     vectors = home / ".store" / "vectors"
     vectors.mkdir(parents=True, exist_ok=True)
-    stale, fresh = vectors / "s0000001.hash-512.ann.tmp-4242", vectors / "s0000002.hash-512.ann.tmp-4243"
-    stale.write_bytes(b"x" * 1024)
-    fresh.write_bytes(b"x")
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # reaped: its pid names no process now
+    dead_pid = ended.pid
+    stale = vectors / "s0000001.hash-512.ann.tmp-4242"
+    dead = vectors / f"s0000003.hash-512.json.tmp-{dead_pid}"
+    live = vectors / f"s0000002.hash-512.ann.tmp-{os.getpid()}"
+    for path in (stale, dead, live):
+        path.write_bytes(b"x" * 1024)
     old = stale.stat().st_mtime - 3600
     os.utime(stale, (old, old))
     Memory.open(home, embedder=HashEmbedder(), background=False).close()
-    assert not stale.exists() and fresh.exists()  # a live build's file (recent) is left alone
+    assert not stale.exists()  # old enough, whoever wrote it
+    assert live.exists()  # a live build's file (recent) is left alone
+    assert dead.exists() == (os.name != "posix")  # recent, but its process is gone (checked on POSIX)

@@ -96,6 +96,37 @@ def test_failure_in_chunk_two_keeps_chunk_one_and_stops(smem: Memory, fake: Fake
     assert smem.summaries.status().last_errors == ()
 
 
+class Killed(BaseException):
+    """Stands for a SIGKILL: nothing after it runs (tests/e2e/test_crash_rebuild_summary.py kills real processes)."""
+
+
+def test_a_first_run_killed_between_summary_and_cursor_skips_nothing_next_time(
+    smem: Memory, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    smem.append("s", conversation(70, size=1000))  # three chunks
+    fake.reply_json(summary_json("chunk 0"))
+    real_save = files.save
+
+    def save_then_die(*args: object) -> None:
+        real_save(*args)  # type: ignore[arg-type]
+        raise Killed
+
+    monkeypatch.setattr(files, "save", save_then_die)
+    with pytest.raises(Killed):
+        smem.summaries.generate("s")
+    monkeypatch.setattr(files, "save", real_save)
+    assert smem.summaries.load("s").current_discussion.topic == "chunk 0"
+    # The cursor says "nothing summarized yet", so this summary is not taken for one without a cursor
+    # (step 1 would set the cursor to the latest message and skip chunks 2 and 3 for good).
+    assert "" < smem.summaries.cursor("s") < format_local(T0)
+    for i in range(3):
+        fake.reply_json(summary_json(f"again {i}"))
+    result = smem.summaries.generate("s")
+    assert not result.bootstrapped and (result.considered, result.chunks) == (70, 3)
+    assert smem.summaries.cursor("s") == format_local(T0 + 69 * SECOND)
+    assert "m69:" in fake.calls()[-1].text()
+
+
 def test_server_error_in_chunk_two_tries_the_fallback_once_and_bills_no_chunk_three(
     smem: Memory, fake: FakeGemini
 ) -> None:
