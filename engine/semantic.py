@@ -382,12 +382,15 @@ class SemanticTier:
                 if not ann_path.exists()
                 else ("out of date" if record is not None and record.cut != cut else "damaged or stale")
             )
-            log.warning(
-                "the archive index of session %s is %s: rebuilding it in the background "
-                "(searching exactly meanwhile)",
-                session,
-                reason,
-            )
+            with self._lock:
+                pending = session in self._rebuilding or session in self._building
+            if not pending:  # said once per rebuild, not at every search until it is done
+                log.warning(
+                    "the archive index of session %s is %s: rebuilding it in the background "
+                    "(searching exactly meanwhile)",
+                    session,
+                    reason,
+                )
             self._schedule_rebuild(session)
             return False
         with self._lock:

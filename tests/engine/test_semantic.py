@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -296,3 +297,32 @@ def test_index_files_half_written_by_a_dead_process_are_removed(tmp_path: Path) 
     assert not stale.exists()  # old enough, whoever wrote it
     assert live.exists()  # a live build's file (recent) is left alone
     assert dead.exists() == (os.name != "posix")  # recent, but its process is gone (checked on POSIX)
+
+
+def test_a_pending_rebuild_is_reported_once_not_at_every_search(
+    home: Path, clock: FakeClock, small_annoy: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
+        _compacted(mem)
+    (ann,) = (home / ".store" / "vectors").glob("*.ann")
+    ann.unlink()
+    release = threading.Event()
+    with (
+        caplog.at_level(logging.WARNING, logger="memtray.semantic"),
+        Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem,
+    ):
+        assert mem.semantic is not None
+        build = mem.semantic._build_index
+
+        def held_build(session: str) -> None:
+            release.wait(timeout=60)  # the rebuild stays pending while the searches run
+            build(session)
+
+        mem.semantic._build_index = held_build  # type: ignore[method-assign]
+        for _ in range(3):
+            hits = mem.search("zebra crossing zoo", session="s1", match="semantic", scope="all")
+            assert hits[0].message.content == "zebra crossing at the zoo"
+        release.set()
+        assert mem.wait_idle(timeout=60)
+        assert ann.exists()
+    assert caplog.text.count("rebuilding it in the background") == 1
