@@ -76,7 +76,7 @@ def has_neighbour_columns(conn: Connection) -> bool:
         names = {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({TABLE})")}
     except Exception:
         return False
-    return {"prev", "own", "next"} <= names
+    return set(COLUMNS) <= names
 
 
 def m007_context_neighbours(conn: Connection) -> None:
