@@ -5,7 +5,7 @@
 Builds (once, then reuses) a home whose archive holds N synthetic messages — half English (Zipf over 20k
 pseudo-words), half zh-TW (Zipf over common characters) — with rare terms planted, then times
 ``Memory.search(match="keyword")`` per query class, over all sessions and within one session, and the
-keyword side of hybrid search (``engine.contextfts`` with plain keyword search) for the same queries.
+keyword side of hybrid search (``engine.search.context`` with plain keyword search) for the same queries.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from bench.corpus import Corpus
-from engine import Memory, Message, archive
+from engine import Memory, Message
+from engine.sessions import archive
 
 PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 
@@ -117,7 +118,7 @@ def main() -> None:
                 mem.search(query, session=session, match="keyword")  # warm the page cache
                 p50, p95, hits = measure(mem, query, session, args.repeat)
                 print(f"{label:32} {scope_label:12} {p50:8.2f} {p95:8.2f} {hits:5d}")
-        print("\nthe keyword side of hybrid search (engine.contextfts + plain keyword search, 50 deep):")
+        print("\nthe keyword side of hybrid search (engine.search.context + plain keyword search, 50 deep):")
         print(f"{'query class':32} {'scope':12} {'p50 ms':>8} {'p95 ms':>8} {'hits':>5}")
         for label, query in QUERIES.items():
             for scope_label, session in (("all", None), ("one session", "bench-007")):

@@ -5,9 +5,9 @@
 For each embedder, every conversation is imported into a fresh memory (``bench.evalconv``), the
 embedding queue is drained (``wait_idle``), and each question of categories 1-4 is searched in its
 session with limit 10 by keyword, semantic and hybrid search. ``--previous-turn`` embeds each message
-with the turn before it (``engine.vectors.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question
-with other column weights of the context keyword index (``engine.contextfts``) and fuses the rankings
-with other depths and list weights, to choose ``engine.hybrid``'s constants.
+with the turn before it (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question
+with other column weights of the context keyword index (``engine.search.context``) and fuses the rankings
+with other depths and list weights, to choose ``engine.search.hybrid``'s constants.
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from bench.evalconv import Conversation, import_into, load
-from engine import Memory, archive, contextfts, hybrid
+from engine import Memory
 from engine.embedders import Embedder
 from engine.embedders.chooser import select
-from engine.vectors import rows
+from engine.search import context as contextfts
+from engine.search import hybrid
+from engine.semantic import rows
+from engine.sessions import archive
 
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -116,7 +119,7 @@ def sweep_fusions(
     scores: Scores,
     sweeps: dict[str, Scores],
 ) -> None:
-    """Score the question with other column weights, depths and list weights (``engine.hybrid.fuse``)."""
+    """Score the question with other column weights, depths and list weights (``engine.search.hybrid.fuse``)."""
     assert mem.semantic is not None
     semantic = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
     chosen = contextfts.COLUMN_WEIGHTS

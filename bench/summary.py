@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from engine import Memory, Message
-from engine.gemini import make_client
+from engine.llm.gemini import make_client
 from engine.summary import Summaries
 from tests.fakegemini import FakeGemini
 

@@ -4,7 +4,7 @@
 
 Data: synthetic clustered unit vectors (2,000 centres + noise; uniform random data is the worst case for
 any ANN), the e5 dimension by default. Ground truth is exact search. Uses the engine's own code paths
-(``engine.vectors.annoyindex.build/load`` and ``engine.vectors.exact.top_k``).
+(``engine.semantic.annoyindex.build/load`` and ``engine.semantic.exact.top_k``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.vectors import annoyindex, exact
-from engine.vectors.rows import Stats
+from engine.semantic import annoyindex, exact
+from engine.semantic.rows import Stats
 
 
 def clustered(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:

@@ -10,7 +10,7 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    altogether: it asks the running memtray of that home to quit and exits.
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
-   summarizer gets the app's :class:`engine.keys.Keys` (so a key "for this session only" reaches it),
+   summarizer gets the app's :class:`engine.llm.keys.Keys` (so a key "for this session only" reaches it),
    the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
    when the engine has it), and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
@@ -54,7 +54,7 @@ from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
 from engine.chat import Chat, new_session_id
-from engine.keys import Keys
+from engine.llm.keys import Keys
 from engine.logs import configure
 from engine.paths import Paths
 from engine.summary import Summaries

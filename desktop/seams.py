@@ -11,8 +11,8 @@ when the engine changes. The adapters translate the real engine APIs:
 - ``mem.errors`` (:class:`engine.errormemory.ErrorMemory`): ``records(limit=)``, ``count()``,
   ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; an
   :class:`ErrorRecord`'s ``expires_at`` is in Unix **nanoseconds**.
-- :class:`engine.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
-  ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.gemini.make_client`.
+- :class:`engine.llm.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
+  ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.llm.gemini.make_client`.
 
 ``mem.semantic`` present → ``Memory.search(match="semantic"|"hybrid")`` works (see :func:`has_semantic`).
 Every method of every adapter does I/O (SQLite, files, the keyring, the network): call it on a worker.
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from engine import Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
-    from engine.keys import Keys
+    from engine.llm.keys import Keys
     from engine.summary import Summaries, Summary
     from engine.summary.schema import CurrentDiscussion, PastDiscussion
 
@@ -270,7 +270,7 @@ def mask(key: str) -> str:
 
 
 class EngineKeys:
-    """:class:`KeyStore` over one :class:`engine.keys.Keys` (the summarizer's own, so a key for this
+    """:class:`KeyStore` over one :class:`engine.llm.keys.Keys` (the summarizer's own, so a key for this
     session reaches it)."""
 
     def __init__(self, keys: Keys) -> None:
@@ -323,7 +323,7 @@ class EngineKeys:
             NoApiKey: no candidate and no configured key.
             AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
         """
-        from engine.gemini import make_client, translated_errors
+        from engine.llm.gemini import make_client, translated_errors
 
         key = candidate.strip() or self.keys.require()
         model = settings.summary_model

@@ -2,7 +2,7 @@
 
 Values come from the state the app holds; Save sends only what changed to ``Memory.update_settings`` on the
 store worker (and applies autostart there too, since it writes a file or the registry). The key goes to
-the OS keyring through :class:`desktop.seams.KeyStore` (``engine.keys.Keys``), never into the settings
+the OS keyring through :class:`desktop.seams.KeyStore` (``engine.llm.keys.Keys``), never into the settings
 table; every keyring call runs on the store worker, and the window only ever shows a masked hint of the
 key. Without a secure keyring the window says so and offers "Use for this session only" (the key stays in
 memory until memtray quits). "Test" makes one real Gemini call on the network pool, with the key in the

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
     from desktop.tasks import Task, TaskRunner
     from engine import Memory
-    from engine.semantic import SemanticStatus
+    from engine.semantic.tier import SemanticStatus
 
 log = logging.getLogger("memtray.desktop.state")
 

@@ -15,14 +15,14 @@ error it raises on purpose is an :class:`engine.errors.EngineError`.
 
 from __future__ import annotations
 
-from engine.compaction import CompactResult
 from engine.errors import EngineError
 from engine.memory import Memory
 from engine.messages import Message
-from engine.search import Hit
-from engine.sessions import SessionInfo
+from engine.search.pipeline import Hit
+from engine.sessions.compaction import CompactResult
+from engine.sessions.folders import SessionInfo
+from engine.sessions.listeners import ResetResult
 from engine.settings import Settings
-from engine.tiers import ResetResult
 
 __all__ = [
     "CompactResult",

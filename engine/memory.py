@@ -10,7 +10,7 @@ dies in between, the next writer of the session replays what the archive has and
 acknowledged message is never lost and never doubled. A write that fails cleanly (a full disk) takes back
 its archive rows, so a message the call did not acknowledge is not stored half-way.
 
-A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.is_private`): its
+A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`): its
 messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
 
 :meth:`Memory.forget_message` removes one message from history.json, the archive and FTS (the pages are
@@ -31,27 +31,28 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
-from engine import alignment, archive, compaction, search
-from engine import sessions as session_files
 from engine import settings as settings_mod
-from engine.atomic import atomic_write
 from engine.clock import TIME_RANGES, Clock, system_clock
-from engine.compaction import CompactResult
-from engine.diskerrors import file_errors
 from engine.embedders import Embedder
 from engine.errormemory import ErrorMemory
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
-from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.importers import ImportedSession, ImportReport
-from engine.locks import SessionLocks
 from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.search import Hit
-from engine.semantic import SemanticTier
-from engine.sessions import SessionInfo, is_private
+from engine.search import pipeline as search
+from engine.search.pipeline import Hit
+from engine.semantic.tier import SemanticTier
+from engine.sessions import alignment, archive, compaction
+from engine.sessions import folders as session_files
+from engine.sessions.compaction import CompactResult
+from engine.sessions.folders import SessionInfo, is_private
+from engine.sessions.historyfile import HistoryUnreadable, HotFiles
+from engine.sessions.listeners import ResetResult, Tier
 from engine.settings import Settings
-from engine.store import Store
-from engine.tiers import ResetResult, Tier
+from engine.storage.atomic import atomic_write
+from engine.storage.diskerrors import file_errors
+from engine.storage.locks import SessionLocks
+from engine.storage.store import Store
 
 if TYPE_CHECKING:
     from engine.summary import Summaries, TurnContext

@@ -83,7 +83,7 @@ def fake_vector(text: str, dim: int) -> list[float]:
 
 def one_try_client(api_key: str, base_url: str) -> Any:
     """A real google-genai client that does not retry (a scripted 429 is answered once)."""
-    from engine.gemini import make_client
+    from engine.llm.gemini import make_client
 
     return make_client(
         api_key, base_url=base_url, attempts=1, initial_delay_s=0.01, max_delay_s=0.01, jitter_s=0

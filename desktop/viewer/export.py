@@ -1,4 +1,4 @@
-"""Export a session's complete archive to a file, in the engine's formats (``engine.exporters``).
+"""Export a session's complete archive to a file, in the engine's formats (``engine.sessions.export``).
 
 Runs on the store worker; checks its cancel token between messages, and writes to a temporary file that
 replaces the target only when complete.
@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from desktop.tasks import CancelToken
-from engine import Message, exporters
+from engine import Message
+from engine.sessions import export as exporters
 
 FORMATS = {"jsonl": "JSON Lines (*.jsonl)", "markdown": "Markdown (*.md)"}
 

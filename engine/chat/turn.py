@@ -31,12 +31,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine import usage as usage_mod
 from engine.chat import prompt
 from engine.chat.display import visible_reply
 from engine.errormemory.hint import after_tool_call
 from engine.errors import EmptyReply, EngineError, InvalidInput, NoApiKey, TurnCancelled
-from engine.gemini import (
+from engine.llm import usage as usage_mod
+from engine.llm.gemini import (
     ClientFactory,
     Usage,
     UsageEvent,
@@ -44,7 +44,7 @@ from engine.gemini import (
     translated_errors,
     usage_of,
 )
-from engine.keys import Keys
+from engine.llm.keys import Keys
 from engine.messages import Message
 from engine.paths import validate_session_id
 from engine.summary.context import TurnContext

@@ -7,12 +7,12 @@ import sys
 import time
 from pathlib import Path
 
-from engine import exporters
-from engine.atomic import atomic_write
 from engine.cli.output import open_memory, write
 from engine.errors import InvalidInput, SessionNotFound
 from engine.importers import DESCRIPTIONS, readers
 from engine.paths import make_private_dir
+from engine.sessions import export as exporters
+from engine.storage.atomic import atomic_write
 
 PROGRESS_EVERY = 1.0
 EXTENSIONS = {"jsonl": ".jsonl", "markdown": ".md"}

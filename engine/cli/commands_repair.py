@@ -8,7 +8,7 @@ import logging
 from engine.cli.output import write
 from engine.logs import configure
 from engine.paths import Paths
-from engine.repair import check, repair
+from engine.sessions.repair import check, repair
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -7,7 +7,7 @@ import sys
 
 from engine.cli.output import hit_json, message_line, open_memory, write, write_json
 from engine.clock import TIME_RANGES
-from engine.search import MATCHES, SCOPES, Hit
+from engine.search.pipeline import MATCHES, SCOPES, Hit
 
 WAIT_FOR_VECTORS_S = 30.0
 """Semantic and hybrid searches first wait this long for messages still queued for embedding."""

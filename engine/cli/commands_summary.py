@@ -14,7 +14,7 @@ from types import FrameType
 from engine.cli.output import open_memory, write, write_json
 from engine.errors import InvalidInput
 from engine.jobs import add_maintenance
-from engine.keys import Keys
+from engine.llm.keys import Keys
 from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.cli")

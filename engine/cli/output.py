@@ -13,7 +13,7 @@ from engine.logs import configure
 from engine.memory import Memory
 from engine.messages import Message
 from engine.paths import Paths
-from engine.search import Hit
+from engine.search.pipeline import Hit
 
 BACKGROUND_COMMANDS = {"search", "daemon", "mcp"}
 

@@ -84,7 +84,7 @@ def select(
         if client is None:
             key = gemini_key() if gemini_key is not None else None
             if key:
-                from engine.gemini import make_client
+                from engine.llm.gemini import make_client
 
                 client = make_client(key, base_url=gemini_base_url)
             else:

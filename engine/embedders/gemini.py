@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.embedders import Vectors, normalise
 from engine.errors import GeminiUnavailable
-from engine.gemini import translated_errors
+from engine.llm.gemini import translated_errors
 
 log = logging.getLogger("memtray.embedders")
 
@@ -23,7 +23,7 @@ BATCH = 100  # the API's limit of texts per batchEmbedContents call
 
 
 class GeminiEmbedder:
-    """Remote embeddings; needs a client from :func:`engine.gemini.make_client`."""
+    """Remote embeddings; needs a client from :func:`engine.llm.gemini.make_client`."""
 
     def __init__(self, client: Any, *, model: str = MODEL, dim: int = 768) -> None:
         self._client = client

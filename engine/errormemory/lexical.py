@@ -5,7 +5,7 @@ decisions.md's fix). Two sources, the full-text matches first:
 
 * **full text** over keywords, symptom, cause and action (not the tool name: error texts name their
   tool, which would match every record of it). Each term of the query that is neither a stop word nor
-  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.keyword`
+  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.keyword`
   (words to ``error_memory_fts``, CJK runs of 3+ to ``error_memory_tri``, shorter CJK runs to ``LIKE``).
   A record must match at least half of the terms; more terms, then a better BM25, rank first;
 * **the seed's scan**: with a tool, that tool's records tagged ``error_type:<class>`` of the query
@@ -27,8 +27,8 @@ from collections import defaultdict
 
 from sqlalchemy import Connection, text
 
-from engine import keyword
 from engine.errormemory.records import ERROR_TYPE_PREFIX, classify
+from engine.search import keyword
 
 MAX_TERMS = 16
 CANDIDATES = 1000

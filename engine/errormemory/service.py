@@ -38,7 +38,7 @@ from engine.errors import AmbiguousId, InvalidInput, NotFound
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from engine.store import Store
+    from engine.storage.store import Store
 
 log = logging.getLogger("memtray.errormemory")
 

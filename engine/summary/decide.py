@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import SummarizerError
-from engine.gemini import Gemini
+from engine.llm.gemini import Gemini
 from engine.messages import Message
 from engine.summary import prompts
 from engine.summary.chunks import EXCERPT_CHARS, exchange_numbers, exchanges, retry_candidates

@@ -13,9 +13,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write
 from engine.clock import format_local
 from engine.paths import Paths
+from engine.storage.atomic import atomic_write
 from engine.summary.schema import Summary, coerce
 
 log = logging.getLogger("memtray.summary")

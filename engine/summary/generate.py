@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine.errors import GeminiTimeout, NoApiKey, SummarizerError
-from engine.gemini import FALLBACK_MODEL, Gemini
-from engine.keys import NO_KEY
+from engine.llm.gemini import FALLBACK_MODEL, Gemini
+from engine.llm.keys import NO_KEY
+from engine.llm.redact import redact
 from engine.messages import Message
 from engine.paths import Paths
-from engine.redact import redact
 from engine.settings import Settings
 from engine.summary import files, prompts
 from engine.summary.chunks import chunk

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine import usage
 from engine.errors import EngineError, NoApiKey
-from engine.gemini import ClientFactory, Gemini, UsageEvent
-from engine.keys import NO_KEY, Keys
-from engine.redact import redact
-from engine.sessions import TEMP_PREFIX, is_private, mtime, session_ids
+from engine.llm import usage
+from engine.llm.gemini import ClientFactory, Gemini, UsageEvent
+from engine.llm.keys import NO_KEY, Keys
+from engine.llm.redact import redact
+from engine.sessions.folders import TEMP_PREFIX, is_private, mtime, session_ids
 from engine.summary import decide, files
 from engine.summary.context import TurnContext, assemble
 from engine.summary.generate import GenerateResult, generate
@@ -28,7 +28,7 @@ from engine.summary.schema import Summary
 
 if TYPE_CHECKING:
     from engine.memory import Memory
-    from engine.tiers import ResetResult
+    from engine.sessions.listeners import ResetResult
 
 log = logging.getLogger("memtray.summary")
 

@@ -14,7 +14,7 @@ from desktop.state import AppState
 from desktop.tray import Tray
 from engine import Memory
 from engine.chat import Chat
-from engine.keys import Keys
+from engine.llm.keys import Keys
 from tests.fakegemini import FakeGemini, one_try_client
 
 WAIT_MS = 20_000  # a guard against hangs, not a timing assertion

@@ -15,7 +15,7 @@ from desktop.tasks import TaskRunner
 from desktop.viewer.window import ViewerWindow
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
-from engine.semantic import SemanticStatus
+from engine.semantic.tier import SemanticStatus
 from tests.desktop.conftest import BASE_NS
 
 

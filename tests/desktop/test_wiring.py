@@ -24,8 +24,8 @@ from desktop.state import AppState
 from desktop.viewer.errormemory import ErrorMemoryPanel
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
-from engine.gemini import make_client
-from engine.keys import SERVICE, USERNAME, Keys
+from engine.llm.gemini import make_client
+from engine.llm.keys import SERVICE, USERNAME, Keys
 from engine.paths import Paths
 from engine.summary import Summaries
 from tests.engine.exportdata import gpt_conversation, gpt_linear, gpt_message

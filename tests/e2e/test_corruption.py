@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from engine import Memory, Message, archive
+from engine import Memory, Message
 from engine.cli import main
 from engine.errors import CorruptStore
-from engine.vectors import annoyindex
+from engine.semantic import annoyindex
+from engine.sessions import archive
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
@@ -167,7 +168,7 @@ def test_the_cli_says_the_database_is_damaged_in_one_line_from_a_real_process(tm
 
 
 ANNOY_CLI = (
-    "import sys; from engine.vectors import annoyindex, worker; annoyindex.EXACT_BELOW = 10; "
+    "import sys; from engine.semantic import annoyindex, worker; annoyindex.EXACT_BELOW = 10; "
     "worker.JOIN_S = float(sys.argv.pop(1)); from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 """``memtray`` in a real process, with Annoy from 10 archived vectors (the module constant the unit tests

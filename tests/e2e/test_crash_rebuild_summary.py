@@ -39,12 +39,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from engine import Memory, Message, archive
+from engine import Memory, Message
 from engine.clock import format_local
 from engine.embedders.hashing import HashEmbedder
-from engine.vectors import annoyindex
-from engine.vectors import rows as vector_rows
-from engine.vectors.rows import document_text
+from engine.semantic import annoyindex
+from engine.semantic import rows as vector_rows
+from engine.semantic.rows import document_text
+from engine.sessions import archive
 from tests.e2e.zygote import Zygote
 from tests.fakegemini import FakeGemini, Request
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from engine import Memory, Message, archive
+from engine import Memory, Message
 from engine.cli import main
 from engine.errors import StorageError
+from engine.sessions import archive
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000

@@ -43,7 +43,7 @@ from typing import Any
 
 from engine import Memory, Message
 from engine.cli import main as cli_main
-from engine.vectors import annoyindex
+from engine.semantic import annoyindex
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +164,7 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
 def _warm_up(home: str) -> None:
     """Import and prime what a child needs, once: an append, a search, and a summary run against a
     throwaway fake Gemini (the SDK's client and pydantic schemas are built lazily, ~0.3 s the first time)."""
-    from engine.keys import Keys
+    from engine.llm.keys import Keys
     from engine.summary import Summaries
     from tests.fakegemini import FakeGemini
 

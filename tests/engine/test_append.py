@@ -154,7 +154,7 @@ def test_an_interrupted_append_is_replayed_once(memory: Memory, home: Path) -> N
     memory.append("cli-a", [Message("user", "first")])
     # Simulate a crash after the archive commit and before history.json was written.
     with memory.store.write() as conn:
-        from engine import archive
+        from engine.sessions import archive
 
         archive.insert(conn, "cli-a", [Message("assistant", "acknowledged?")], 1)
     memory.append("cli-a", [Message("user", "next")])

@@ -20,7 +20,7 @@ from engine.errors import (
     StorageError,
     TurnCancelled,
 )
-from engine.keys import Keys
+from engine.llm.keys import Keys
 from engine.tools.registry import ERROR_HISTORY, Tool, memory_tools
 from tests.engine.conftest import FakeClock
 from tests.fakegemini import FakeGemini, Request, one_try_client

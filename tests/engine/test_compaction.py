@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from engine import Memory, Message
-from engine.compaction import plan_cut
-from engine.hotfile import dumps
+from engine.sessions.compaction import plan_cut
+from engine.sessions.historyfile import dumps
 from tests.engine.conftest import FakeClock
 
 MIB = 1024 * 1024

@@ -11,7 +11,7 @@ from engine.embedders.e5 import E5Embedder
 from engine.embedders.gemini import GeminiEmbedder
 from engine.embedders.hashing import HashEmbedder
 from engine.embedders.use import UseEmbedder
-from engine.gemini import make_client
+from engine.llm.gemini import make_client
 from tests.fakegemini import FakeGemini
 
 DOCS = [

@@ -394,7 +394,8 @@ def test_the_hash_embedder_is_used_by_default(memory: Memory) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["engine.migrations", "engine.errormemory", "engine.tools.error_history", "engine.store"]
+    "module",
+    ["engine.storage.migrations", "engine.errormemory", "engine.tools.error_history", "engine.storage.store"],
 )
 def test_modules_import_first_without_a_cycle(module: str) -> None:
     import subprocess

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import Memory, Message, contextfts, fulltext, hybrid
+from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
+from engine.search import context as contextfts
+from engine.search import fulltext, hybrid
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine import Memory, Message
 from engine.clock import DAY_NS
-from engine.keyword import parse_natural, quote, route_phrase
+from engine.search.keyword import parse_natural, quote, route_phrase
 from tests.engine.conftest import FakeClock
 
 CJK_DOCS = [
@@ -203,7 +203,7 @@ def test_two_character_words_use_the_bigram_index_and_follow_deletes(cjk: Memory
 
 
 def test_common_terms_are_ranked_from_a_bounded_set(memory: Memory, clock: FakeClock) -> None:
-    from engine import fulltext
+    from engine.search import fulltext
 
     batch = [Message("user", f"memory note {i}", clock.advance(1)) for i in range(fulltext.CANDIDATES + 300)]
     batch.append(Message("user", "memory with the rare word zyzzogeton", clock.advance(1)))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.redact import KINDS, find, redact
+from engine.llm.redact import KINDS, find, redact
 
 # Built by concatenation so that secret scanners do not flag this file.
 GOOGLE = "AIza" + "SyD3xQ7bN1kP9vL2mR5tW8yZ0aC4eG6iJ1o"

@@ -16,7 +16,7 @@ from engine import Memory, Message
 from engine.embedders import Vectors
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import InvalidInput
-from engine.vectors import annoyindex, rows
+from engine.semantic import annoyindex, rows
 from tests.engine.conftest import FakeClock
 
 NS = 1_000_000_000
@@ -243,7 +243,7 @@ def test_annoy_recall_against_exact(tmp_path: Path) -> None:
     annoyindex.build(ann, record, ids, data, embedder="t", cut=10**9, stats=stats)
     index = annoyindex.load(ann, record, ids)
     assert index is not None
-    from engine.vectors import exact
+    from engine.semantic import exact
 
     queries = centres[rng.integers(0, 80, 100)] + 0.6 * rng.normal(size=(100, dim)).astype(np.float32)
     recall = []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine import Memory, Message
-from engine.gemini import make_client
+from engine.llm.gemini import make_client
 from engine.summary import Summaries
 from tests.fakegemini import FakeGemini
 

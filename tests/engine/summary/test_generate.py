@@ -9,7 +9,7 @@ import pytest
 from engine import Memory, Message
 from engine.clock import format_local
 from engine.errors import GeminiTimeout, NoApiKey, QuotaExceeded, SummarizerError
-from engine.gemini import make_client
+from engine.llm.gemini import make_client
 from engine.summary import Summaries, files
 from tests.engine.summary.conftest import SECOND, T0, conversation, summary_json
 from tests.fakegemini import FakeGemini

@@ -12,7 +12,7 @@ import pytest
 from keyring.backends import fail
 
 from engine.errors import KeyringUnavailable, NoApiKey
-from engine.keys import SERVICE, USERNAME, Keys
+from engine.llm.keys import SERVICE, USERNAME, Keys
 
 
 @pytest.fixture

@@ -118,7 +118,7 @@ def test_a_second_submit_while_running_is_skipped() -> None:
 
 
 def test_the_summary_lock_keeps_runs_apart(smem: Memory, fake: FakeGemini) -> None:
-    from engine.locks import SessionLocks
+    from engine.storage.locks import SessionLocks
 
     smem.append("a", [Message("user", "hi", T0)])
     smem.locks = SessionLocks(smem.paths.locks_dir, timeout=0.2)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, text
 
 from engine.errormemory.schema import m003_error_memory
-from engine.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
-from engine.usage import m004_usage
-from engine.vectors.schema import m002_vectors
+from engine.llm.usage import m004_usage
+from engine.semantic.schema import m002_vectors
+from engine.sessions.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
 
 log = logging.getLogger("memtray.store")
 
@@ -89,7 +89,7 @@ def m001_initial(conn: Connection) -> None:
 
 def m005_cjk_bigrams(conn: Connection) -> None:
     """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
-    from engine.keyword import cjk_bigrams
+    from engine.search.keyword import cjk_bigrams
 
     conn.exec_driver_sql(
         "CREATE TABLE IF NOT EXISTS messages_cjk (id INTEGER PRIMARY KEY REFERENCES messages(id) "
@@ -109,8 +109,8 @@ def m006_trigram_session_key(conn: Connection) -> None:
 
 
 def m007_context_neighbours(conn: Connection) -> None:
-    """Rebuild the hybrid keyword index with a message's next turn too (see ``engine.contextfts``)."""
-    from engine import contextfts
+    """Rebuild the hybrid keyword index with a message's next turn too (see ``engine.search.context``)."""
+    from engine.search import context as contextfts
 
     contextfts.m007_context_neighbours(conn)
 

@@ -7,7 +7,7 @@ on a lock upgrade; readers see a consistent snapshot. SQLite's own errors become
 The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
 files the database's mode. ``secure_delete`` is on, so a deleted message's text is overwritten, and
 :meth:`Store.scrub` merges the FTS indexes and truncates the WAL after a message is forgotten. A database
-that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.repair`) moves
+that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.sessions.repair`) moves
 it aside and rebuilds it.
 """
 
@@ -25,8 +25,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 
-from engine import migrations
 from engine.errors import CorruptStore, StorageError, StoreLocked
+from engine.storage import migrations
 
 log = logging.getLogger("memtray.store")
 

@@ -3,7 +3,7 @@
 ``scope="recent"`` searches the messages still in history.json (since the last compaction cut);
 ``scope="all"`` searches everything ever archived. A hit's ``source`` says where it came from:
 ``recent`` (still in history.json) or ``archive`` (cut out of history.json by compaction); semantic and
-hybrid search (``engine.semantic``) add ``semantic`` and ``hybrid``.
+hybrid search (``engine.semantic.tier``) add ``semantic`` and ``hybrid``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
-from engine import archive, fulltext, keyword
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import Message
+from engine.search import fulltext, keyword
+from engine.sessions import archive
 
 MATCHES = ("keyword", "semantic", "hybrid")
 SCOPES = ("recent", "all")

@@ -1,7 +1,7 @@
 """Score fusion of ranked lists (hybrid search).
 
 Hybrid search fuses three rankings: keyword search over each message read between its neighbours
-(``engine.contextfts``), the semantic ranking, and plain keyword search (each message alone; the only
+(``engine.search.context``), the semantic ranking, and plain keyword search (each message alone; the only
 keyword side of a CJK query). Each list contributes its best :data:`DEPTH` items.
 
 When the query names the sender of a candidate ("what did Caroline say about ..."), that candidate gets
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from engine.keyword import has_cjk
+from engine.search.keyword import has_cjk
 
 DEPTH = 50
 CONTEXT_WEIGHT = 1.0

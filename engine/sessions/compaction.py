@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.hotfile import dumps
+from engine.sessions.historyfile import dumps
 
 TARGET_RATIO = 0.8
 MIN_MESSAGES = 4

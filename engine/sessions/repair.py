@@ -23,15 +23,15 @@ from pathlib import Path
 
 from sqlalchemy import Connection, text
 
-from engine import archive
-from engine import sessions as session_files
 from engine.clock import Clock, system_clock
-from engine.diskerrors import file_errors
 from engine.errors import CorruptStore, InvalidSessionId
-from engine.hotfile import HistoryUnreadable, HotFiles
 from engine.messages import ROLES, Message, from_record
 from engine.paths import Paths, validate_session_id
-from engine.store import Store
+from engine.sessions import archive
+from engine.sessions import folders as session_files
+from engine.sessions.historyfile import HistoryUnreadable, HotFiles
+from engine.storage.diskerrors import file_errors
+from engine.storage.store import Store
 
 log = logging.getLogger("memtray.repair")
 

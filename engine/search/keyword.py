@@ -1,4 +1,4 @@
-"""Keyword queries: parsing and routing by script (the SQL that runs them is in ``engine.fulltext``).
+"""Keyword queries: parsing and routing by script (the SQL that runs them is in ``engine.search.fulltext``).
 
 Two kinds of query:
 

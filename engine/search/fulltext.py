@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from engine import archive
-from engine.keyword import Term, quote
 from engine.messages import Message
-from engine.migrations import trigram_skey
+from engine.search.keyword import Term, quote
+from engine.sessions import archive
+from engine.storage.migrations import trigram_skey
 
 CANDIDATES = 500
 """The newest matches fetched per term."""

@@ -14,7 +14,7 @@ Search, per session:
   damaged index file is rebuilt in the background (with a log line) and the search runs exactly meanwhile.
 
 ``session=None`` searches every session and merges by score. ``hybrid`` fuses the keyword ranking with
-the semantic one (:mod:`engine.hybrid`).
+the semantic one (:mod:`engine.search.hybrid`).
 """
 
 from __future__ import annotations
@@ -29,19 +29,22 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Connection, text
 
-from engine import archive, contextfts, hybrid, search
 from engine.clock import Clock
 from engine.embedders import Embedder, Vectors
 from engine.embedders.chooser import Choice, injected, select
 from engine.errors import VectorIndexError
 from engine.messages import Message
 from engine.paths import Paths
-from engine.search import Hit
-from engine.store import Store
-from engine.vectors import annoyindex, exact, rows
-from engine.vectors.annoyindex import AnnoyArchive
-from engine.vectors.rows import Ids, Stats
-from engine.vectors.worker import EmbedWorker, Progress
+from engine.search import context as contextfts
+from engine.search import hybrid
+from engine.search import pipeline as search
+from engine.search.pipeline import Hit
+from engine.semantic import annoyindex, exact, rows
+from engine.semantic.annoyindex import AnnoyArchive
+from engine.semantic.rows import Ids, Stats
+from engine.semantic.worker import EmbedWorker, Progress
+from engine.sessions import archive
+from engine.storage.store import Store
 
 log = logging.getLogger("memtray.semantic")
 

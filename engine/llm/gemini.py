@@ -31,7 +31,7 @@ from engine.errors import (
     QuotaExceeded,
     SummarizerError,
 )
-from engine.redact import redact
+from engine.llm.redact import redact
 
 log = logging.getLogger("memtray.gemini")
 

@@ -23,9 +23,10 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from engine import archive, fulltext, keyword
 from engine.messages import Message
-from engine.vectors.rows import own_text
+from engine.search import fulltext, keyword
+from engine.semantic.rows import own_text
+from engine.sessions import archive
 
 TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")
@@ -166,7 +167,7 @@ def search(
 
     FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
     a second for a word in half of a million messages. So each word's matches are counted first (its
-    newest :data:`~engine.fulltext.CANDIDATES`, estimated from their density beyond that); up to
+    newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their density beyond that); up to
     :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks the newest
     candidates the same way.
     """

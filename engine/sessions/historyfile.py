@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write
+from engine.storage.atomic import atomic_write
 
 log = logging.getLogger("memtray.history")
 

@@ -1,6 +1,6 @@
 """File-system errors in words: an ``OSError`` from writing memtray's files becomes a StorageError.
 
-SQLite's errors are translated in :mod:`engine.store`; this does the same for history.json, summaries and
+SQLite's errors are translated in :mod:`engine.storage.store`; this does the same for history.json, summaries and
 other files, so a full disk or a read-only folder reaches the user as one sentence, never a traceback.
 """
 

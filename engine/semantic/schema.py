@@ -3,7 +3,7 @@
 ``vectors`` holds one float32 blob per (embedder, message), with the session, the dimension and a hash
 of the embedded text (unchanged text is never embedded again). ``embed_queue`` holds the ids of messages
 waiting to be embedded; it is written in the append's own transaction, so a crash loses no pending work.
-``context_fts`` is the keyword index of hybrid search (see :mod:`engine.contextfts`).
+``context_fts`` is the keyword index of hybrid search (see :mod:`engine.search.context`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,6 @@ def m002_vectors(conn: Connection) -> None:
         " queued_at INTEGER NOT NULL)"
     )
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")
-    from engine import contextfts
+    from engine.search import context as contextfts
 
     contextfts.create(conn)

@@ -24,8 +24,8 @@ from engine.clock import Clock
 from engine.embedders import Embedder
 from engine.embedders.chooser import Choice
 from engine.embedders.hashing import HashEmbedder
-from engine.store import Store
-from engine.vectors import rows
+from engine.semantic import rows
+from engine.storage.store import Store
 
 log = logging.getLogger("memtray.vectors")
 

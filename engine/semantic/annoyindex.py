@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.embedders import Vectors
-from engine.vectors.rows import Stats
+from engine.semantic.rows import Stats
 
 log = logging.getLogger("memtray.vectors")
 

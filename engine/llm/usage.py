@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, text
 
-from engine.gemini import UsageEvent
+from engine.llm.gemini import UsageEvent
 
 if TYPE_CHECKING:
-    from engine.store import Store
+    from engine.storage.store import Store
 
 
 def m004_usage(conn: Connection) -> None:

@@ -1,0 +1,5 @@
+"""Tiers 1 and 3 kept in step: each session's history.json and its rows in the SQLite archive.
+
+The append/replay protocol that keeps them consistent lives in :mod:`engine.sessions.log`; the archive's SQL
+in :mod:`engine.sessions.archive`; the history file in :mod:`engine.sessions.historyfile`.
+"""
