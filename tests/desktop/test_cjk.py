@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QRawFont
 
 TEXT = "記憶體不足繁體中文會議紀錄"
@@ -11,7 +12,8 @@ TEXT = "記憶體不足繁體中文會議紀錄"
 
 def test_a_traditional_chinese_font_is_installed(qapp: Any) -> None:
     families = QFontDatabase.families(QFontDatabase.WritingSystem.TraditionalChinese)
-    assert families, "no font for Traditional Chinese: install fonts-wqy-microhei (see .ci/run)"
+    if not families:  # a machine without the CI's packages; with CI=true the skip is a failure
+        pytest.skip("no font for Traditional Chinese here: apt-get install fonts-wqy-microhei (see .ci/run)")
     metrics = QFontMetrics(QFont(families[0]))
     assert all(metrics.inFontUcs4(ord(ch)) for ch in TEXT), families[0]
 
