@@ -24,7 +24,7 @@ import platformdirs
 from engine.errors import InvalidSessionId
 
 HOME_ENV = "MEMTRAY_HOME"
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # fullmatch: "$" would accept a final newline
 # Names Windows reserves for devices, with or without an extension (``con``, ``NUL.txt``, ``com1``).
 _WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 
@@ -48,7 +48,7 @@ def validate_session_id(session_id: str) -> str:
     """
     if (
         not isinstance(session_id, str)
-        or not _SESSION_ID.match(session_id)
+        or not _SESSION_ID.fullmatch(session_id)
         or ".." in session_id
         or session_id.endswith(".")
         or _WINDOWS_DEVICE.match(session_id)

@@ -56,7 +56,22 @@ def test_roles_other_than_user_and_assistant_are_refused(memory: Memory, role: s
 
 
 @pytest.mark.parametrize(
-    "bad", ["../etc", "a/b", "a\\b", "", ".hidden", "x" * 129, "nul\x00", "a:b", "..", "a..b"]
+    "bad",
+    [
+        "../etc",
+        "a/b",
+        "a\\b",
+        "",
+        ".hidden",
+        "x" * 129,
+        "nul\x00",
+        "a:b",
+        "..",
+        "a..b",
+        "cli-a\n",
+        "cli-a\r\n",
+        "\ncli-a",
+    ],
 )
 def test_session_ids_that_could_escape_are_refused(memory: Memory, bad: str) -> None:
     with pytest.raises(InvalidSessionId):
