@@ -18,6 +18,7 @@ from pathlib import Path
 from bench.corpus import Corpus
 from engine import Memory, Message
 from engine.sessions import archive
+from engine.storage import fts
 
 PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 
@@ -55,7 +56,7 @@ def build(home: Path, messages: int, sessions: int) -> None:
         mem.paths.session_dir(f"bench-{s:03d}").mkdir(parents=True, exist_ok=True)
     with mem.store.write() as conn:
         for table in sorted(mem.store.fts_tables):
-            conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            fts.optimize(conn, table)
     print(f"built {messages:,} messages in {time.perf_counter() - started:.1f}s")
     mem.close()
 

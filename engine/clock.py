@@ -33,11 +33,6 @@ def format_local(ns: int) -> str:
     return local_datetime(ns).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def format_minutes(ns: int) -> str:
-    """``YYYY-MM-DD HH:MM`` in local time (the summary's ``last_discussed``)."""
-    return local_datetime(ns).strftime("%Y-%m-%d %H:%M")
-
-
 def format_rfc3339(ns: int) -> str:
     """RFC 3339 in local time with offset, e.g. ``2025-01-02T15:04:05+08:00``."""
     return local_datetime(ns).isoformat(timespec="seconds")

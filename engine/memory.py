@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
+from engine import database
 from engine import settings as settings_mod
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.embedders import Embedder
@@ -98,7 +99,7 @@ class Memory:
                 by the next process that runs it; a semantic search still loads the model when asked.
         """
         paths = Paths.resolve(home)
-        store = Store(paths.database)
+        store = database.open_store(paths.database)
         log.info(
             "memory opened at %s (SQLite %s, FTS: %s)",
             paths.home,

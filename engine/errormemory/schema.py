@@ -9,22 +9,23 @@ when another process changed it.
 The FTS5 tables are external-content tables over ``error_memory`` (tool name, keywords, symptom, cause,
 action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remove_diacritics 2``) and
 ``error_memory_tri`` (``trigram``, for CJK). Like the archive's, they are created by :func:`ensure_fts`
-when the local SQLite supports them, so a store gains them when SQLite does.
+(when the error memory opens) if the local SQLite supports them, so a store gains them when SQLite does.
 """
 
 from __future__ import annotations
 
-import logging
+from sqlalchemy import Connection
 
-from sqlalchemy import Connection, text
+from engine.storage import fts
 
-log = logging.getLogger("memtray.errormemory")
-
-FTS_TABLES = {
-    "error_memory_fts": ("unicode61", "porter unicode61 remove_diacritics 2"),
-    "error_memory_tri": ("trigram", "trigram"),
-}
-_COLUMNS = "tool_name, keywords, symptom, cause, action"
+_COLUMNS = ("tool_name", "keywords", "symptom", "cause", "action")
+FTS_TABLES = tuple(
+    fts.ExternalFts(name, "error_memory", "num", _COLUMNS, tokenizer, update_of=True, if_not_exists=True)
+    for name, tokenizer in (
+        ("error_memory_fts", "porter unicode61 remove_diacritics 2"),
+        ("error_memory_tri", "trigram"),
+    )
+)
 
 
 def m003_error_memory(conn: Connection) -> None:
@@ -74,34 +75,4 @@ def m003_error_memory(conn: Connection) -> None:
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:
     """Create the supported FTS tables and triggers that are missing; return the ones that exist."""
-    present = {row[0] for row in conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))}
-    available = []
-    for table, (feature, tokenizer) in FTS_TABLES.items():
-        if table in present:
-            available.append(table)
-            continue
-        if feature not in supported:
-            continue
-        new = ", ".join(f"new.{c.strip()}" for c in _COLUMNS.split(","))
-        old = ", ".join(f"old.{c.strip()}" for c in _COLUMNS.split(","))
-        conn.exec_driver_sql(
-            f"CREATE VIRTUAL TABLE {table} USING fts5({_COLUMNS}, content='error_memory', "
-            f"content_rowid='num', tokenize='{tokenizer}')"
-        )
-        conn.exec_driver_sql(
-            f"CREATE TRIGGER IF NOT EXISTS {table}_ai AFTER INSERT ON error_memory BEGIN "
-            f"INSERT INTO {table}(rowid, {_COLUMNS}) VALUES (new.num, {new}); END"
-        )
-        conn.exec_driver_sql(
-            f"CREATE TRIGGER IF NOT EXISTS {table}_ad AFTER DELETE ON error_memory BEGIN "
-            f"INSERT INTO {table}({table}, rowid, {_COLUMNS}) VALUES ('delete', old.num, {old}); END"
-        )
-        conn.exec_driver_sql(
-            f"CREATE TRIGGER IF NOT EXISTS {table}_au AFTER UPDATE OF {_COLUMNS} ON error_memory BEGIN "
-            f"INSERT INTO {table}({table}, rowid, {_COLUMNS}) VALUES ('delete', old.num, {old}); "
-            f"INSERT INTO {table}(rowid, {_COLUMNS}) VALUES (new.num, {new}); END"
-        )
-        conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
-        log.info("created full-text index %s (%s)", table, tokenizer)
-        available.append(table)
-    return available
+    return fts.ensure(conn, FTS_TABLES, supported)

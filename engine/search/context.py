@@ -27,6 +27,7 @@ from engine.messages import Message
 from engine.search import fulltext, keyword
 from engine.semantic.rows import own_text
 from engine.sessions import archive
+from engine.storage import fts
 
 TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")
@@ -44,9 +45,8 @@ _INSERT = f"INSERT OR REPLACE INTO {TABLE}(rowid, prev, own, next, skey) VALUES 
 def create(conn: Connection) -> None:
     """Create the table (if FTS5 exists) and index every archived message."""
     try:
-        conn.exec_driver_sql(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(prev, own, next, skey, "
-            "tokenize='porter unicode61 remove_diacritics 2')"
+        fts.create_table(
+            conn, TABLE, (*COLUMNS, "skey"), "porter unicode61 remove_diacritics 2", if_not_exists=True
         )
     except Exception:  # no FTS5 in this SQLite: hybrid search uses plain keyword search
         return

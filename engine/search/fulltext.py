@@ -20,7 +20,7 @@ from sqlalchemy import Connection
 from engine.messages import Message
 from engine.search.keyword import Term, quote
 from engine.sessions import archive
-from engine.storage.migrations import trigram_skey
+from engine.sessions.schema import trigram_skey
 
 CANDIDATES = 500
 """The newest matches fetched per term."""

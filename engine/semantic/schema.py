@@ -1,9 +1,10 @@
-"""Migration ``m002_vectors``: message vectors and the durable embedding queue.
+"""The vectors' part of migration ``m002_vectors``: message vectors and the durable embedding queue.
 
 ``vectors`` holds one float32 blob per (embedder, message), with the session, the dimension and a hash
 of the embedded text (unchanged text is never embedded again). ``embed_queue`` holds the ids of messages
 waiting to be embedded; it is written in the append's own transaction, so a crash loses no pending work.
-``context_fts`` is the keyword index of hybrid search (see :mod:`engine.search.context`).
+The same migration then makes ``context_fts``, the keyword index of hybrid search (see
+:mod:`engine.database` and :mod:`engine.search.context`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,3 @@ def m002_vectors(conn: Connection) -> None:
         " queued_at INTEGER NOT NULL)"
     )
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")
-    from engine.search import context as contextfts
-
-    contextfts.create(conn)

@@ -24,6 +24,7 @@ from pathlib import Path
 from sqlalchemy import Connection, text
 
 from engine.clock import Clock, system_clock
+from engine.database import open_store
 from engine.errors import CorruptStore, InvalidSessionId
 from engine.messages import ROLES, Message, from_record
 from engine.paths import Paths, validate_session_id
@@ -31,7 +32,6 @@ from engine.sessions import archive
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.storage.diskerrors import file_errors
-from engine.storage.store import Store
 
 log = logging.getLogger("memtray.repair")
 
@@ -64,7 +64,7 @@ class RepairReport:
 def check(paths: Paths) -> str | None:
     """The damage of the database in words, or None when it opens and passes its check."""
     try:
-        Store(paths.database).close()
+        open_store(paths.database).close()
     except CorruptStore as exc:
         return str(exc)
     return None
@@ -91,7 +91,7 @@ def repair(paths: Paths, *, clock: Clock = system_clock) -> RepairReport:
     log.warning("the damaged database was moved aside to %s (%s)", moved.name, problem)
     rows, settings = _salvage(moved)
     now = clock()
-    store = Store(paths.database)
+    store = open_store(paths.database)
     try:
         with store.write() as conn:
             for key, value in settings.items():

@@ -1,8 +1,14 @@
-"""The database's tables, as SQLModel classes (the FTS tables and triggers are made in migrations)."""
+"""The archive's tables: SQLModel classes, and the full-text indexes over the messages.
+
+The FTS5 tables depend on what the local SQLite supports, so they are made after every open (see
+:func:`engine.sessions.migrations.ensure_fts`), not by a migration.
+"""
 
 from __future__ import annotations
 
 from sqlmodel import Field, SQLModel
+
+from engine.storage.fts import ExternalFts
 
 
 class MessageRow(SQLModel, table=True):
@@ -56,10 +62,51 @@ class SettingRow(SQLModel, table=True):
     value: str
 
 
-class MigrationRow(SQLModel, table=True):
-    """A migration that has been applied."""
+# CJK characters (kana, CJK ideographs, Hangul, compatibility ideographs, extension planes) as a GLOB class.
+CJK_GLOB = "*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]*"
 
-    __tablename__ = "migrations"
+SKEY_BASE = 0xE001
+SKEY_SPAN = 6000
+TRIGRAM_SKEY_SQL = (
+    "char(57344, 57345 + CAST(substr({row}.skey, 2) AS INTEGER) / 6000, "
+    "57345 + CAST(substr({row}.skey, 2) AS INTEGER) % 6000)"
+)
+"""In the trigram table the session key is three private-use characters: exactly one trigram, unique per
+session. ``s0000042`` would be six trigrams, ``000`` among them in every row: a phrase that slow to match."""
 
-    name: str = Field(primary_key=True)
-    applied_at: int = 0
+
+def trigram_skey(skey: str) -> str:
+    """The trigram table's form of a session key (see :data:`TRIGRAM_SKEY_SQL`)."""
+    number = int(skey[1:])
+    return chr(0xE000) + chr(SKEY_BASE + number // SKEY_SPAN) + chr(SKEY_BASE + number % SKEY_SPAN)
+
+
+AUTOMERGE = 8
+"""FTS5 merges segments once this many share a level (default 4): measured ~45 % faster bulk inserts with
+both tables (6.7k -> 9.6k rows/s), at the cost of a few more segments per query."""
+
+FTS_TABLES = (
+    # Words: every message's content, with its session key (to filter by session).
+    ExternalFts(
+        "messages_fts",
+        "messages",
+        "id",
+        ("content", "skey"),
+        "porter unicode61 remove_diacritics 2",
+        automerge=AUTOMERGE,
+    ),
+    # CJK bigrams (two-character words: 電腦, 記憶), kept in messages_cjk by archive.insert; see m005.
+    ExternalFts("messages_bi", "messages_cjk", "id", ("grams", "skey"), "unicode61", automerge=AUTOMERGE),
+    # Trigrams serve CJK text (which unicode61 cannot split into words); only rows with CJK characters are
+    # indexed, which halves the cost of a mixed archive's inserts and makes it ~0 for English-only ones.
+    ExternalFts(
+        "messages_tri",
+        "messages",
+        "id",
+        ("content", "skey"),
+        "trigram",
+        values=("{row}.content", TRIGRAM_SKEY_SQL),
+        only_where=f"{{row}}.content GLOB '{CJK_GLOB}'",
+        automerge=AUTOMERGE,
+    ),
+)

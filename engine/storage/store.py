@@ -9,6 +9,9 @@ files the database's mode. ``secure_delete`` is on, so a deleted message's text 
 :meth:`Store.scrub` merges the FTS indexes and truncates the WAL after a message is forgotten. A database
 that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.sessions.repair`) moves
 it aside and rebuilds it.
+
+The store makes no table of its own: whoever opens it passes the migrations to apply and the setup to run
+after them (:func:`engine.database.open_store` passes every part's).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +29,18 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import CorruptStore, StorageError, StoreLocked
-from engine.storage import migrations
+from engine.storage import fts
+from engine.storage.migrations import Migration
+from engine.storage.migrations import apply as apply_migrations
 
 log = logging.getLogger("memtray.store")
 
 BUSY_TIMEOUT_MS = 30_000
 REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the sessions' history files"
+
+Setup = Callable[[Connection, set[str]], Iterable[str]]
+"""Run after the migrations, in their transaction, with the tokenizers this SQLite supports (see
+:attr:`Features.tokenizers`); returns the FTS tables that exist, which :meth:`Store.scrub` optimizes."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +135,13 @@ def _make_engine(path: Path, begin: str) -> Engine:
 class Store:
     """The open database: a write engine and a read engine over the same file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, migrations: Sequence[Migration], setup: Setup | None = None) -> None:
+        """Open (creating if needed) the database at ``path``, apply ``migrations``, run ``setup``.
+
+        Raises:
+            CorruptStore: the database fails its check.
+            StorageError: it cannot be created or opened.
+        """
         self.path = path
         make_private_file(path)
         self.features = probe_features()
@@ -144,8 +159,8 @@ class Store:
             self._write = _make_engine(path, "BEGIN IMMEDIATE")
             self._read = _make_engine(path, "BEGIN")
             with self.write() as conn:
-                applied = migrations.apply(conn)
-                self.fts_tables = set(migrations.ensure_fts(conn, self.features.tokenizers))
+                applied = apply_migrations(conn, migrations)
+                self.fts_tables = set(setup(conn, self.features.tokenizers)) if setup else set()
                 check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
         if check != "ok":
             self.close()
@@ -184,7 +199,7 @@ class Store:
         """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""
         with self.write() as conn:
             for table in sorted(self.fts_tables):
-                conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+                fts.optimize(conn, table)
         with translated_errors():
             raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
             try:

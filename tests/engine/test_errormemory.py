@@ -395,7 +395,13 @@ def test_the_hash_embedder_is_used_by_default(memory: Memory) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["engine.storage.migrations", "engine.errormemory", "engine.tools.error_history", "engine.storage.store"],
+    [
+        "engine.storage.migrations",
+        "engine.errormemory",
+        "engine.tools.error_history",
+        "engine.storage.store",
+        "engine.database",
+    ],
 )
 def test_modules_import_first_without_a_cycle(module: str) -> None:
     import subprocess

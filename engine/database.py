@@ -1,0 +1,47 @@
+"""The memory's database: every part's migrations in the order they are recorded, and the store opened
+with them.
+
+Each part keeps its migrations next to its tables; this module only puts them in order. The names are
+recorded in existing databases: they never change, and a new migration is added at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Connection
+
+from engine.errormemory.schema import m003_error_memory
+from engine.llm.usage import m004_usage
+from engine.search import context
+from engine.semantic import schema as vectors
+from engine.sessions import migrations as archive
+from engine.storage.migrations import Migration
+from engine.storage.store import Store
+
+
+def _vectors_then_context(conn: Connection) -> None:
+    """Migration ``m002_vectors``: message vectors and the embedding queue, then the hybrid keyword index."""
+    vectors.m002_vectors(conn)
+    context.create(conn)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    ("m001_initial", archive.m001_initial),
+    ("m002_vectors", _vectors_then_context),
+    ("m003_error_memory", m003_error_memory),
+    ("m004_usage", m004_usage),
+    ("m005_cjk_bigrams", archive.m005_cjk_bigrams),
+    ("m006_trigram_session_key", archive.m006_trigram_session_key),
+    ("m007_context_neighbours", context.m007_context_neighbours),
+)
+
+
+def open_store(path: Path) -> Store:
+    """Open (creating and migrating if needed) the database at ``path``, with the archive's FTS tables.
+
+    Raises:
+        CorruptStore: the database fails its check (``memtray repair`` rebuilds it).
+        StorageError: it cannot be created or opened.
+    """
+    return Store(path, migrations=MIGRATIONS, setup=archive.ensure_fts)

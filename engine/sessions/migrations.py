@@ -1,0 +1,55 @@
+"""The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``) and its
+full-text indexes, (re)made after every open by :func:`ensure_fts`.
+
+``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from engine.sessions.schema import CJK_GLOB, FTS_TABLES, MessageMeta, MessageRow, SessionRow, SettingRow
+from engine.storage import fts
+
+
+def m001_initial(conn: Connection) -> None:
+    """Messages, meta, sessions, settings, and their indexes."""
+    tables = [model.__table__ for model in (MessageRow, MessageMeta, SessionRow, SettingRow)]  # type: ignore[union-attr]
+    MessageRow.metadata.create_all(conn, tables=tables)
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)"
+    )
+
+
+def m005_cjk_bigrams(conn: Connection) -> None:
+    """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
+    from engine.search.keyword import cjk_bigrams
+
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS messages_cjk (id INTEGER PRIMARY KEY REFERENCES messages(id) "
+        "ON DELETE CASCADE, skey TEXT NOT NULL, grams TEXT NOT NULL)"
+    )
+    rows = conn.exec_driver_sql(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
+    batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
+    if batch:
+        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
+
+
+def m006_trigram_session_key(conn: Connection) -> None:
+    """Drop the trigram table made with the six-trigram session key; ``ensure_fts`` rebuilds it."""
+    for suffix in ("ai", "ad", "aud", "aui"):
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
+    conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+
+
+def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:
+    """Create the archive's FTS tables (and their triggers) that are supported but missing; fill new ones.
+
+    Args:
+        supported: tokenizers the local SQLite accepts (see ``store.probe_features``).
+
+    Returns:
+        The FTS tables that exist after the call.
+    """
+    return fts.ensure(conn, FTS_TABLES, supported)
