@@ -17,17 +17,16 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
+from engine.cjk import GLOB as CJK_GLOB
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
+from engine.search.schema import m008_cjk_bopomofo
 from engine.semantic.schema import m002_vectors
 from engine.sessions.schema import MessageMeta, MessageRow, MigrationRow, SessionRow, SettingRow
 
 log = logging.getLogger("memtray.store")
 
 Migration = Callable[[Connection], None]
-
-# CJK characters (kana, CJK ideographs, Hangul, compatibility ideographs, extension planes) as a GLOB class.
-CJK_GLOB = "*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]*"
 
 
 @dataclass(frozen=True)
@@ -123,6 +122,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m005_cjk_bigrams", m005_cjk_bigrams),
     ("m006_trigram_session_key", m006_trigram_session_key),
     ("m007_context_neighbours", m007_context_neighbours),
+    ("m008_cjk_bopomofo", m008_cjk_bopomofo),
 ]
 
 
