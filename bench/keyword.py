@@ -85,8 +85,7 @@ def measure(
     for _ in range(repeat):
         t0 = time.perf_counter()
         if hybrid_side:
-            assert mem.semantic is not None
-            context, _ = mem.semantic.keyword_ranking(
+            context, _ = mem._search.keyword_ranking(
                 query, session=session, scope="all", after_ns=0, depth=50
             )
             hits = len(context)

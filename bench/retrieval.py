@@ -29,6 +29,7 @@ from engine.embedders import Embedder
 from engine.embedders.chooser import select
 from engine.search import context as contextfts
 from engine.search import hybrid
+from engine.search.query import parse
 from engine.semantic import rows
 from engine.sessions import archive
 
@@ -126,7 +127,7 @@ def sweep_fusions(
     try:
         for columns in COLUMN_WEIGHTS:
             contextfts.COLUMN_WEIGHTS = columns
-            context, plain = mem.semantic.keyword_ranking(
+            context, plain = mem._search.keyword_ranking(
                 question, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
             )
             label = ",".join(f"{c:g}" for c in columns)
@@ -141,7 +142,7 @@ def sweep_fusions(
                         sweeps[fusion_label(columns, depth, ws, wp)].add("x", category, rank_of(top, wanted))
     finally:
         contextfts.COLUMN_WEIGHTS = chosen
-    context, plain = mem.semantic.keyword_ranking(
+    context, plain = mem._search.keyword_ranking(
         question, session=session, scope="all", after_ns=0, depth=hybrid.DEPTH
     )
     ws = hybrid.semantic_weight(mem.semantic.embedder().id)
@@ -152,7 +153,7 @@ def sweep_fusions(
     try:
         for value in SENDER_BOOSTS:
             hybrid.SENDER_BOOST = value
-            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, question)][:10]
+            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, parse(question))][:10]
             sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
     finally:
         hybrid.SENDER_BOOST = boost

@@ -6,6 +6,7 @@ The public face is small and stable; everything else is internal::
     mem = Memory.open(home=None)              # None: MEMTRAY_HOME or the platform default
     mem.append("cli-abc", [Message(role="user", content="hi", send_at=...)])
     hits = mem.search("query", session=None, match="keyword", scope="all", limit=10)
+    query_terms("query")                      # what a search looks for, to highlight in its hits
     mem.wait_idle()
     mem.close()
 
@@ -19,6 +20,7 @@ from engine.errors import EngineError
 from engine.memory import Memory
 from engine.messages import Message
 from engine.search.pipeline import Hit
+from engine.search.query import query_terms
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
@@ -33,4 +35,5 @@ __all__ = [
     "ResetResult",
     "SessionInfo",
     "Settings",
+    "query_terms",
 ]

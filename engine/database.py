@@ -14,6 +14,7 @@ from sqlalchemy import Connection
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
+from engine.search.schema import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
@@ -34,6 +35,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m005_cjk_bigrams", archive.m005_cjk_bigrams),
     ("m006_trigram_session_key", archive.m006_trigram_session_key),
     ("m007_context_neighbours", context.m007_context_neighbours),
+    ("m008_cjk_bopomofo", m008_cjk_bopomofo),
 )
 
 

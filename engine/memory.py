@@ -42,6 +42,7 @@ from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.search import pipeline as search
 from engine.search.pipeline import Hit
+from engine.search.service import Search
 from engine.semantic.tier import SemanticTier
 from engine.sessions import alignment, archive, compaction
 from engine.sessions import folders as session_files
@@ -69,6 +70,7 @@ class Memory:
     """The memory of one home folder. Open it with :meth:`open`; close it with :meth:`close`."""
 
     errors: ErrorMemory  # the global error memory, attached by open(); its purge_expired() runs hourly
+    _search: Search  # keyword, semantic and hybrid search, attached by open()
 
     def __init__(self, paths: Paths, store: Store, *, clock: Clock = system_clock) -> None:
         self.paths = paths
@@ -118,6 +120,8 @@ class Memory:
             background=background,
         )
         memory.tiers.append(memory.semantic)
+        memory._search = Search(store, memory.semantic)
+        memory.tiers.append(memory._search)  # it keeps the context index in step with the archive
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         memory.errors = ErrorMemory.open(store, clock=memory.clock, embedder=memory.semantic.loaded_embedder)
         return memory
@@ -504,24 +508,9 @@ class Memory:
         if session is not None:
             self._require(session)
         after = self.clock() - TIME_RANGES[time_range] if time_range else 0
-        if match != "keyword":
-            semantic = getattr(self, "semantic", None)
-            if semantic is None:
-                raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
-            hits: list[Hit] = semantic.search(
-                query, session=session, match=match, scope=scope, after_ns=after, limit=limit
-            )
-            return hits
-        with self.store.read() as conn:
-            return search.keyword_search(
-                conn,
-                query,
-                session_id=session,
-                scope=scope,
-                after_ns=after,
-                limit=limit,
-                tables=self.store.fts_tables,
-            )
+        return self._search.search(
+            query, session=session, match=match, scope=scope, after_ns=after, limit=limit
+        )
 
     def seed_keyword_search(
         self, session: str, keyword_text: str, time_range: str = "1d", limit: int = 8
@@ -529,15 +518,7 @@ class Memory:
         """The ``chat_history`` tool's keyword mode: (archive hits, recent hits), newest first."""
         self._require(session)
         after = self.clock() - TIME_RANGES.get(time_range, TIME_RANGES["1d"])
-        with self.store.read() as conn:
-            return search.seed_keyword_search(
-                conn,
-                keyword_text,
-                session_id=session,
-                after_ns=after,
-                limit=limit,
-                tables=self.store.fts_tables,
-            )
+        return self._search.seed_keyword_search(session, keyword_text, after_ns=after, limit=limit)
 
     def iter_archive(self, session: str, batch: int = 2000) -> Iterator[Message]:
         """Every archived message of a session, oldest first (export, re-embedding)."""

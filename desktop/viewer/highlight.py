@@ -1,7 +1,9 @@
 """Query terms and their highlighting in search results (plain Python, no Qt).
 
-The terms follow the engine's keyword search: ``"quoted phrases"`` stay whole, other text splits into
-words, and runs of Chinese, Japanese or Korean characters are kept as runs (they match as substrings).
+The terms are the engine's own (:func:`engine.query_terms`): what keyword search looks for, with its stop
+words and its CJK runs, so the viewer marks what the search matched. A term of the Latin alphabet or
+digits is marked only where a word starts, as the word index matches it ("e" of "e-mail" marks the
+"e" there, not every "e" of the text); a CJK term is marked anywhere.
 """
 
 from __future__ import annotations
@@ -9,57 +11,25 @@ from __future__ import annotations
 import html
 import re
 
-_PHRASE = re.compile(r'"([^"]+)"')
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\s{_CJK}\"]+")
-_PUNCT = ".,;:!?()[]{}<>'`“”‘’，。、；：！？（）「」『』"
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "with",
-    ]
-)
+from engine import query_terms
 
 
 def terms(query: str) -> list[str]:
-    """The terms of ``query`` to highlight, longest first."""
-    found: list[str] = [p.strip() for p in _PHRASE.findall(query) if p.strip()]
-    rest = _PHRASE.sub(" ", query)
-    for token in _TOKEN.findall(rest):
-        token = token.strip(_PUNCT)
-        if token and token.lower() not in STOP_WORDS:
-            found.append(token)
-    unique = list(dict.fromkeys(found))
-    return sorted(unique, key=len, reverse=True)
+    """The terms of ``query`` to highlight, longest first (so a longer term wins where two overlap)."""
+    return sorted(query_terms(query), key=len, reverse=True)
+
+
+def _piece(word: str) -> str:
+    """The regular expression marking ``word``: at a word start when it begins with an ASCII letter or digit."""
+    first = word[:1]
+    return rf"(?<![^\W_]){re.escape(word)}" if first.isascii() and first.isalnum() else re.escape(word)
 
 
 def highlight_html(text: str, words: list[str], *, mark: str = "background-color:#ffe066;") -> str:
     """``text`` as HTML with every occurrence of ``words`` (case-insensitive) marked."""
     if not words:
         return html.escape(text)
-    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    pattern = re.compile("|".join(_piece(w) for w in words), re.IGNORECASE)
     parts: list[str] = []
     last = 0
     for m in pattern.finditer(text):

@@ -15,9 +15,9 @@ import zlib
 
 import numpy as np
 
+from engine.cjk import RUN as _CJK_RUN
 from engine.embedders import Vectors, normalise
 
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 

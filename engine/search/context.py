@@ -10,21 +10,21 @@ each as ``sender: content``, plus the session key. A search ranks by BM25 with t
 at every cut-off. Plain keyword search (``match="keyword"``) is unchanged.
 
 The table is made by migration ``m002_vectors`` (in this form since ``m007_context_neighbours``) and
-written by the semantic tier in the append's transaction: a new message gets its row, and the message
-before it gets the new one as its ``next``. CJK text is found through the trigram and bigram routes of
+written through the hooks of :class:`engine.search.service.Search` in the append's transaction: a new
+message gets its row, and the message before it gets the new one as its ``next``. CJK text is found through the trigram and bigram routes of
 plain keyword search, which hybrid search also uses.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
 from engine.messages import Message
-from engine.search import fulltext, keyword
+from engine.search import bm25, fulltext, keyword
+from engine.search.query import Query
 from engine.semantic.rows import own_text
 from engine.sessions import archive
 from engine.storage import fts
@@ -160,7 +160,7 @@ def clear_session(conn: Connection, session_id: str) -> None:
 
 
 def search(
-    conn: Connection, query: str, *, session_key: str | None, session_id: str | None, limit: int
+    conn: Connection, query: Query, *, session_key: str | None, session_id: str | None, limit: int
 ) -> list[tuple[int, float]]:
     """``(message id, score)`` of the messages whose own or neighbouring text matches any word of
     ``query``, best first (weighted BM25; higher is better).
@@ -169,19 +169,13 @@ def search(
     a second for a word in half of a million messages. So each word's matches are counted first (its
     newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their density beyond that); up to
     :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks the newest
-    candidates the same way.
+    candidates the same way (:mod:`engine.search.bm25`).
     """
-    words = [t.text for t in keyword.parse_natural(query) if t.route == "word"]
+    words = query.words
     if not words:
         return []
     everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
-    matches = 0.0
-    for word in words:
-        ids = _column_ids(conn, " ".join(COLUMNS), word, None)
-        truncated = len(ids) >= fulltext.CANDIDATES
-        matches += (
-            len(ids) * everywhere.rows_from(0) / everywhere.rows_from(ids[-1]) if truncated else len(ids)
-        )
+    matches = sum(everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None)) for word in words)
     if matches <= EXACT_MATCHES:
         return _exact_search(conn, words, session_key, limit)
     return _bounded_search(conn, words, session_key, session_id, limit)
@@ -216,11 +210,8 @@ def _bounded_search(
         matched = set().union(*per_column)
         if not matched:
             continue
-        df = float(len(matched))
-        for ids in per_column:
-            if len(ids) >= fulltext.CANDIDATES:
-                df = max(df, len(ids) * total / counter.rows_from(ids[-1]))
-        lists.append((word.casefold(), _idf(df, total), per_column))
+        df = max([float(len(matched)), *(counter.matches(ids) for ids in per_column)])
+        lists.append((word.casefold(), bm25.idf(df, total), per_column))
     rough: dict[int, float] = defaultdict(float)
     for _, weight, per_column in lists:
         for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
@@ -236,23 +227,17 @@ def _bounded_search(
     ]
     scored: list[tuple[int, float]] = []
     for row_id, columns in texts.items():
-        length_factor = fulltext.K1 * (1 - fulltext.B + fulltext.B * sum(len(t) for t in columns) / average)
-        score = 0.0
+        held: list[tuple[float, float]] = []
         for folded, weight, sets, per_column in members:
             tf = 0.0
             for c, (column_weight, text_c) in enumerate(zip(COLUMN_WEIGHTS, columns, strict=True)):
                 older = len(per_column[c]) >= fulltext.CANDIDATES and row_id < per_column[c][-1]
                 if row_id in sets[c] or (older and folded in text_c.casefold()):
                     tf += column_weight
-            score += weight * tf * (fulltext.K1 + 1) / (tf + length_factor)
-        scored.append((row_id, score))
+            held.append((weight, tf))
+        scored.append((row_id, bm25.score(held, sum(len(t) for t in columns), average)))
     scored.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
     return scored[:limit]
-
-
-def _idf(df: float, total: int) -> float:
-    """FTS5's inverse document frequency (a word in more than half of the rows counts almost nothing)."""
-    return max(math.log((total - min(df, total) + 0.5) / (df + 0.5)), 1e-6)
 
 
 def _column_ids(conn: Connection, columns: str, word: str, session_key: str | None) -> list[int]:

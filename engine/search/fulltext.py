@@ -5,19 +5,19 @@ term's whole posting list for its statistics: ~20 ms for a word in half of a mil
 each term fetches at most :data:`CANDIDATES` of its newest matches — an index walk that costs well under
 a millisecond — and the BM25 weights come from those lists: a term with fewer matches than that has its
 exact document frequency; a term with more has it estimated from how densely its newest matches are
-packed. The best candidates are then loaded and scored in full (BM25 with document length), where a row
-older than a common term's newest matches is checked for that term in its text.
+packed. The best candidates are then loaded and scored in full (:mod:`engine.search.bm25`, with document
+length), where a row older than a common term's newest matches is checked for that term in its text.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
 from engine.messages import Message
+from engine.search import bm25
 from engine.search.keyword import Term, quote
 from engine.sessions import archive
 from engine.sessions.schema import trigram_skey
@@ -26,7 +26,6 @@ CANDIDATES = 500
 """The newest matches fetched per term."""
 RERANK = 200
 """Candidates loaded and scored in full."""
-K1, B = 1.2, 0.75
 
 # route -> (FTS table, the column holding the text)
 TABLES = {
@@ -125,16 +124,12 @@ class RowCounter:
             1, int(self.conn.exec_driver_sql(sql, (self.bounds.session_id, start, self.top)).scalar_one())
         )
 
-
-def idf(df: float, total: int) -> float:
-    """BM25's inverse document frequency of a term in ``df`` of ``total`` rows."""
-    df = min(df, total)
-    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-
-
-def length_norm(length: int, average: float) -> float:
-    """BM25's term-frequency factor of a match in a text of ``length`` (``average``: the mean length)."""
-    return (K1 + 1) / (1 + K1 * (1 - B + B * length / (average or 1.0)))
+    def matches(self, ids: list[int]) -> float:
+        """How many rows within the bounds match, from a term's newest matches (``ids``, newest first, at
+        most :data:`CANDIDATES`): exact below the cap, estimated from their density at it."""
+        if len(ids) < CANDIDATES:
+            return float(len(ids))
+        return len(ids) * self.rows_from(self.bounds.min_id) / self.rows_from(ids[-1])
 
 
 def _contains(term: Term, text: str) -> bool:
@@ -150,12 +145,7 @@ def rank(
         return []
     counter = RowCounter(conn, bounds)
     total = counter.rows_from(bounds.min_id)
-    weights: list[float] = []
-    for _, ids in found:
-        df = float(len(ids))
-        if len(ids) >= CANDIDATES:  # truncated: estimate from the density of the newest matches
-            df = len(ids) * total / counter.rows_from(ids[-1])
-        weights.append(idf(df, total))
+    weights = [bm25.idf(counter.matches(ids), total) for _, ids in found]
     rough: dict[int, float] = defaultdict(float)
     for (_, ids), weight in zip(found, weights, strict=True):
         for row_id in ids:
@@ -169,16 +159,16 @@ def rank(
     oldest = [ids[-1] if len(ids) >= CANDIDATES else -1 for _, ids in found]
     scored: list[tuple[Message, float]] = []
     for row_id, message in loaded.items():
-        norm = length_norm(len(message.content), average)
-        score = 0.0
-        for index, (term, _) in enumerate(found):
-            if row_id in members[index] or (row_id < oldest[index] and _contains(term, message.content)):
-                score += weights[index] * norm
-        scored.append((message, score))
+        held = [
+            (weights[index], 1.0)
+            for index, (term, _) in enumerate(found)
+            if row_id in members[index] or (row_id < oldest[index] and _contains(term, message.content))
+        ]
+        scored.append((message, bm25.score(held, len(message.content), average)))
     scored.sort(key=lambda item: (item[1], item[0].id or 0), reverse=True)
     return scored
 
 
 def phrase_ids(conn: Connection, term: Term, bounds: Bounds, tables: set[str], limit: int) -> list[int]:
-    """Ids of rows containing ``term`` as a phrase, newest first (the seed's keyword mode)."""
+    """Ids of rows containing ``term`` as a phrase, newest first (the ``chat_history`` tool's keyword mode)."""
     return term_ids(conn, term, bounds, tables, limit)

@@ -6,7 +6,8 @@ keyword side of a CJK query). Each list contributes its best :data:`DEPTH` items
 
 When the query names the sender of a candidate ("what did Caroline say about ..."), that candidate gets
 :data:`SENDER_BOOST` on top: people ask about what someone said, and on the evaluation data this lifts
-hit@1 by seven points. Names match whole words, ignoring case; a name in CJK script matches anywhere.
+hit@1 by seven points. Names match whole words, ignoring case; a name in CJK script matches anywhere
+(:func:`engine.search.query.named_in`).
 
 Each list's scores are scaled to [0, 1] (min-max within the list; a list of equal scores counts 1 for
 every item) and multiplied by the list's weight; an item's score is the sum over the lists it appears in.
@@ -17,10 +18,9 @@ weights were set by measurement (``bench/retrieval.py --sweep``; figures in ``be
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
-from engine.search.keyword import has_cjk
+from engine.search.query import Query
 
 DEPTH = 50
 CONTEXT_WEIGHT = 1.0
@@ -63,22 +63,11 @@ def fuse(rankings: Sequence[tuple[Scored, float]]) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
 
 
-def named_in(query: str, sender: str) -> bool:
-    """Whether ``query`` names ``sender`` (a whole word, any case; CJK names anywhere; 2+ characters)."""
-    name = sender.strip().casefold()
-    if len(name) < 2:
-        return False
-    folded = query.casefold()
-    if has_cjk(name):
-        return name in folded
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded) is not None
-
-
 def prefer_named_senders(
-    fused: Sequence[tuple[int, float]], senders: Mapping[int, str], query: str
+    fused: Sequence[tuple[int, float]], senders: Mapping[int, str], query: Query
 ) -> list[tuple[int, float]]:
     """Add :data:`SENDER_BOOST` to the candidates whose sender ``query`` names; best first again."""
-    named = {sender: named_in(query, sender) for sender in set(senders.values()) if sender}
+    named = {sender: query.names(sender) for sender in set(senders.values()) if sender}
     if not any(named.values()):
         return list(fused)
     boosted = [

@@ -17,13 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CJK = (
-    "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3100-\u312f\u31a0-\u31bf"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
-)
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+", re.UNICODE)
-_PHRASE = re.compile(r'"([^"]+)"')
+from engine import cjk
+
+_TOKEN = re.compile(f"[{cjk.RANGES}]+|[^\\W_]+", re.UNICODE)
+PHRASE = re.compile(r'"([^"]+)"')
+"""A ``"double-quoted phrase"`` of a query."""
 
 STOP_WORDS = frozenset(
     [
@@ -193,16 +191,12 @@ def quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def has_cjk(text: str) -> bool:
-    return _CJK_RUN.search(text) is not None
-
-
 def route_phrase(text: str) -> Term | None:
     """The route for a text searched as one phrase (substring semantics for CJK)."""
     text = text.strip()
     if not text:
         return None
-    runs = _CJK_RUN.findall(text)
+    runs = cjk.RUN.findall(text)
     if len(runs) == 1 and len(runs[0]) == 2 and runs[0] == text:
         return Term(text, "bi")
     if any(len(run) < 3 for run in runs) or (runs and len(text) < 3):
@@ -217,14 +211,14 @@ def route_phrase(text: str) -> Term | None:
 def parse_natural(query: str) -> list[Term]:
     """Terms of a natural-language query (any term may match)."""
     terms: list[Term] = []
-    for phrase in _PHRASE.findall(query):
+    for phrase in PHRASE.findall(query):
         term = route_phrase(phrase)
         if term is not None:
             terms.append(term)
-    rest = _PHRASE.sub(" ", query)
+    rest = PHRASE.sub(" ", query)
     words: list[str] = []
     for token in _TOKEN.findall(rest):
-        if _CJK_RUN.fullmatch(token):
+        if cjk.RUN.fullmatch(token):
             if len(token) < 3:
                 terms.append(Term(token, "bi" if len(token) == 2 else "like"))
             else:
@@ -237,11 +231,3 @@ def parse_natural(query: str) -> list[Term]:
     for term in terms:
         unique.setdefault((term.text.lower(), term.route), term)
     return list(unique.values())
-
-
-def cjk_bigrams(text: str) -> str:
-    """The overlapping CJK bigrams of a text, space-separated (what ``messages_bi`` indexes)."""
-    grams: list[str] = []
-    for run in _CJK_RUN.findall(text):
-        grams.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return " ".join(grams)

@@ -3,7 +3,7 @@
 ``scope="recent"`` searches the messages still in history.json (since the last compaction cut);
 ``scope="all"`` searches everything ever archived. A hit's ``source`` says where it came from:
 ``recent`` (still in history.json) or ``archive`` (cut out of history.json by compaction); semantic and
-hybrid search (``engine.semantic.tier``) add ``semantic`` and ``hybrid``.
+hybrid search (:class:`engine.search.service.Search`) add ``semantic`` and ``hybrid``.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from sqlalchemy import Connection, text
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import Message
-from engine.search import fulltext, keyword
+from engine.search import fulltext
+from engine.search.query import Query
 from engine.sessions import archive
 
 MATCHES = ("keyword", "semantic", "hybrid")
 SCOPES = ("recent", "all")
 MAX_LIMIT = 200
-MAX_QUERY_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -51,13 +51,6 @@ def check_arguments(match: str, scope: str, time_range: str | None, limit: int) 
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
 
 
-def clean_query(query: str) -> str:
-    """The query with NULs and lone surrogates removed, cut to a sane length."""
-    query = query.replace("\x00", " ")
-    query = query.encode("utf-8", "replace").decode("utf-8")
-    return query[:MAX_QUERY_CHARS]
-
-
 def start_ids(conn: Connection, session_id: str | None) -> dict[str, int]:
     """The compaction cut (first hot row id) of one session, or of every session."""
     if session_id is not None:
@@ -80,7 +73,7 @@ def bounds_for(conn: Connection, session_id: str | None, scope: str, after_ns: i
 
 def keyword_search(
     conn: Connection,
-    query: str,
+    query: Query,
     *,
     session_id: str | None,
     scope: str,
@@ -89,11 +82,10 @@ def keyword_search(
     tables: set[str],
 ) -> list[Hit]:
     """Natural-language keyword search: any term, BM25-ranked, over one session or all of them."""
-    terms = keyword.parse_natural(clean_query(query))
     bounds = bounds_for(conn, session_id, scope, after_ns)
-    if not terms or bounds is None:
+    if not query.terms or bounds is None:
         return []
-    ranked = fulltext.rank(conn, terms, bounds, tables, limit)
+    ranked = fulltext.rank(conn, list(query.terms), bounds, tables, limit)
     cuts = start_ids(conn, session_id)
     hits: list[Hit] = []
     for message, score in ranked:
@@ -110,16 +102,17 @@ def keyword_search(
 
 
 def seed_keyword_search(
-    conn: Connection, keyword_text: str, *, session_id: str, after_ns: int, limit: int, tables: set[str]
+    conn: Connection, query: Query, *, session_id: str, after_ns: int, limit: int, tables: set[str]
 ) -> tuple[list[Hit], list[Hit]]:
-    """The seed's keyword mode: the keyword as one phrase, archive part and recent part, newest first.
+    """The ``chat_history`` tool's keyword mode: the whole query as one phrase, archive part and recent
+    part, newest first.
 
     The archive part holds rows cut out of history.json (before the compaction cut); the recent part holds
     rows still in history.json whose decoded content contains the keyword (case-insensitive), stopping at
     rows older than the time range. Recent hits that duplicate an archive hit (same role and content) are
     dropped. Each part has at most ``limit`` hits.
     """
-    term = keyword.route_phrase(clean_query(keyword_text))
+    term = query.phrase
     key = archive.known_key(conn, session_id)
     if term is None or key is None:
         return [], []

@@ -1,4 +1,4 @@
-"""Tier 2 and beyond: semantic and hybrid search over message vectors (:class:`SemanticTier`).
+"""Tier 2 and beyond: message vectors and their nearest-neighbour search (:class:`SemanticTier`).
 
 The tier follows the archive through the :class:`engine.memory.Tier` hooks: appended messages are queued
 for embedding in the append's transaction (the background :class:`EmbedWorker` embeds them), a
@@ -13,8 +13,8 @@ Search, per session:
   index when there are at least ``annoyindex.EXACT_BELOW`` of them, else exactly. A missing, stale or
   damaged index file is rebuilt in the background (with a log line) and the search runs exactly meanwhile.
 
-``session=None`` searches every session and merges by score. ``hybrid`` fuses the keyword ranking with
-the semantic one (:mod:`engine.search.hybrid`).
+``session=None`` searches every session and merges by score. The tier ranks by vectors only; keyword and
+hybrid search, and the hits, are :class:`engine.search.service.Search`'s.
 """
 
 from __future__ import annotations
@@ -35,10 +35,6 @@ from engine.embedders.chooser import Choice, injected, select
 from engine.errors import VectorIndexError
 from engine.messages import Message
 from engine.paths import Paths
-from engine.search import context as contextfts
-from engine.search import hybrid
-from engine.search import pipeline as search
-from engine.search.pipeline import Hit
 from engine.semantic import annoyindex, exact, rows
 from engine.semantic.annoyindex import AnnoyArchive
 from engine.semantic.rows import Ids, Stats
@@ -70,7 +66,7 @@ class SemanticStatus:
 
 
 class SemanticTier:
-    """Vectors of one memory: the embedding worker, the indexes, and semantic/hybrid search."""
+    """Vectors of one memory: the embedding worker, the indexes, and their ranking of a query."""
 
     def __init__(
         self,
@@ -90,8 +86,6 @@ class SemanticTier:
         self._gemini_key = gemini_key
         self._gemini_base_url = gemini_base_url
         annoyindex.clean_leftovers(paths.vectors_dir)
-        with store.read() as conn:
-            self._context = contextfts.exists(conn)
         self._lock = threading.Lock()
         self._annoy: dict[str, AnnoyArchive] = {}
         self._rebuilding: set[str] = set()  # index rebuilds waiting for the queue to drain
@@ -140,8 +134,6 @@ class SemanticTier:
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
         rows.enqueue(conn, messages, self._clock())
-        if self._context:
-            contextfts.add(conn, messages)
         if self._worker.started:
             self._worker.wake()
 
@@ -150,8 +142,6 @@ class SemanticTier:
 
     def session_cleared(self, conn: Connection, session: str) -> None:
         rows.clear_session(conn, session)
-        if self._context:
-            contextfts.clear_session(conn, session)
         key = archive.known_key(conn, session)
         with self._lock:
             old = self._annoy.pop(session, None)
@@ -164,8 +154,8 @@ class SemanticTier:
                 path.unlink(missing_ok=True)
 
     def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
-        """Drop the message's vector, queue entry and context row, and redo the next message's, whose
-        embedded text and context row carry this one as their previous turn (before the row is deleted)."""
+        """Drop the message's vector and queue entry, and redo the next message's, whose embedded text
+        carries this one as its previous turn (before the row is deleted)."""
         for table, column in (("vectors", "message_id"), ("embed_queue", "message_id")):
             conn.execute(text(f"DELETE FROM {table} WHERE {column} = :i"), {"i": message_id})
         following = conn.execute(
@@ -174,8 +164,6 @@ class SemanticTier:
             ),
             {"s": session, "i": message_id},
         ).first()
-        if self._context:
-            contextfts.forget(conn, session, message_id)
         if following is not None:
             conn.execute(text("DELETE FROM vectors WHERE message_id = :i"), {"i": following[0]})
             rows.enqueue(
@@ -294,11 +282,15 @@ class SemanticTier:
         """``(message id, cosine)`` of the ``k`` messages nearest to ``query``, best first.
 
         Args:
+            query: the query text, cleaned (``engine.search.query.clean``).
             session: one session, or None for every session.
             scope: ``recent`` (since the compaction cut) or ``all`` (the archive too).
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
         """
         embedder = self.embedder()
-        vector = embedder.encode_query(search.clean_query(query))
+        vector = embedder.encode_query(query)
         found: list[tuple[int, float]] = []
         with self._store.read() as conn:
             sessions = [session] if session is not None else rows.sessions(conn, embedder.id)
@@ -311,6 +303,21 @@ class SemanticTier:
                     found.extend(self._search_archive(conn, embedder, sid, cut, vector, k))
         found.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
         return found[:k]
+
+    def semantic_ranking(
+        self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
+    ) -> list[tuple[int, float]]:
+        """:meth:`search_vectors` of ``depth`` messages, without those sent before ``after_ns``.
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
+        if not after_ns:
+            return pairs
+        with self._store.read() as conn:
+            timed = archive.by_ids(conn, [i for i, _ in pairs])
+        return [(i, s) for i, s in pairs if i in timed and timed[i].send_at >= after_ns]
 
     def _matrix(
         self, conn: Connection, embedder: Embedder, session: str, part: str, lo: int, hi: int
@@ -402,106 +409,3 @@ class SemanticTier:
             if old is not None:
                 old.unload()
         return True
-
-    def search(
-        self, query: str, *, session: str | None, match: str, scope: str, after_ns: int, limit: int
-    ) -> list[Hit]:
-        """Semantic (``match="semantic"``) or hybrid (``"hybrid"``) search; see ``Memory.search``.
-
-        Raises:
-            VectorIndexError: semantic search without a usable embedder (hybrid falls back to keywords).
-        """
-        depth = limit if not after_ns else limit * 4 + 50
-        if match == "semantic":
-            pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
-            return self._hits([(i, s) for i, s in pairs], after_ns, limit, "semantic")
-        depth_k = max(hybrid.DEPTH, limit)
-        context, plain = self.keyword_ranking(
-            query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
-        )
-        try:
-            pairs = self.search_vectors(query, session=session, scope=scope, k=max(depth_k, depth))
-            weight = hybrid.semantic_weight(self.embedder().id)
-            if after_ns:
-                timed = self._messages([i for i, _ in pairs])
-                pairs = [(i, s) for i, s in pairs if i in timed and timed[i].send_at >= after_ns]
-        except VectorIndexError as exc:
-            log.warning("hybrid search without vectors (%s): keyword results only", exc)
-            pairs, weight = [], 0.0
-        fused = hybrid.fuse(
-            [
-                (context, hybrid.CONTEXT_WEIGHT),
-                (pairs[:depth_k], weight),
-                (plain, hybrid.PLAIN_WEIGHT if context else hybrid.CONTEXT_WEIGHT),
-            ]
-        )
-        found = self._messages([i for i, _ in fused])
-        fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
-        return self._hits(fused, after_ns, limit, "hybrid", found)
-
-    def keyword_ranking(
-        self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword).
-
-        Context matches come from ``context_fts`` (each message between its neighbours, speakers named;
-        words only); plain matches are ``Memory.search``'s keyword search (words and CJK).
-        """
-        with self._store.read() as conn:
-            plain = [
-                (h.message.id or 0, h.score)
-                for h in search.keyword_search(
-                    conn,
-                    query,
-                    session_id=session,
-                    scope=scope,
-                    after_ns=after_ns,
-                    limit=depth,
-                    tables=self._store.fts_tables,
-                )
-            ]
-            if not self._context:
-                return [], plain
-            key = archive.known_key(conn, session) if session is not None else None
-            if session is not None and key is None:
-                return [], plain
-            ranked = contextfts.search(
-                conn, search.clean_query(query), session_key=key, session_id=session, limit=depth * 2 + 50
-            )
-            cuts = search.start_ids(conn, session)
-            found = archive.by_ids(conn, [i for i, _ in ranked])
-        words: list[tuple[int, float]] = []
-        for message_id, score in ranked:
-            message = found.get(message_id)
-            if message is None or message.send_at < after_ns:
-                continue
-            if scope == "recent" and message_id < cuts.get(message.session or "", 0):
-                continue
-            words.append((message_id, score))
-            if len(words) >= depth:
-                break
-        return words, plain
-
-    def _messages(self, ids: list[int]) -> dict[int, Message]:
-        with self._store.read() as conn:
-            return archive.by_ids(conn, ids)
-
-    def _hits(
-        self,
-        pairs: list[tuple[int, float]],
-        after_ns: int,
-        limit: int,
-        source: str,
-        found: dict[int, Message] | None = None,
-    ) -> list[Hit]:
-        if found is None:
-            found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
-        hits: list[Hit] = []
-        for message_id, score in pairs:
-            message = found.get(message_id)
-            if message is None or message.send_at < after_ns:
-                continue
-            hits.append(Hit(message, float(score), source))
-            if len(hits) >= limit:
-                break
-        return hits

@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from engine.cjk import cjk_bigrams
 from engine.messages import Message
-from engine.search.keyword import cjk_bigrams
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 

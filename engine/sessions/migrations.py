@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
+from engine.cjk import cjk_bigrams
 from engine.sessions.schema import CJK_GLOB, FTS_TABLES, MessageMeta, MessageRow, SessionRow, SettingRow
 from engine.storage import fts
 
@@ -24,7 +25,6 @@ def m001_initial(conn: Connection) -> None:
 
 def m005_cjk_bigrams(conn: Connection) -> None:
     """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
-    from engine.search.keyword import cjk_bigrams
 
     conn.exec_driver_sql(
         "CREATE TABLE IF NOT EXISTS messages_cjk (id INTEGER PRIMARY KEY REFERENCES messages(id) "

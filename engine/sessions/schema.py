@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlmodel import Field, SQLModel
 
+from engine import cjk
 from engine.storage.fts import ExternalFts
 
 
@@ -62,8 +63,8 @@ class SettingRow(SQLModel, table=True):
     value: str
 
 
-# CJK characters (kana, CJK ideographs, Hangul, compatibility ideographs, extension planes) as a GLOB class.
-CJK_GLOB = "*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]*"
+# The trigram table indexes only rows with a CJK character (engine.cjk says which characters are CJK).
+CJK_GLOB = cjk.GLOB
 
 SKEY_BASE = 0xE001
 SKEY_SPAN = 6000

@@ -31,6 +31,7 @@ from engine.errors import EngineError, VectorIndexError
 from engine.memory import Memory
 from engine.messages import Message
 from engine.search.pipeline import Hit
+from engine.search.query import clean
 from engine.sessions import archive
 
 log = logging.getLogger("memtray.tools")
@@ -141,17 +142,12 @@ def _semantic(mem: Memory, session: str, keyword: str, match: str, scope: str, l
             ranked = [
                 i
                 for i, _ in semantic.search_vectors(
-                    keyword, session=session, scope=scope, k=limit + len(excluded)
+                    clean(keyword), session=session, scope=scope, k=limit + len(excluded)
                 )
             ]
         else:
-            hits: list[Hit] = semantic.search(
-                keyword,
-                session=session,
-                match="hybrid",
-                scope=scope,
-                after_ns=0,
-                limit=min(200, limit + len(excluded)),
+            hits: list[Hit] = mem.search(
+                keyword, session=session, match="hybrid", scope=scope, limit=min(200, limit + len(excluded))
             )
             ranked = [h.message.id or 0 for h in hits]
     except VectorIndexError as exc:

@@ -34,6 +34,14 @@ def test_terms_and_highlighting() -> None:
     assert excerpt("x " * 200 + "needle" + " y" * 200, ["needle"], 40).startswith("…")
 
 
+def test_highlighting_uses_the_engines_query_terms() -> None:
+    assert terms("what about your budget") == ["budget"]  # the engine's stop words
+    assert terms("ㄅㄆㄇ 記憶體不足") == ["記憶體不足", "ㄅㄆㄇ", "記憶體", "憶體不", "體不足"]
+    html = highlight_html("premium budget", terms("um budget"))
+    assert html.count("font-weight:bold") == 1  # a word is marked where a word starts, not inside one
+    assert highlight_html("很好ㄅㄆㄇ", terms("ㄅㄆㄇ")).count("font-weight:bold") == 1  # CJK: anywhere
+
+
 def test_only_keyword_search_without_the_semantic_tier(viewer: ViewerWindow) -> None:
     assert [viewer.search.match.itemData(i) for i in range(viewer.search.match.count())] == ["keyword"]
     viewer.search.set_semantic_available(True)

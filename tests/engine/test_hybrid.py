@@ -11,6 +11,7 @@ from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
 from engine.search import context as contextfts
 from engine.search import fulltext, hybrid
+from engine.search.query import named_in
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS
@@ -22,14 +23,12 @@ def _turns(*pairs: tuple[str, str]) -> list[Message]:
 
 
 def _context_ids(mem: Memory, query: str, session: str = "s1", depth: int = 10) -> list[int]:
-    assert mem.semantic is not None
-    context, _ = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=depth)
+    context, _ = mem._search.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=depth)
     return [i for i, _ in context]
 
 
 def _plain_ids(mem: Memory, query: str, session: str = "s1") -> list[int]:
-    assert mem.semantic is not None
-    _, plain = mem.semantic.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
+    _, plain = mem._search.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
     return [i for i, _ in plain]
 
 
@@ -145,12 +144,12 @@ def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours_session_by_ses
 
 
 def test_a_sender_is_named_by_a_whole_word_in_any_case_or_by_cjk_anywhere() -> None:
-    assert hybrid.named_in("What did Caroline research?", "Caroline")
-    assert hybrid.named_in("what is caroline's identity", "Caroline")
-    assert not hybrid.named_in("What did Caroline research?", "Carol")
-    assert hybrid.named_in("小明上週說了什麼", "小明")
-    assert not hybrid.named_in("what did I say", "I")  # one-character names are too ambiguous
-    assert not hybrid.named_in("anything", "")
+    assert named_in("What did Caroline research?", "Caroline")
+    assert named_in("what is caroline's identity", "Caroline")
+    assert not named_in("What did Caroline research?", "Carol")
+    assert named_in("小明上週說了什麼", "小明")
+    assert not named_in("what did I say", "I")  # one-character names are too ambiguous
+    assert not named_in("anything", "")
 
 
 def test_hybrid_search_prefers_the_messages_of_the_sender_the_query_names(

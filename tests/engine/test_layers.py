@@ -50,13 +50,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
     {
-        # cjk_bigrams is in search.keyword; the CJK rewrite moves it to engine.cjk (the kernel).
-        ("engine.sessions.archive", "engine.search.keyword"),
-        ("engine.sessions.migrations", "engine.search.keyword"),
-        # The semantic tier runs hybrid search and writes the context index: it sits above search.
-        ("engine.semantic.tier", "engine.search.context"),
-        ("engine.semantic.tier", "engine.search.hybrid"),
-        ("engine.semantic.tier", "engine.search.pipeline"),
         # A type only (TYPE_CHECKING): the summaries are given the Memory that owns them.
         ("engine.summary.service", "engine.memory"),
     }

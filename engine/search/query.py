@@ -1,0 +1,94 @@
+"""A search query, parsed once: :func:`parse` makes the :class:`Query` every part of a search reads.
+
+Cleaning (NULs and lone surrogates out, at most :data:`MAX_QUERY_CHARS`) happens here and only here; the
+keyword ranking, the context index, the vectors, the sender rule of hybrid fusion and the viewer's
+highlighting all take the parsed query (or its cleaned text), so they agree on its words, stop words and
+CJK runs (:mod:`engine.search.keyword`, :mod:`engine.cjk`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine import cjk
+from engine.search import keyword
+from engine.search.keyword import Term
+
+MAX_QUERY_CHARS = 4096
+
+
+def clean(text: str) -> str:
+    """``text`` with NULs and lone surrogates removed, cut to :data:`MAX_QUERY_CHARS`."""
+    text = text.replace("\x00", " ")
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return text[:MAX_QUERY_CHARS]
+
+
+def named_in(text: str, sender: str) -> bool:
+    """Whether ``text`` names ``sender`` (a whole word, any case; CJK names anywhere; 2+ characters)."""
+    name = sender.strip().casefold()
+    if len(name) < 2:
+        return False
+    folded = text.casefold()
+    if cjk.has_cjk(name):
+        return name in folded
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded) is not None
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query, cleaned and parsed.
+
+    Attributes:
+        text: the cleaned text (what the vectors embed, what sender names are looked for in).
+        terms: the natural-language terms, routed by script (any of them may match; stop words out).
+        phrase: the whole text searched as one phrase (the ``chat_history`` tool's keyword mode); None
+            when it is blank.
+        phrases: the ``"double-quoted phrases"``.
+        runs: the CJK runs outside the phrases, whole (their terms are trigrams or shorter runs).
+        has_cjk: whether the text holds a CJK character.
+    """
+
+    text: str
+    terms: tuple[Term, ...]
+    phrase: Term | None
+    phrases: tuple[str, ...]
+    runs: tuple[str, ...]
+    has_cjk: bool
+
+    @property
+    def words(self) -> list[str]:
+        """The texts of the terms for the word index (words, and phrases of spaced scripts)."""
+        return [t.text for t in self.terms if t.route == "word"]
+
+    def names(self, sender: str) -> bool:
+        """Whether the query names ``sender`` (see :func:`named_in`)."""
+        return named_in(self.text, sender)
+
+    def highlights(self) -> list[str]:
+        """What a result is searched for, as texts to mark in it: the phrases, the CJK runs whole, and
+        every term (a long run's trigrams mark a result holding only part of it); no duplicates."""
+        found = [*self.phrases, *self.runs, *(t.text for t in self.terms)]
+        return list(dict.fromkeys(f for f in found if f))
+
+
+def parse(text: str) -> Query:
+    """Clean and parse ``text``."""
+    text = clean(text)
+    phrases = tuple(p.strip() for p in keyword.PHRASE.findall(text) if p.strip())
+    runs = tuple(cjk.RUN.findall(keyword.PHRASE.sub(" ", text)))
+    return Query(
+        text=text,
+        terms=tuple(keyword.parse_natural(text)),
+        phrase=keyword.route_phrase(text),
+        phrases=phrases,
+        runs=runs,
+        has_cjk=cjk.has_cjk(text),
+    )
+
+
+def query_terms(text: str) -> list[str]:
+    """The texts that a search for ``text`` looks for, to highlight in its results (see
+    :meth:`Query.highlights`)."""
+    return parse(text).highlights()

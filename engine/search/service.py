@@ -1,0 +1,218 @@
+"""Search, one component: :class:`Search` conducts keyword, semantic and hybrid search for the facade.
+
+A query is parsed once (:func:`engine.search.query.parse`). Keyword search ranks it by BM25 over the
+FTS5 tables (:mod:`engine.search.pipeline`). Semantic search asks the vectors
+(:meth:`engine.semantic.tier.SemanticTier.semantic_ranking`) for ``(id, cosine)`` and nothing else. Hybrid
+search puts three rankings side by side — the context index (each message between its neighbours,
+:mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
+(:mod:`engine.search.hybrid`). Without vectors (no embedder), hybrid search says so in the log and fuses
+the keyword rankings alone.
+
+It is also a :class:`engine.sessions.listeners.Tier`: the context index follows the archive through the
+same hooks as the vectors (a new message gets its row and becomes its previous message's ``next``, a
+forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from sqlalchemy import Connection
+
+from engine.errors import InvalidInput, VectorIndexError
+from engine.messages import Message
+from engine.search import context as contextfts
+from engine.search import hybrid, pipeline
+from engine.search.pipeline import Hit
+from engine.search.query import Query, parse
+from engine.semantic.tier import SemanticTier
+from engine.sessions import archive
+from engine.storage.store import Store
+
+log = logging.getLogger("memtray.search")
+
+Ranking = list[tuple[int, float]]
+
+
+class Search:
+    """Keyword, semantic and hybrid search over one store (``semantic``: its vectors, if loaded)."""
+
+    def __init__(self, store: Store, semantic: SemanticTier | None) -> None:
+        self._store = store
+        self._semantic = semantic
+        with store.read() as conn:
+            self._context = contextfts.exists(conn)
+
+    # -- searching --------------------------------------------------------------------------------
+
+    def search(
+        self, query: str, *, session: str | None, match: str, scope: str, after_ns: int, limit: int
+    ) -> list[Hit]:
+        """Search (arguments checked by the caller; see ``Memory.search``).
+
+        Raises:
+            InvalidInput: semantic or hybrid search without the semantic tier.
+            VectorIndexError: semantic search without a usable embedder (hybrid falls back to keywords).
+        """
+        parsed = parse(query)
+        if match == "keyword":
+            with self._store.read() as conn:
+                return pipeline.keyword_search(
+                    conn,
+                    parsed,
+                    session_id=session,
+                    scope=scope,
+                    after_ns=after_ns,
+                    limit=limit,
+                    tables=self._store.fts_tables,
+                )
+        semantic = self._semantic
+        if semantic is None:
+            raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
+        depth = limit if not after_ns else limit * 4 + 50
+        if match == "semantic":
+            pairs = semantic.semantic_ranking(
+                parsed.text, session=session, scope=scope, after_ns=after_ns, depth=depth
+            )
+            return self._hits(pairs, after_ns, limit, "semantic")
+        return self._hybrid(semantic, parsed, session, scope, after_ns, limit, depth)
+
+    def _hybrid(
+        self,
+        semantic: SemanticTier,
+        query: Query,
+        session: str | None,
+        scope: str,
+        after_ns: int,
+        limit: int,
+        depth: int,
+    ) -> list[Hit]:
+        depth_k = max(hybrid.DEPTH, limit)
+        context, plain = self.keyword_ranking(
+            query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
+        )
+        try:
+            pairs = semantic.semantic_ranking(
+                query.text, session=session, scope=scope, after_ns=after_ns, depth=max(depth_k, depth)
+            )
+            weight = hybrid.semantic_weight(semantic.embedder().id)
+        except VectorIndexError as exc:
+            log.warning("hybrid search without vectors (%s): keyword results only", exc)
+            pairs, weight = [], 0.0
+        fused = hybrid.fuse(
+            [
+                (context, hybrid.CONTEXT_WEIGHT),
+                (pairs[:depth_k], weight),
+                (plain, hybrid.PLAIN_WEIGHT if context else hybrid.CONTEXT_WEIGHT),
+            ]
+        )
+        found = self._messages([i for i, _ in fused])
+        fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
+        return self._hits(fused, after_ns, limit, "hybrid", found)
+
+    def keyword_ranking(
+        self, query: Query | str, *, session: str | None, scope: str, after_ns: int, depth: int
+    ) -> tuple[Ranking, Ranking]:
+        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword).
+
+        Context matches come from ``context_fts`` (each message between its neighbours, speakers named;
+        words only); plain matches are keyword search (words and CJK).
+        """
+        parsed = parse(query) if isinstance(query, str) else query
+        with self._store.read() as conn:
+            plain = [
+                (h.message.id or 0, h.score)
+                for h in pipeline.keyword_search(
+                    conn,
+                    parsed,
+                    session_id=session,
+                    scope=scope,
+                    after_ns=after_ns,
+                    limit=depth,
+                    tables=self._store.fts_tables,
+                )
+            ]
+            if not self._context:
+                return [], plain
+            key = archive.known_key(conn, session) if session is not None else None
+            if session is not None and key is None:
+                return [], plain
+            ranked = contextfts.search(
+                conn, parsed, session_key=key, session_id=session, limit=depth * 2 + 50
+            )
+            cuts = pipeline.start_ids(conn, session)
+            found = archive.by_ids(conn, [i for i, _ in ranked])
+        words: Ranking = []
+        for message_id, score in ranked:
+            message = found.get(message_id)
+            if message is None or message.send_at < after_ns:
+                continue
+            if scope == "recent" and message_id < cuts.get(message.session or "", 0):
+                continue
+            words.append((message_id, score))
+            if len(words) >= depth:
+                break
+        return words, plain
+
+    def seed_keyword_search(
+        self, session: str, keyword_text: str, *, after_ns: int, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The ``chat_history`` tool's keyword mode: (archive hits, recent hits), newest first."""
+        with self._store.read() as conn:
+            return pipeline.seed_keyword_search(
+                conn,
+                parse(keyword_text),
+                session_id=session,
+                after_ns=after_ns,
+                limit=limit,
+                tables=self._store.fts_tables,
+            )
+
+    def _messages(self, ids: list[int]) -> dict[int, Message]:
+        with self._store.read() as conn:
+            return archive.by_ids(conn, ids)
+
+    def _hits(
+        self,
+        pairs: Ranking,
+        after_ns: int,
+        limit: int,
+        source: str,
+        found: dict[int, Message] | None = None,
+    ) -> list[Hit]:
+        if found is None:
+            found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
+        hits: list[Hit] = []
+        for message_id, score in pairs:
+            message = found.get(message_id)
+            if message is None or message.send_at < after_ns:
+                continue
+            hits.append(Hit(message, float(score), source))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    # -- the context index follows the archive (Tier hooks) ---------------------------------------
+
+    def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
+        if self._context:
+            contextfts.add(conn, messages)
+
+    def session_compacted(self, session: str, start_id: int) -> None:
+        """Nothing to do: the context index holds every archived message, before the cut or after it."""
+
+    def session_cleared(self, conn: Connection, session: str) -> None:
+        if self._context:
+            contextfts.clear_session(conn, session)
+
+    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
+        """Remove the message's row and join its neighbours' rows around the gap."""
+        if self._context:
+            contextfts.forget(conn, session, message_id)
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Nothing to stop: search has no background work."""
