@@ -11,10 +11,10 @@ above ``hot_last_id`` are not yet confirmed in the file: the last finished appen
 interrupted append's after them.
 
 Writes to a session happen under that session's lock (threads and processes). An append is written to
-the archive first (committed), then to history.json (atomic rename); the next writer of the session finds
-those rows at the end of the file and records them as done, so an append costs one write transaction. If
-a process dies between the two writes, the next writer of the session replays what the archive has and
-the file lacks (:mod:`engine.sessions.recovery`), so an acknowledged message is never lost and never
+the archive first (committed), then to history.json (atomic rename); the next call that holds the
+session's lock finds those rows at the end of the file and records them as done, so an append costs one
+write transaction. If a process dies between the two writes, that next call replays what the archive has
+and the file lacks (:mod:`engine.sessions.recovery`), so an acknowledged message is never lost and never
 doubled. A write that fails cleanly (a full disk) takes back its archive rows, so a message the call did
 not acknowledge is not stored half-way. A compaction commits the new cut before it rewrites history.json;
 if it is interrupted in between, the next repair drops the archived messages left at the file's start.
