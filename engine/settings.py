@@ -11,12 +11,9 @@ import dataclasses
 import json
 import logging
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.errors import InvalidSetting
-
-if TYPE_CHECKING:
-    from engine.storage.store import Store
 
 log = logging.getLogger("memtray.settings")
 
@@ -138,10 +135,18 @@ def render(value: Any) -> str:
     return str(value)
 
 
+class SettingRows(Protocol):
+    """Where settings are kept as ``{name: json}`` rows (the database's ``settings`` table)."""
+
+    def setting_rows(self) -> dict[str, str]: ...
+
+    def save_setting_rows(self, rows: dict[str, str]) -> None: ...
+
+
 class StoredSettings:
     """The settings of one database: the copy in use, changed or re-read from the ``settings`` table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: SettingRows) -> None:
         self._store = store
         self._current = from_stored(store.setting_rows())
 
