@@ -10,9 +10,9 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    altogether: it asks the running memtray of that home to quit and exits.
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
-   summarizer gets the app's :class:`engine.llm.keys.Keys` (so a key "for this session only" reaches it),
-   the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
-   when the engine has it), and the first snapshot is read.
+   memory's key store (``mem.keys``) is the one the summarizer, the chat windows and the settings window
+   share (so a key "for this session only" reaches them all); the summaries, error memory and key store
+   are adapted through :mod:`desktop.seams`, and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`). The tray's "New chat" and
    "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
@@ -53,11 +53,9 @@ from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
-from engine.chat import Chat, new_session_id
-from engine.llm.keys import Keys
+from engine.chat import new_session_id
 from engine.logs import configure
 from engine.paths import Paths
-from engine.summary import Summaries
 from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.desktop.app")
@@ -90,13 +88,11 @@ class Memtray(QObject):
         *,
         tray_available: bool | None = None,
         open_memory: Callable[[Path], Memory] = Memory.open,
-        keys: Keys | None = None,
     ) -> None:
         super().__init__()
         self.app = app
         self.paths = paths
         self.open_memory = open_memory
-        self.keys = keys or Keys()
         self.tray_available = (
             QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
         )
@@ -163,32 +159,21 @@ class Memtray(QObject):
         if self._stopped:
             mem.close()
             return
-        if "summaries" not in vars(mem):  # the summarizer shares the app's keys ("use for this session")
-            mem.summaries = Summaries(mem, keys=self.keys)
-        summaries, errors = seams.summaries_of(mem), seams.errors_of(mem)
-        keys = seams.key_store(mem.summaries.keys)
-        semantic = seams.has_semantic(mem)
-        log.info(
-            "memory: open at %s (semantic search %s, summaries %s, error memory %s)",
-            mem.paths.home,
-            *("yes" if x else "no" for x in (semantic, summaries, errors)),
-        )
-        self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
+        summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store(mem.keys)
+        log.info("memory: open at %s", mem.paths.home)
+        self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=True)
         self.shutting_down.connect(self.state.detach)  # before the memory closes
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()
-        if summaries is not None:
-            self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
-            self.tick_timer.start()
-            log.info(
-                "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
-                REFRESH_MS // 1000,
-                TICK_MS // 1000,
-                f"{self.scheduler.next_run():%H:%M}",
-            )
-        else:
-            log.info("timers: state refresh every %d s (no summarizer in this build)", REFRESH_MS // 1000)
+        self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
+        self.tick_timer.start()
+        log.info(
+            "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
+            REFRESH_MS // 1000,
+            TICK_MS // 1000,
+            f"{self.scheduler.next_run():%H:%M}",
+        )
         self.memory_did_open.emit()
 
     def _on_memory_failed(self, exc: BaseException) -> None:
@@ -219,8 +204,7 @@ class Memtray(QObject):
         sid = session if session is not None else new_session_id(mem.clock())
         window = self.chat_windows.get(sid)
         if window is None:
-            keys = self.keys  # the app's key store: a key "for this session only" reaches the chat too
-            window = ChatWindow(self.state, sid, is_new=is_new, chat_factory=lambda mem: Chat(mem, keys=keys))
+            window = ChatWindow(self.state, sid, is_new=is_new)
             window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             window.turn_did_finish.connect(self.state.refresh)
             window.destroyed.connect(lambda _obj=None, sid=sid: self.chat_windows.pop(sid, None))

@@ -14,7 +14,6 @@ when the engine changes. The adapters translate the real engine APIs:
 - :class:`engine.llm.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
   ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.llm.gemini.make_client`.
 
-``mem.semantic`` present → ``Memory.search(match="semantic"|"hybrid")`` works (see :func:`has_semantic`).
 Every method of every adapter does I/O (SQLite, files, the keyring, the network): call it on a worker.
 """
 
@@ -26,10 +25,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from engine import Settings
+    from engine import Memory, Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
     from engine.llm.keys import Keys
     from engine.summary import Summaries, Summary
@@ -340,19 +339,12 @@ class EngineKeys:
 # -- finding the parts -------------------------------------------------------------------------
 
 
-def has_semantic(mem: object) -> bool:
-    """True when the memory can search by meaning (``match="semantic"|"hybrid"``)."""
-    return getattr(mem, "semantic", None) is not None
+def summaries_of(mem: Memory) -> EngineSummaries:
+    return EngineSummaries(mem.summaries)
 
 
-def summaries_of(mem: Any) -> EngineSummaries | None:
-    part = getattr(mem, "summaries", None)
-    return EngineSummaries(part) if part is not None else None
-
-
-def errors_of(mem: Any) -> EngineErrors | None:
-    part = getattr(mem, "errors", None)
-    return EngineErrors(part) if part is not None else None
+def errors_of(mem: Memory) -> EngineErrors:
+    return EngineErrors(mem.errors)
 
 
 def key_store(keys: Keys) -> EngineKeys:

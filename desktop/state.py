@@ -50,7 +50,7 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
     """Read a :class:`Snapshot` (runs on the store worker; reads settings another process may have changed).
 
     The last summary run is the later of the last run this app made and the newest ``summary.json``.
-    ``embedding`` is the semantic tier's status (None without the tier, or when it cannot be read).
+    ``embedding`` is the semantic tier's status (None when it cannot be read).
     """
     settings = mem.reload_settings()
     sessions = mem.sessions(include_temp=True)
@@ -65,12 +65,10 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
             last = max(state.last_run or 0, newest) or None
             note = state.message
     embedding: SemanticStatus | None = None
-    semantic = getattr(mem, "semantic", None)
-    if semantic is not None:
-        try:
-            embedding = semantic.status()
-        except Exception:  # the backlog is a nicety; it must not hide the sessions
-            log.exception("could not read the embedding status")
+    try:
+        embedding = mem.semantic.status()
+    except Exception:  # the backlog is a nicety; it must not hide the sessions
+        log.exception("could not read the embedding status")
     return Snapshot(sessions, settings, last, note, embedding)
 
 
@@ -137,9 +135,7 @@ class AppState(QObject):
     ) -> None:
         self.memory = mem
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
-        tier = getattr(mem, "semantic", None)
-        if tier is not None:
-            tier.set_progress(_relay(self))
+        mem.semantic.set_progress(_relay(self))
         self.memory_did_open.emit()
         self.state_did_change.emit()
 
@@ -157,9 +153,8 @@ class AppState(QObject):
     def detach(self) -> None:
         """Stop listening to the engine's worker (before the memory closes)."""
         self._embed_poll.stop()
-        tier = getattr(self.memory, "semantic", None)
-        if tier is not None:
-            tier.set_progress(None)
+        if self.memory is not None:
+            self.memory.semantic.set_progress(None)
 
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False

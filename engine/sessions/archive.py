@@ -6,7 +6,8 @@ compaction. Functions take an open connection so the caller decides the transact
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +122,15 @@ def to_message(row: Any) -> Message:
     )
 
 
+def ids_from(conn: Connection, session_id: str, first_id: int) -> list[int]:
+    """The ids of the session's messages with ``id >= first_id``, in order."""
+    rows = conn.execute(
+        text("SELECT id FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
+        {"s": session_id, "i": first_id},
+    )
+    return [int(r[0]) for r in rows]
+
+
 def rows_from(conn: Connection, session_id: str, first_id: int) -> list[Message]:
     """The session's messages with ``id >= first_id``, oldest first."""
     result = conn.exec_driver_sql(
@@ -189,3 +199,34 @@ def delete_session(conn: Connection, session_id: str) -> int:
     deleted = conn.execute(text("DELETE FROM messages WHERE session_id = :s"), {"s": session_id}).rowcount
     conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
     return int(deleted or 0)
+
+
+def delete_message(conn: Connection, message_id: int) -> None:
+    """Delete one archived message (the FTS tables follow by trigger)."""
+    conn.execute(text("DELETE FROM messages WHERE id = :i"), {"i": message_id})
+
+
+def delete_range(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
+    """Delete the session's messages with ``first_id <= id <= last_id`` (the FTS tables follow by trigger)."""
+    conn.execute(
+        text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
+        {"s": session_id, "lo": first_id, "hi": last_id},
+    )
+
+
+@contextmanager
+def without_overwrite(conn: Connection) -> Iterator[None]:
+    """Deletes in this block are not overwritten (``secure_delete=FAST``): overwriting needs free space.
+
+    For taking back rows when the disk may be full; ``secure_delete`` is on again afterwards.
+    """
+    conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+    try:
+        yield
+    finally:
+        conn.exec_driver_sql("PRAGMA secure_delete=ON")
+
+
+def unregister(conn: Connection, session_id: str) -> None:
+    """Delete the session's ``sessions`` row (its short key): the last step of removing a session."""
+    conn.execute(text("DELETE FROM sessions WHERE id = :s"), {"s": session_id})

@@ -32,7 +32,6 @@ from engine.memory import Memory
 from engine.messages import Message
 from engine.search.pipeline import Hit
 from engine.search.query import clean
-from engine.sessions import archive
 
 log = logging.getLogger("memtray.tools")
 
@@ -128,11 +127,7 @@ def line(message: Message, *, with_sender: bool = False) -> str:
 
 def _semantic(mem: Memory, session: str, keyword: str, match: str, scope: str, limit: int) -> str:
     semantic = mem.semantic
-    if semantic is None:
-        return f"no matches with keyword: {keyword}"
-    with mem.store.read() as conn:
-        cut = archive.meta(conn, session).start_id if scope == "recent" else 0
-        sequence = archive.rows_from(conn, session, cut)
+    sequence = mem.archived(session, scope)
     if not sequence:
         return "no history found"
     skip = min(len(mem.window(session)) + 1, len(sequence))

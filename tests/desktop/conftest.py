@@ -27,6 +27,8 @@ from desktop.state import AppState  # noqa: E402
 from desktop.tasks import TaskRunner  # noqa: E402
 from engine import Memory, Message, Settings  # noqa: E402
 from engine.embedders.hashing import HashEmbedder  # noqa: E402
+from engine.llm.gemini import ClientFactory  # noqa: E402
+from engine.llm.keys import Keys  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 BASE_NS = 1_760_000_000 * 1_000_000_000  # 2025-10-09
@@ -94,8 +96,20 @@ def _gc_on_the_gui_thread(qapp: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def memory(seeded_home: Path) -> Iterator[Memory]:
-    mem = Memory.open(seeded_home, embedder=HashEmbedder())
+def keys() -> Keys:
+    """The memory's key store (``GEMINI_API_KEY``, then the OS keyring); a test may parametrize its own."""
+    return Keys()
+
+
+@pytest.fixture
+def client_factory() -> ClientFactory | None:
+    """The summarizer's Gemini client factory (None: the real one)."""
+    return None
+
+
+@pytest.fixture
+def memory(seeded_home: Path, keys: Keys, client_factory: ClientFactory | None) -> Iterator[Memory]:
+    mem = Memory.open(seeded_home, embedder=HashEmbedder(), keys=keys, client_factory=client_factory)
     yield mem
     mem.close()
 

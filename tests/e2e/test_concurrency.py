@@ -163,7 +163,7 @@ def test_two_cli_writers_an_mcp_server_and_engine_threads_lose_nothing(tmp_path:
 
         history = [m.content for m in mem.history(SESSION)]
         cut = mem.compaction_cut(SESSION)
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             rows = conn.execute(
                 text("SELECT id, content FROM messages WHERE session_id = :s ORDER BY id"), {"s": SESSION}
             ).all()

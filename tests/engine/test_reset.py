@@ -24,7 +24,7 @@ def seeded(memory: Memory, clock: FakeClock) -> Memory:
 
 
 def rows(mem: Memory, session: str) -> int:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         return int(
             conn.execute(
                 text("SELECT COUNT(*) FROM messages WHERE session_id = :s"), {"s": session}
