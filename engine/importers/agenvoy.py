@@ -85,7 +85,7 @@ def read(path: Path, session: str | None = None) -> ReadResult:
         path = path.parent
     elif path.is_file() and path.name == DATABASE:
         database, path = path, path.parent.parent if path.parent.name == ".store" else path.parent
-        if not detect.is_agenvoy_db(database):
+        if not agenvoy_db.is_archive(database):
             raise ImportFormatError(f"{database}: not Agenvoy's history.db (no messages table)")
     detect.require(path, "agenvoy")
     if not path.is_dir():

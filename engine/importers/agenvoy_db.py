@@ -2,7 +2,9 @@
 
 The table is ``messages(id, session_id, send_at, role, content[, sender])``: ``send_at`` is Unix ns, the
 ``sender`` column exists only in newer versions (it is read when ``PRAGMA table_info`` lists it). The file
-is opened read-only (``mode=ro``): importing never writes the user's database. Older versions wrote the
+is opened read-only (``mode=ro``): importing never writes the user's database. A database in WAL mode that
+no program has open (no ``-wal`` file beside it) is opened as immutable, because a read-only connection
+would otherwise leave new ``-wal`` and ``-shm`` files beside it. Older versions wrote the
 text with its header still in it and computed ``send_at`` from that header, or, when there was none, made
 it 1 ns after the previous row (0 for the first); such made-up times are marked unreliable, so that the
 header's time (or the history.json record's) is preferred.
@@ -24,6 +26,9 @@ MIN_REAL_NS = 10**17
 """Below this (1973 in ns) a ``send_at`` is a chain that started at 0, not a time."""
 
 
+COLUMNS = frozenset({"session_id", "send_at", "role", "content"})
+
+
 class UnreadableDatabase(Exception):
     """history.db exists but cannot be read as Agenvoy's archive."""
 
@@ -38,6 +43,34 @@ class Row:
     sender: str
 
 
+def connect_read_only(db: Path) -> sqlite3.Connection:
+    """A read-only connection to ``db`` that creates no file beside it.
+
+    Raises:
+        sqlite3.Error, OSError: it cannot be opened.
+    """
+    with db.open("rb") as handle:
+        header = handle.read(20)
+    wal_mode = len(header) == 20 and header[18] == 2 and header[19] == 2
+    unused = not Path(f"{db}-wal").exists()
+    options = "mode=ro&immutable=1" if wal_mode and unused else "mode=ro"
+    return sqlite3.connect(f"file:{quote(str(db))}?{options}", uri=True)
+
+
+def is_archive(db: Path) -> bool:
+    """True for an SQLite file with a ``messages(session_id, send_at, role, content)`` table."""
+    try:
+        conn = connect_read_only(db)
+    except (sqlite3.Error, OSError):
+        return False
+    try:
+        return {row[1] for row in conn.execute("PRAGMA table_info(messages)")} >= COLUMNS
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
 def read_rows(db: Path, only: str | None = None) -> dict[str, list[Row]]:
     """Every session's rows in the order Agenvoy stored them (``only``: just that session).
 
@@ -45,12 +78,12 @@ def read_rows(db: Path, only: str | None = None) -> dict[str, list[Row]]:
         UnreadableDatabase: the file is not an SQLite database with Agenvoy's ``messages`` table.
     """
     try:
-        conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
+        conn = connect_read_only(db)
+    except (sqlite3.Error, OSError) as exc:
         raise UnreadableDatabase(f"cannot open it ({exc})") from exc
     try:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
-        if not {"session_id", "send_at", "role", "content"} <= columns:
+        if not columns >= COLUMNS:
             raise UnreadableDatabase("it has no messages(session_id, send_at, role, content) table")
         sender = "sender" if "sender" in columns else "''"
         query = f"SELECT session_id, send_at, role, content, {sender} FROM messages"

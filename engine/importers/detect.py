@@ -24,14 +24,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import quote
 
 from engine.errors import ImportFormatError
+from engine.importers import agenvoy_db
 
 HEAD_BYTES = 64 * 1024
 SAMPLE_LINES = 20
@@ -188,7 +187,7 @@ def _file(path: Path) -> str | None:
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
     if head.startswith(b"SQLite format 3\x00"):
-        return "agenvoy" if is_agenvoy_db(path) else None
+        return "agenvoy" if agenvoy_db.is_archive(path) else None
     if path.name in ("history.json", "summary.json"):
         return "agenvoy"
     return of_head(head)
@@ -207,21 +206,6 @@ def of_head(head: bytes) -> str | None:
     if text.startswith("# ") and _MARKDOWN_HEADING.search(text):
         return "markdown"
     return None
-
-
-def is_agenvoy_db(path: Path) -> bool:
-    """True for an SQLite file with a ``messages(session_id, send_at, role, content)`` table."""
-    try:
-        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return False
-    try:
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
-    return {"session_id", "send_at", "role", "content"} <= columns
 
 
 def _zip(path: Path) -> str | None:

@@ -35,7 +35,12 @@ def write_split_folder(folder: Path) -> Path:
 def test_split_folder_reads_every_part_in_order(tmp_path: Path) -> None:
     result = chatgpt.read(write_split_folder(tmp_path / "export"), None)
 
-    assert [s.session for s in result.sessions] == ["gpt-c-000-a", "gpt-c-000-b", "gpt-c-001-a", "gpt-c-002-a"]
+    assert [s.session for s in result.sessions] == [
+        "gpt-c-000-a",
+        "gpt-c-000-b",
+        "gpt-c-001-a",
+        "gpt-c-002-a",
+    ]
     assert result.skipped == {}
 
 
@@ -51,7 +56,12 @@ def test_split_zip_reads_every_part_and_ignores_macos_forks(tmp_path: Path) -> N
 
     result = chatgpt.read(archive, None)
 
-    assert [s.session for s in result.sessions] == ["gpt-c-000-a", "gpt-c-000-b", "gpt-c-001-a", "gpt-c-002-a"]
+    assert [s.session for s in result.sessions] == [
+        "gpt-c-000-a",
+        "gpt-c-000-b",
+        "gpt-c-001-a",
+        "gpt-c-002-a",
+    ]
 
 
 def test_one_part_given_by_name_is_read_alone(tmp_path: Path) -> None:
@@ -109,7 +119,9 @@ def test_titles_are_carried(tmp_path: Path) -> None:
 
 
 def test_first_and_last_times_are_computable(tmp_path: Path) -> None:
-    result = chatgpt.read(write_json(tmp_path / "conversations.json", [gpt_linear("c", ["a", "b", "c"])]), None)
+    result = chatgpt.read(
+        write_json(tmp_path / "conversations.json", [gpt_linear("c", ["a", "b", "c"])]), None
+    )
 
     [session] = result.sessions
     assert (session.first_at, session.last_at) == (session.messages[0].send_at, session.messages[-1].send_at)
