@@ -11,7 +11,8 @@ and ``:contentReference[oaicite:2]{index=2}``. In this order:
 2. ``entity`` becomes its label (element 1 of its JSON list), ``link_title`` its label, ``url`` its label
    as a link when the target is http(s);
 3. every other complete group is removed;
-4. highlights keep their prose; bare anchors and any stray U+E200–U+E206 character are removed;
+4. highlights keep their prose; bare anchors, the name of a group left open, and any stray U+E200–U+E206
+   character are removed;
 5. ``【…†…】``, ``citeturn…`` and ``:contentReference[…]{…}`` are removed.
 """
 
@@ -26,6 +27,7 @@ _ANY = re.compile(r"[\ue200-\ue206【]|turn\d|:contentReference\[")
 _GROUP = re.compile(r"\ue200([^\ue201\ue202]*)((?:\ue202[^\ue201\ue202]*)*)\ue201")
 _HIGHLIGHT = re.compile(r"\ue203(.*?)\ue204", re.DOTALL)
 _BARE = re.compile(r"\ue202turn\d+[a-z_]+\d+")
+_OPENING = re.compile(r"\ue200[a-z_]*")
 _STRAY = re.compile(r"[\ue200-\ue206]")
 _LENTICULAR = re.compile(r"【[^【】\n]*†[^【】\n]*】")
 _PASTED = re.compile(
@@ -44,6 +46,7 @@ def clean(text: str, metadata: dict[str, Any] | None = None) -> str:
     text = _GROUP.sub(_render_group, text)
     text = _HIGHLIGHT.sub(r"\1", text)
     text = _BARE.sub("", text)
+    text = _OPENING.sub("", text)  # a group left open: its name goes with it
     text = _STRAY.sub("", text)
     text = _LENTICULAR.sub("", text)
     text = _CONTENT_REFERENCE.sub("", text)

@@ -222,7 +222,7 @@ def test_a_database_that_is_not_agenvoys_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "history.db"
     sqlite3.connect(other).execute("CREATE TABLE notes (x)").connection.close()
 
-    with pytest.raises(ImportFormatError, match="not Agenvoy's history.db"):
+    with pytest.raises(ImportFormatError, match=r"not Agenvoy's history\.db"):
         agenvoy.read(other, None)
 
 
