@@ -89,7 +89,7 @@ def _render_group(found: re.Match[str]) -> str:
     if name == "entity" and args:
         try:
             value = json.loads(args[0])
-        except ValueError:
+        except (ValueError, RecursionError):
             return ""
         if isinstance(value, list) and len(value) > 1 and isinstance(value[1], str):
             return value[1]

@@ -176,7 +176,7 @@ def head_lines(data: bytes) -> list[Any]:
             continue
         try:
             parsed.append(json.loads(piece))
-        except ValueError:
+        except (ValueError, RecursionError):
             break
         if len(parsed) >= SAMPLE_LINES:
             break
@@ -223,7 +223,7 @@ def _zip(path: Path) -> str | None:
 def _folder(path: Path) -> str | None:
     if (path / ".store" / "history.db").is_file() or (path / "history.json").is_file():
         return "agenvoy"
-    if (path / "summary.json").is_file() or (path / "sessions").is_dir():
+    if (path / "summary.json").is_file() or _holds_session_folders(path / "sessions"):
         return "agenvoy"
     exports = sorted(p for p in path.iterdir() if p.is_file() and is_export_member(p.name))
     if exports:
@@ -232,8 +232,8 @@ def _folder(path: Path) -> str | None:
     votes: list[str] = []
     for walked, (root, dirs, files) in enumerate(os.walk(path), start=1):
         dirs.sort()
-        if any((Path(root) / d / "history.json").is_file() for d in dirs[:50]):
-            return "agenvoy"  # a folder of session folders
+        if _holds_session_folders(Path(root), dirs):
+            return "agenvoy"
         for name in sorted(files):
             if name.endswith(".jsonl"):
                 with (Path(root) / name).open("rb") as handle:
@@ -243,3 +243,12 @@ def _folder(path: Path) -> str | None:
         if len(votes) >= SAMPLE_FILES or walked >= MAX_WALK_DIRS:
             break
     return max(set(votes), key=votes.count) if votes else None
+
+
+def _holds_session_folders(folder: Path, names: list[str] | None = None) -> bool:
+    """True if ``folder`` has Agenvoy session folders in it (looking at its first 50 subfolders)."""
+    try:
+        names = sorted(p.name for p in folder.iterdir() if p.is_dir()) if names is None else names
+    except OSError:
+        return False
+    return any((folder / name / "history.json").is_file() for name in names[:50])

@@ -92,7 +92,7 @@ def _load(path: Path) -> dict[str, FileState]:
         raw = json.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         log.warning(
             "the import state %s is unreadable (%s): transcripts are read again from the start", path, exc
         )

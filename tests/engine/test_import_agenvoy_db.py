@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from engine import Memory
 from engine.clock import parse_local
@@ -288,11 +286,6 @@ def test_history_json_headers_are_stripped_on_import(tmp_path: Path, taipei: Non
     [session] = agenvoy.read(home, None).sessions
 
     assert [(m.content, m.sender) for m in session.messages] == [("telegram", "bob"), ("list my tasks", "")]
-
-
-@given(st.text())
-def test_stripping_only_ever_removes_a_leading_part(text: str) -> None:
-    assert text.endswith(agenvoy_headers.strip(text).text)
 
 
 def test_sendat_in_seconds_or_milliseconds_and_impossible_times(tmp_path: Path) -> None:
