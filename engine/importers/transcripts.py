@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from itertools import chain, islice
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -28,59 +29,64 @@ from engine.importers.importstate import HEAD_BYTES, FileState, ImportState
 from engine.importers.records import Tally, retarget
 from engine.messages import Message
 
-Lines = list[tuple[int, Any]]
-"""(line number, parsed JSON) of complete lines."""
+Lines = Iterable[tuple[int, Any]]
+"""(line number, parsed JSON) of complete lines, read as they are used (a transcript can be large)."""
 Parse = Callable[[Lines, dict[str, Any], Tally], list[Message]]
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """The complete lines read from one file this time, and where reading stopped.
+class LineReader:
+    """The complete JSON lines of a transcript after where the last import stopped, one at a time.
 
-    Attributes:
-        lines: (line number, parsed JSON) of each complete JSON line read.
-        state: the file's state after this read (``meta`` still the previous one's).
-        fresh: read from the start (first import, or the file was replaced, shrank or was rewritten).
-        bad: complete lines that are not JSON.
-    """
-
-    lines: Lines
-    state: FileState
-    fresh: bool
-    bad: int
-
-
-def read_chunk(path: Path, previous: FileState | None) -> Chunk:
-    """The complete lines of ``path`` after ``previous`` (all of them if it no longer applies).
+    ``fresh`` tells whether the previous state no longer applied (first import, or the file was replaced,
+    shrank or was rewritten) so that it is read from the start. Iterate it once; then :meth:`state` says
+    where reading stopped and ``bad`` how many complete lines were not JSON.
 
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read (on creation).
     """
-    with path.open("rb") as handle:
-        info = os.fstat(handle.fileno())
-        start = previous if previous is not None and _still_valid(handle, info, previous) else None
-        offset, number = (start.offset, start.lines) if start is not None else (0, 0)
-        handle.seek(offset)
-        lines: Lines = []
-        bad = 0
-        for raw in handle:
+
+    def __init__(self, path: Path, previous: FileState | None) -> None:
+        self._handle = path.open("rb")
+        try:
+            self._info = os.fstat(self._handle.fileno())
+            valid = previous is not None and _still_valid(self._handle, self._info, previous)
+        except BaseException:
+            self._handle.close()
+            raise
+        self.previous = previous if valid else None
+        self.fresh = self.previous is None
+        self.offset, self.lines = (previous.offset, previous.lines) if previous and valid else (0, 0)
+        self.bad = 0
+
+    def __enter__(self) -> LineReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        self._handle.seek(self.offset)
+        for raw in self._handle:
             if not raw.endswith(b"\n"):
-                break  # still being written: left for the next import
-            offset += len(raw)
-            number += 1
-            if number == 1:
+                return  # still being written: left for the next import
+            self.offset += len(raw)
+            self.lines += 1
+            if self.lines == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             if not raw.strip():
                 continue
             try:
-                lines.append((number, json.loads(raw.decode("utf-8"))))
+                parsed = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError):
-                bad += 1
-        handle.seek(0)
-        head = hashlib.sha256(handle.read(min(offset, HEAD_BYTES))).hexdigest()
-    meta = dict(start.meta) if start is not None else {}
-    state = FileState(inode=info.st_ino, offset=offset, lines=number, head=head, meta=meta)
-    return Chunk(lines, state, start is None, bad)
+                self.bad += 1
+                continue
+            yield self.lines, parsed
+
+    def state(self, meta: dict[str, Any]) -> FileState:
+        """Where this read stopped, with ``meta`` for the next one."""
+        self._handle.seek(0)
+        head = hashlib.sha256(self._handle.read(min(self.offset, HEAD_BYTES))).hexdigest()
+        return FileState(self._info.st_ino, self.offset, self.lines, head, meta)
 
 
 def _still_valid(handle: Any, info: os.stat_result, previous: FileState) -> bool:
@@ -119,46 +125,81 @@ def read(
         raise ImportFormatError(f"{path}: no transcript (.jsonl file) here")
     sessions: list[ImportedSession] = []
     unchanged = 0
-    label = detect.KINDS[kind].label
     for file in found:
         previous = state.get(file) if state is not None else None
         try:
-            chunk = read_chunk(file, previous)
+            with LineReader(file, previous) as reader:
+                item = _read_file(reader, kind, parse, title, tally, str(file))
+                new_state = reader.state(dict(reader.previous.meta) if reader.previous else {})
         except OSError as exc:
             tally.broken("unreadable transcript", str(file), exc.strerror or str(exc))
             continue
-        if previous is not None and not chunk.fresh and chunk.state.offset == previous.offset:
+        except _OtherKind:
+            continue
+        if previous is not None and not reader.fresh and new_state.offset == previous.offset:
             unchanged += 1
             continue
-        if chunk.fresh:
-            other = detect.of_lines([line for _, line in chunk.lines[: detect.SAMPLE_LINES]])
-            if other is not None and other != kind:
+        tally.skip("line that is not JSON", reader.bad)
+        meta = item.meta if item is not None else dict(new_state.meta)
+        if not isinstance(meta.get("session"), str):
+            try:
+                meta["session"] = fallback(file)
+            except InvalidInput:
                 tally.broken(
-                    f"file that is not {label}", str(file), f"it looks like {detect.KINDS[other].label}"
+                    "transcript without a usable session id", str(file), "no id in its lines or name"
                 )
                 continue
-        tally.skip("line that is not JSON", chunk.bad)
-        meta = dict(chunk.state.meta)
-        file_tally = Tally()
-        messages = parse(chunk.lines, meta, file_tally)
-        if not isinstance(meta.get("session"), str):
-            meta["session"] = fallback(file)
-        new_state = FileState(
-            chunk.state.inode, chunk.state.offset, chunk.state.lines, chunk.state.head, meta
-        )
         if state is not None:
-            state.put(file, new_state)
-        old_title = title(previous.meta) if previous is not None and not chunk.fresh else None
-        new_title = title(meta)
-        if messages or new_title != old_title:
-            sessions.append(
-                ImportedSession(str(meta["session"]), messages, skipped=file_tally.as_dict(), title=new_title)
-            )
-        elif chunk.fresh and not messages:
+            state.put(file, replace(new_state, meta=meta))
+        if item is None:
             tally.skip("transcript without messages")
+            continue
+        old_title = title(reader.previous.meta) if reader.previous is not None else None
+        if item.session.messages or item.session.title != old_title:
+            sessions.append(replace(item.session, session=str(meta["session"])))
     if session is not None and not sessions:
         return ReadResult([], tally.as_dict(), unchanged)
     return ReadResult(retarget(sessions, session), tally.as_dict(), unchanged)
+
+
+class _OtherKind(Exception):
+    """A transcript of another kind than the one being read (counted where it is raised)."""
+
+
+@dataclass(frozen=True)
+class _Read:
+    session: ImportedSession
+    meta: dict[str, Any]
+
+
+def _read_file(
+    reader: LineReader,
+    kind: str,
+    parse: Parse,
+    title: Callable[[dict[str, Any]], str | None],
+    tally: Tally,
+    where: str,
+) -> _Read | None:
+    """The messages of the lines ``reader`` gives, as a session (its id still to be settled), or None.
+
+    Raises:
+        _OtherKind: a transcript read from the start whose first lines are of another kind.
+    """
+    lines: Iterator[tuple[int, Any]] = iter(reader)
+    if reader.fresh:
+        head = list(islice(lines, detect.SAMPLE_LINES))
+        other = detect.of_lines([line for _, line in head])
+        if other is not None and other != kind:
+            label = detect.KINDS[kind].label
+            tally.broken(f"file that is not {label}", where, f"it looks like {detect.KINDS[other].label}")
+            raise _OtherKind
+        lines = chain(head, lines)
+    meta = dict(reader.previous.meta) if reader.previous is not None else {}
+    file_tally = Tally()
+    messages = parse(lines, meta, file_tally)
+    if not messages and reader.fresh and title(meta) is None:
+        return None
+    return _Read(ImportedSession("", messages, skipped=file_tally.as_dict(), title=title(meta)), meta)
 
 
 def jsonl_files(folder: Path, keep: Callable[[Path], bool] = lambda p: True) -> Iterable[Path]:
