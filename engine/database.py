@@ -36,6 +36,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m006_trigram_session_key", archive.m006_trigram_session_key),
     ("m007_context_neighbours", context.m007_context_neighbours),
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
+    ("m009_session_titles", archive.m009_session_titles),
 )
 
 

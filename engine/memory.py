@@ -173,8 +173,12 @@ class Memory:
         self._log.require(session)
 
     def sessions(self, *, include_temp: bool = True) -> list[SessionInfo]:
-        """Every session, most recently active first."""
+        """Every session with its title and message times, the one with the latest message first."""
         return self._log.sessions(include_temp=include_temp)
+
+    def set_title(self, session: str, title: str) -> str:
+        """Give a session the user's title ("" goes back to its first user message); return it as stored."""
+        return self._log.set_title(session, title)
 
     # -- writing ----------------------------------------------------------------------------------
 

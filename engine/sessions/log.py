@@ -39,7 +39,7 @@ from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, from_record, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction
+from engine.sessions import alignment, archive, compaction, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -91,29 +91,54 @@ class SessionLog:
             raise SessionNotFound(f"no session {session!r}")
 
     def sessions(self, *, include_temp: bool = True) -> list[SessionInfo]:
-        """Every session, most recently active first."""
+        """Every session, the one with the latest message first."""
         with self._store.read() as conn:
-            counts = archive.counts(conn)
-        infos = []
-        for sid in session_files.session_ids(self.paths):
-            temporary = sid.startswith(session_files.TEMP_PREFIX)
-            if temporary and not include_temp:
-                continue
-            total, archived = counts.get(sid, (0, 0))
-            infos.append(
-                SessionInfo(
-                    id=sid,
-                    last_activity=session_files.newest_mtime(self.paths.session_dir(sid)),
-                    hot_messages=total - archived,
-                    archived_messages=archived,
-                    history_bytes=self.files.size(self.paths.history_file(sid)),
-                    summary_updated=session_files.mtime(self.paths.summary_file(sid)),
-                    temporary=temporary,
-                    private=is_private(sid),
+            known = archive.stats(conn)
+            infos = []
+            for sid in session_files.session_ids(self.paths):
+                temporary = sid.startswith(session_files.TEMP_PREFIX)
+                if temporary and not include_temp:
+                    continue
+                info = known.get(sid, archive.SessionStats())
+                title, source = info.title, info.title_source
+                if not title and info.total:
+                    title, source = titles.shorten(archive.first_user_text(conn, sid)), "auto"
+                infos.append(
+                    SessionInfo(
+                        id=sid,
+                        last_activity=info.last_at or session_files.newest_mtime(self.paths.session_dir(sid)),
+                        hot_messages=info.total - info.before_cut,
+                        archived_messages=info.before_cut,
+                        history_bytes=self.files.size(self.paths.history_file(sid)),
+                        summary_updated=session_files.mtime(self.paths.summary_file(sid)),
+                        temporary=temporary,
+                        private=is_private(sid),
+                        title=title if title else "",
+                        title_source=source if title else "",
+                        first_message_at=info.first_at,
+                        last_message_at=info.last_at,
+                    )
                 )
-            )
         infos.sort(key=lambda info: (info.last_activity, info.id), reverse=True)
         return infos
+
+    def set_title(self, session: str, title: str) -> str:
+        """Give a session a title of the user's (an empty one goes back to the first user message).
+
+        Returns:
+            The title as stored (one line, at most :data:`engine.sessions.titles.MAX_TITLE` characters).
+
+        Raises:
+            SessionNotFound: no such session.
+            InvalidInput: a temporary chat (``priv-``), which is never stored in the database.
+        """
+        self.require(session)
+        if is_private(session):
+            raise InvalidInput("a temporary chat keeps no title")
+        cleaned = titles.clean(title)
+        with self.locks.hold(session), self._store.write() as conn:
+            archive.set_title(conn, session, cleaned, titles.USER, self._clock())
+        return cleaned
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -230,12 +255,22 @@ class SessionLog:
                     added += len(fresh)
                 if item.summary is not None:
                     self._install_summary(item.session, item.summary)
+                if item.title and not is_private(item.session) and self.exists(item.session):
+                    self._import_title(item.session, item.title)
             for reason, count in item.skipped.items():
                 skipped[reason] = skipped.get(reason, 0) + count
             done += len(item.messages)
             if progress is not None:
                 progress(done, total)
         return ImportReport(len(imported), added, present, skipped)
+
+    def _import_title(self, session: str, title: str) -> None:
+        """Store an imported title, unless the user gave the session one of their own."""
+        cleaned = titles.clean(title)
+        with self._store.write() as conn:
+            current = archive.stats_title(conn, session)
+            if cleaned and current != (cleaned, titles.IMPORTED) and current[1] != titles.USER:
+                archive.set_title(conn, session, cleaned, titles.IMPORTED, self._clock())
 
     def _install_summary(self, session: str, summary: dict[str, object]) -> None:
         path = self.paths.summary_file(session)

@@ -44,7 +44,10 @@ class MessageMeta(SQLModel, table=True):
 
 
 class SessionRow(SQLModel, table=True):
-    """A session known to the store. ``num`` gives the short key used to filter FTS matches."""
+    """A session known to the store. ``num`` gives the short key used to filter FTS matches.
+
+    The table as ``m001_initial`` made it; ``m009_session_titles`` adds ``title`` and ``title_source``.
+    """
 
     __tablename__ = "sessions"
 

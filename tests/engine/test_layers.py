@@ -58,6 +58,8 @@ LAZY: frozenset[tuple[str, str]] = frozenset(
         ("engine.importers", "engine.importers.agenvoy"),
         ("engine.importers", "engine.importers.chatgpt"),
         ("engine.importers", "engine.importers.claude"),
+        ("engine.importers", "engine.importers.claude_code"),
+        ("engine.importers", "engine.importers.codex"),
         ("engine.importers", "engine.importers.jsonl"),
     }
 )
