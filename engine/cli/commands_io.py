@@ -10,18 +10,22 @@ why. The transcript formats (``claude-code``, ``codex``) remember how far each f
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
 from engine.cli.output import open_memory, write
-from engine.errors import InvalidInput, SessionNotFound
+from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
 from engine.importers.importstate import ImportState
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
+
+log = logging.getLogger("memtray.cli")
 
 PROGRESS_EVERY = 0.2
 EXTENSIONS = {"jsonl": ".jsonl", "markdown": ".md"}
@@ -37,8 +41,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("format", choices=sorted(readers()))
-    p.add_argument("path", type=Path, help="the file or folder to import ('-': standard input, jsonl only)")
+    p.add_argument(
+        "path", type=Path, nargs="?", help="the file or folder to import ('-': standard input, jsonl only)"
+    )
     p.add_argument("--session", default=None, help="the session to import into (only with one conversation)")
+    p.add_argument(
+        "--hook",
+        action="store_true",
+        help="claude-code only: read a Claude Code hook's JSON on standard input and import its "
+        "transcript_path (PATH is then left out); never fails the hook",
+    )
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("export", help="export a session's complete history (or every session's)")
@@ -99,6 +111,10 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    if args.hook:
+        return _import_from_hook(args)
+    if args.path is None:
+        raise InvalidInput("name the file or folder to import")
     progress = Progress()
     with open_memory(args) as mem:  # first, so that warnings about skipped records are logged
         state = ImportState.for_store(mem.paths.store_dir) if args.format in INCREMENTAL else None
@@ -114,6 +130,30 @@ def cmd_import(args: argparse.Namespace) -> int:
             progress.close()
     write(report.describe())
     return 0
+
+
+def _import_from_hook(args: argparse.Namespace) -> int:
+    """``memtray import claude-code --hook``: the transcript named by a Claude Code hook's input.
+
+    Claude Code runs a ``Stop`` or ``SessionEnd`` hook with a JSON object on standard input whose
+    ``transcript_path`` is the session's transcript. A hook that exits 2 blocks Claude, so this always exits
+    0: a failure is one line on standard error (which Claude Code shows in its transcript view) and in the
+    log, and the next hook run imports what this one missed (the import is incremental).
+    """
+    if args.format != "claude-code":
+        raise InvalidInput("--hook goes with 'memtray import claude-code'")
+    try:
+        payload = json.loads(sys.stdin.read(1024 * 1024) or "null")
+        transcript = payload.get("transcript_path") if isinstance(payload, dict) else None
+        if not isinstance(transcript, str) or not transcript:
+            raise InvalidInput("the hook's input has no transcript_path")
+        args.path = Path(transcript)
+        args.hook = False
+        return cmd_import(args)
+    except (EngineError, ValueError) as exc:
+        log.warning("claude-code hook: nothing imported: %s", exc)
+        sys.stderr.write(f"memtray: nothing imported from the hook: {exc}\n")
+        return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
