@@ -22,6 +22,11 @@ from engine.errors import ImportFormatError, InvalidInput
 from engine.importers.detect import is_export_member, part_number
 
 MAX_EXPORT_BYTES = 2 * 1024**3
+MAX_MEMBER_BYTES = 1024**3
+"""A zip member unpacks to at most this much (real ChatGPT exports split at far less)."""
+BOMB_FLOOR_BYTES = 64 * 1024**2
+MAX_RATIO = 100
+"""Above the floor, a member may unpack to at most this many times its compressed size."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +93,37 @@ def _zip_parts(path: Path) -> Iterator[Part]:
             )
             chosen = [i for i in members if str(PurePosixPath(i.filename).parent) == folder]
             for member in sorted(chosen, key=lambda i: _order(PurePosixPath(i.filename).name)):
-                if member.file_size > MAX_EXPORT_BYTES:
-                    raise ImportFormatError(f"{path}:{member.filename}: larger than {MAX_EXPORT_BYTES} bytes")
                 source = f"{path}:{member.filename}"
-                yield Part(parse(archive.read(member), source), source)
+                yield Part(parse(_unpacked(archive, member, source), source), source)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError) as exc:
         raise ImportFormatError(f"{path}: cannot read the zip file ({exc})") from exc
+
+
+def _unpacked(archive: zipfile.ZipFile, member: zipfile.ZipInfo, source: str) -> bytes:
+    """A member's bytes, refused before it is expanded when it would be a zip bomb.
+
+    A member may unpack to :data:`MAX_MEMBER_BYTES` at most, and one larger than
+    :data:`BOMB_FLOOR_BYTES` may not be more than :data:`MAX_RATIO` times its compressed size (JSON
+    compresses about ten times; a bomb thousands of times). The count is kept while reading, so a member
+    whose header understates its size is stopped at the limit too.
+    """
+    size, packed = member.file_size, max(1, member.compress_size)
+    if size > MAX_MEMBER_BYTES or (size > BOMB_FLOOR_BYTES and size / packed > MAX_RATIO):
+        raise ImportFormatError(
+            f"{source}: unpacks to {size:,} bytes from {member.compress_size:,}; that is not an export "
+            "(a zip bomb?); nothing was imported"
+        )
+    chunks: list[bytes] = []
+    total = 0
+    with archive.open(member) as handle:
+        while chunk := handle.read(1024 * 1024):
+            total += len(chunk)
+            if total > max(size, BOMB_FLOOR_BYTES) or total > MAX_MEMBER_BYTES:
+                raise ImportFormatError(
+                    f"{source}: unpacks to more than its header says; nothing was imported"
+                )
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def parse(data: bytes, source: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -81,6 +81,24 @@ def read(path: Path, session: str | None = None) -> ReadResult:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
+def _bounded_lines(handle: IO[bytes] | Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of ``handle``, none read past ``MAX_LINE_BYTES + 1`` bytes (``/dev/zero`` has no newline).
+
+    A longer line comes out cut at that length, so the caller refuses it without holding it whole.
+    """
+    readline = getattr(handle, "readline", None)
+    if readline is None:
+        yield from handle
+        return
+    while True:
+        line = readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        yield line
+        if len(line) > MAX_LINE_BYTES:
+            return
+
+
 def read_lines(handle: IO[bytes] | Iterable[bytes], session: str, source: str) -> ReadResult:
     """Read JSONL records from ``handle`` into ``session`` (``source`` names it in errors).
 
@@ -90,7 +108,7 @@ def read_lines(handle: IO[bytes] | Iterable[bytes], session: str, source: str) -
     messages: list[Message] = []
     tally = Tally()
     first: list[object] = []
-    for number, raw in enumerate(handle, start=1):
+    for number, raw in enumerate(_bounded_lines(handle), start=1):
         if len(raw) > MAX_LINE_BYTES:
             raise ImportFormatError(f"line {number}: longer than {MAX_LINE_BYTES} bytes", number)
         if number == 1:
