@@ -39,12 +39,15 @@ import PySide6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from desktop import crash, qtlog, refguard, seams
+from desktop import crash, i18n, qtlog, refguard, seams
+from desktop.about import AboutDialog
+from desktop.actions import AppActions
 from desktop.chat.window import ChatWindow
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
+from desktop.placement import UI_STATE_FILE, Placement, UiState
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
 from desktop.single import QUIT, SingleInstance
@@ -64,10 +67,16 @@ log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
 TICK_MS = 30_000
-NO_TRAY = (
-    "This desktop has no system tray, so memtray runs as this window. Closing it quits memtray; "
-    "scheduled summaries run while it is open."
-)
+translate = QCoreApplication.translate
+
+
+def no_tray_text() -> str:
+    """The main window's banner when the desktop has no system tray."""
+    return translate(
+        "App",
+        "This desktop has no system tray, so memtray runs as this window: its menus hold everything the "
+        "tray menu would. Closing it quits memtray; scheduled summaries run while it is open.",
+    )
 
 
 class Memtray(QObject):
@@ -103,9 +112,13 @@ class Memtray(QObject):
         self.runner = TaskRunner(self)
         self.state = AppState(self.runner, self)
         self.operations = Operations(self.state, self)
+        self.actions = AppActions(self.state, self)
+        self.ui_state = UiState.load(paths.home / UI_STATE_FILE)
+        self.placement = Placement(self.ui_state, self.runner, self)
         self.tray: Tray | None = None
         self.viewer: ViewerWindow | None = None
         self.settings_window: SettingsWindow | None = None
+        self.about_dialog: AboutDialog | None = None
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
@@ -134,30 +147,39 @@ class Memtray(QObject):
         self.operations.memory_did_change.connect(self.state.refresh)
         home = self.paths.home
         self.runner.run_query(lambda: self.open_memory(home), self._on_memory_opened, self._on_memory_failed)
+        self._connect_actions()
         if self.tray_available:
-            self.tray = Tray(self.state, app_icon(), self)
-            self.tray.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
-            self.tray.search_requested.connect(lambda: self.show_viewer("search"))
-            self.tray.chat_requested.connect(self.show_chat)
-            self.tray.summarize_requested.connect(self.operations.summarize_now)
-            self.tray.compact_requested.connect(self.operations.compact)
-            self.tray.reset_requested.connect(self._on_reset_requested)
-            self.tray.pause_requested.connect(self.operations.set_summaries_paused)
-            self.tray.settings_requested.connect(self.show_settings)
-            self.tray.quit_requested.connect(self.quit)
+            self.tray = Tray(self.state, app_icon(), self, actions=self.actions)
             self.tray.show()
             self.shutting_down.connect(self.tray.hide)
             log.info("tray: icon shown")
         else:
             log.warning("tray: no system tray on this desktop; the viewer is the main window")
             viewer = self.show_viewer("conversation")
-            viewer.become_main_window(NO_TRAY)
+            viewer.become_main_window(no_tray_text())
         self.refresh_timer.setInterval(REFRESH_MS)
         self.refresh_timer.timeout.connect(self.state.refresh)
         self.tick_timer.setInterval(TICK_MS)
         self.tick_timer.timeout.connect(self._on_tick_timeout)
         self.shutting_down.connect(self.refresh_timer.stop)
         self.shutting_down.connect(self.tick_timer.stop)
+
+    def _connect_actions(self) -> None:
+        """The commands of the tray menu and the main window's menu bar (one list: desktop.actions)."""
+        actions = self.actions
+        actions.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
+        actions.search_requested.connect(lambda: self.show_viewer("search"))
+        actions.import_requested.connect(lambda: self.show_viewer().show_import())
+        actions.chat_requested.connect(self.show_chat)
+        actions.summarize_requested.connect(self.operations.summarize_now)
+        actions.compact_requested.connect(self.operations.compact)
+        actions.reset_requested.connect(self._on_reset_requested)
+        actions.pause_requested.connect(self.operations.set_summaries_paused)
+        actions.settings_requested.connect(self.show_settings)
+        actions.about_requested.connect(self.show_about)
+        actions.quit_requested.connect(self.quit)
+        # after the workers stopped (connected first, in start): nothing else writes the file then
+        self.shutting_down.connect(self.placement.save_now)
 
     def _on_memory_opened(self, mem: Memory) -> None:
         if self._stopped:
@@ -192,7 +214,7 @@ class Memtray(QObject):
         self.memory_did_open.emit()
 
     def _on_memory_failed(self, exc: BaseException) -> None:
-        message = describe(exc, "opening the memory")
+        message = describe(exc, translate("App", "opening the memory"))
         log.error("memory: cannot open %s: %s", self.paths.home, exc, exc_info=exc if message.bug else None)
         self.state.open_error = message.text
         self.state.state_did_change.emit()
@@ -203,9 +225,10 @@ class Memtray(QObject):
 
     def show_viewer(self, tab: str = "conversation") -> ViewerWindow:
         if self.viewer is None:
-            self.viewer = ViewerWindow(self.state)
+            self.viewer = ViewerWindow(self.state, actions=self.actions, home=self.paths.home)
             self.viewer.summarize_requested.connect(self.operations.summarize_now)
             self.viewer.close_did_request_quit.connect(self.quit)
+            self.placement.manage(self.viewer, "viewer")
             self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
@@ -225,6 +248,7 @@ class Memtray(QObject):
             window.turn_did_finish.connect(self.state.refresh)
             window.destroyed.connect(lambda _obj=None, sid=sid: self.chat_windows.pop(sid, None))
             self.shutting_down.connect(window.close)
+            self.placement.manage(window, "chat")
             self.chat_windows[sid] = window
         window.present()
         return window
@@ -232,6 +256,7 @@ class Memtray(QObject):
     def show_settings(self) -> SettingsWindow:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.state)
+            self.placement.manage(self.settings_window, "settings")
             self.shutting_down.connect(self.settings_window.deleteLater)
         else:
             self.settings_window.load()
@@ -239,6 +264,15 @@ class Memtray(QObject):
         self.settings_window.raise_()
         self.settings_window.activateWindow()
         return self.settings_window
+
+    def show_about(self) -> AboutDialog:
+        if self.about_dialog is None:
+            self.about_dialog = AboutDialog(self.runner, self.paths)
+            self.shutting_down.connect(self.about_dialog.deleteLater)
+        self.about_dialog.show()
+        self.about_dialog.raise_()
+        self.about_dialog.activateWindow()
+        return self.about_dialog
 
     def _on_reset_requested(self, session: str) -> None:
         self.operations.ask_reset(session, self.viewer if self.viewer and self.viewer.isVisible() else None)
@@ -254,7 +288,7 @@ class Memtray(QObject):
         if self.tray is not None:
             self.tray.show_message(outcome.title, outcome.text, outcome.ok)
         if self.viewer is not None:
-            self.viewer.show_message(f"{outcome.title}: {outcome.text}", outcome.ok)
+            self.viewer.show_message(outcome.line(), outcome.ok)
 
     # -- scheduler --------------------------------------------------------------------------------
 
@@ -314,7 +348,7 @@ def request_quit(paths: Paths) -> int:
     if knocker.notify_running(message=QUIT):
         log.info("asked the memtray running for %s to quit", paths.home)
         return 0
-    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")
+    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")  # the command line: English
     return 1
 
 
@@ -331,6 +365,7 @@ def run(argv: list[str]) -> int:
     app.setOrganizationName("memtray")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
+    i18n.install(app)
     collector = MainThreadCollector(app)  # cycles holding Qt objects are freed on the GUI thread only
     collector.start()
     qtlog.install()

@@ -1,6 +1,8 @@
 """The search pane: one box; keyword, semantic or hybrid; this session or all; a time range.
 
-Results show the hit with its context (two messages before, one after), query terms highlighted.
+Results show the hit with its context (two messages before, one after), query terms highlighted in the
+palette's Highlight colours (so a dark theme gets a dark-theme highlight), context lines in a muted text
+colour that is still readable.
 Activating a result (clicking it, or :meth:`SearchPane.activate`) asks the window to scroll the
 conversation to it. Searching runs on the store worker.
 """
@@ -11,7 +13,7 @@ import html
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -23,7 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import contrast
 from desktop.errors import describe
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
 from desktop.viewer.delegate import header_text
 from desktop.viewer.highlight import excerpt, highlight_html, terms
@@ -31,14 +35,26 @@ from engine import Hit, Memory, Message
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
+translate = QCoreApplication.translate
+
 TIME_RANGES = (
-    ("Any time", None),
-    ("Last day", "1d"),
-    ("Last week", "7d"),
-    ("Last month", "1m"),
-    ("Last year", "1y"),
+    (QT_TRANSLATE_NOOP("Search", "Any time"), None),
+    (QT_TRANSLATE_NOOP("Search", "Last day"), "1d"),
+    (QT_TRANSLATE_NOOP("Search", "Last week"), "7d"),
+    (QT_TRANSLATE_NOOP("Search", "Last month"), "1m"),
+    (QT_TRANSLATE_NOOP("Search", "Last year"), "1y"),
 )
-MATCH_LABELS = {"keyword": "Keywords", "semantic": "Meaning", "hybrid": "Keywords + meaning"}
+MATCH_LABELS = {
+    "keyword": QT_TRANSLATE_NOOP("Search", "Keywords"),
+    "semantic": QT_TRANSLATE_NOOP("Search", "Meaning"),
+    "hybrid": QT_TRANSLATE_NOOP("Search", "Keywords + meaning"),
+}
+SOURCE_LABELS = {
+    "recent": QT_TRANSLATE_NOOP("Search", "recent"),
+    "archive": QT_TRANSLATE_NOOP("Search", "archive"),
+    "semantic": QT_TRANSLATE_NOOP("Search", "semantic"),
+    "hybrid": QT_TRANSLATE_NOOP("Search", "hybrid"),
+}
 
 
 @dataclass(frozen=True)
@@ -98,19 +114,21 @@ class SearchPane(QWidget):
         self._words: list[str] = []
         self.box = QLineEdit()
         self.box.setObjectName("search-box")
-        self.box.setPlaceholderText('Search your conversations ("quoted phrase" stays a phrase)')
+        self.box.setPlaceholderText(
+            translate("Search", 'Search your conversations ("quoted phrase" stays a phrase)')
+        )
         self.box.setClearButtonEnabled(True)
         self.match = QComboBox()
         self.match.setObjectName("search-match")
         self.scope = QComboBox()
         self.scope.setObjectName("search-scope")
-        self.scope.addItem("All sessions", "all")
-        self.scope.addItem("This session", "session")
+        self.scope.addItem(translate("Search", "All sessions"), "all")
+        self.scope.addItem(translate("Search", "This session"), "session")
         self.time_range = QComboBox()
         self.time_range.setObjectName("search-time")
         for label, value in TIME_RANGES:
-            self.time_range.addItem(label, value)
-        self.button = QPushButton("Search")
+            self.time_range.addItem(translate("Search", label), value)
+        self.button = QPushButton(translate("Search", "Search"))
         self.status = QLabel("")
         self.status.setObjectName("search-status")
         self.view = QTextBrowser()
@@ -131,6 +149,7 @@ class SearchPane(QWidget):
         self.box.returnPressed.connect(self.search)
         self.button.clicked.connect(self.search)
         self.view.anchorClicked.connect(self._on_anchor_clicked)
+        self.view.installEventFilter(self)
 
     def set_semantic_available(self, available: bool) -> None:
         """Offer semantic and hybrid search only when the engine has the semantic tier."""
@@ -138,11 +157,13 @@ class SearchPane(QWidget):
         self.match.clear()
         choices = ("hybrid", "keyword", "semantic") if available else ("keyword",)
         for value in choices:
-            self.match.addItem(MATCH_LABELS[value], value)
+            self.match.addItem(translate("Search", MATCH_LABELS[value]), value)
         index = self.match.findData(current)
         self.match.setCurrentIndex(max(0, index))
         self.match.setToolTip(
-            "" if available else "Search by meaning becomes available with the semantic index"
+            ""
+            if available
+            else translate("Search", "Search by meaning becomes available with the semantic index")
         )
 
     def query(self) -> Query:
@@ -157,7 +178,7 @@ class SearchPane(QWidget):
         if mem is None or not query.text:
             return
         self._words = terms(query.text)
-        self.status.setText("Searching…")
+        self.status.setText(translate("Search", "Searching…"))
         self.runner.run_query(lambda: run_search(mem, query), self._on_results, self._on_failure)
 
     def activate(self, index: int) -> None:
@@ -169,19 +190,25 @@ class SearchPane(QWidget):
     def _on_results(self, results: list[Result]) -> None:
         self.results = results
         self.status.setText(
-            f"{len(results)} result{'s' if len(results) != 1 else ''}" if results else "No results."
+            translate("Search", "%n result(s)", "", len(results))
+            if results
+            else translate("Search", "No results.")
         )
         self.view.setHtml(self.results_html(results))
         self.search_did_finish.emit(results)
 
     def _on_failure(self, exc: BaseException) -> None:
-        message = describe(exc, "searching")
+        message = describe(exc, translate("Search", "searching"))
         self.status.setText(message.text)
         self.results = []
         self.view.clear()
         self.search_did_fail.emit(exc)
 
     def results_html(self, results: list[Result]) -> str:
+        palette = self.view.palette()
+        background, foreground = contrast.highlight(palette)
+        mark = f"background-color:{background.name()};color:{foreground.name()};"
+        quiet = f"color:{contrast.muted(palette).name()};"
         blocks = []
         for i, result in enumerate(results):
             hit = result.hit.message
@@ -189,18 +216,26 @@ class SearchPane(QWidget):
             for m in result.context:
                 is_hit = m.id == hit.id
                 text = (
-                    highlight_html(excerpt(m.content, self._words), self._words)
+                    highlight_html(excerpt(m.content, self._words), self._words, mark=mark)
                     if is_hit
                     else html.escape(excerpt(m.content, [], 160))
                 )
-                style = "" if is_hit else "color:#777;"
+                style = "" if is_hit else quiet
                 head = html.escape(header_text(m.role, m.sender, m.send_at))
                 lines.append(f'<div style="{style}margin-left:8px;"><small>{head}</small><br>{text}</div>')
+            source = SOURCE_LABELS.get(result.hit.source)
+            where = translate("Search", source) if source else result.hit.source
             blocks.append(
                 f'<div style="margin-bottom:10px;"><a href="memtray:result/{i}"><b>{html.escape(hit.session or "")}</b></a>'
-                f" <small>({result.hit.source})</small>{''.join(lines)}</div><hr>"
+                f" <small>({html.escape(where)})</small>{''.join(lines)}</div><hr>"
             )
         return "".join(blocks)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The results' new palette (the theme switched to dark, say): show them in its colours."""
+        if watched is self.view and event.type() == QEvent.Type.PaletteChange and self.results:
+            self.view.setHtml(self.results_html(self.results))
+        return False
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
         text = url.toString()
