@@ -45,7 +45,8 @@ class Entry:
         bar: the menu-bar menu it goes into (``file``, ``memory`` or ``help``).
         enabled: whether it can be used now.
         tooltip: why it is disabled, or more about it.
-        shortcut: a key sequence, for the menu bar only (a tray menu has no keyboard focus).
+        shortcut: the platform's standard key, and the keys to use where the platform has none (the
+            menu bar only: a tray menu has no keyboard focus).
         children: the entries of a submenu.
     """
 
@@ -55,7 +56,7 @@ class Entry:
     bar: str = "file"
     enabled: bool = True
     tooltip: str = ""
-    shortcut: QKeySequence.StandardKey | None = None
+    shortcut: tuple[QKeySequence.StandardKey, str] | None = None
     children: tuple[Entry, ...] = field(default=())
 
 
@@ -121,14 +122,14 @@ class AppActions(QObject):
                 translate("Actions", "Search…"),
                 self.search_requested.emit,
                 enabled=ready,
-                shortcut=key.Find,
+                shortcut=(key.Find, "Ctrl+F"),
             ),
             Entry(
                 "import",
                 translate("Actions", "Import…"),
                 self.import_requested.emit,
                 enabled=ready,
-                shortcut=key.Open,
+                shortcut=(key.Open, "Ctrl+O"),
             ),
             SEPARATOR,
             Entry(
@@ -136,7 +137,7 @@ class AppActions(QObject):
                 translate("Actions", "New chat"),
                 lambda: self.chat_requested.emit(None),
                 enabled=ready,
-                shortcut=key.New,
+                shortcut=(key.New, "Ctrl+N"),
             ),
             Entry(
                 "continue-menu",
@@ -210,11 +211,13 @@ class AppActions(QObject):
                 self.settings_requested.emit,
                 bar="memory",
                 enabled=ready,
-                shortcut=key.Preferences,
+                shortcut=(key.Preferences, "Ctrl+,"),
             ),
             Entry("about", translate("Actions", "About memtray"), self.about_requested.emit, bar="help"),
             SEPARATOR,
-            Entry("quit", translate("Actions", "Quit"), self.quit_requested.emit, shortcut=key.Quit),
+            Entry(
+                "quit", translate("Actions", "Quit"), self.quit_requested.emit, shortcut=(key.Quit, "Ctrl+Q")
+            ),
         ]
 
     # -- two presentations ------------------------------------------------------------------------
@@ -288,7 +291,8 @@ def _add_items(menu: QMenu, items: list[Item] | tuple[Entry, ...], *, shortcuts:
         if item.tooltip:
             act.setToolTip(item.tooltip)
         if shortcuts and item.shortcut is not None:
-            act.setShortcut(QKeySequence(item.shortcut))
+            standard, fallback = item.shortcut
+            act.setShortcuts(QKeySequence.keyBindings(standard) or [QKeySequence(fallback)])
         run = item.run
         act.triggered.connect(lambda _checked=False, run=run: run())
     menu.setToolTipsVisible(True)

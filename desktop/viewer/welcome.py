@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 translate = QCoreApplication.translate
 
@@ -92,17 +92,21 @@ class WelcomePanel(QWidget):
             label = words if isinstance(words, QLabel) else QLabel(str(words))
             label.setWordWrap(True)
             grid.addWidget(button, row, 0, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(label, row, 1, Qt.AlignmentFlag.AlignTop)
-        box = QFrame()
+            grid.addWidget(label, row, 1)
+        box = QWidget()
         box.setMaximumWidth(760)
         inner = QVBoxLayout(box)
         inner.addWidget(self.heading)
         inner.addWidget(self.intro)
         inner.addSpacing(8)
         inner.addLayout(grid)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(box, 8)
+        row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addStretch(1)
-        layout.addWidget(box, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addLayout(row)
         layout.addStretch(2)
         self.import_button.clicked.connect(self.import_requested)
         self.chat_button.clicked.connect(self.chat_requested)
