@@ -183,6 +183,27 @@
 <context>
     <name>Search</name>
     <message numerus="yes">
+        <source>{shown} of %n+ results</source>
+        <translation>
+            <numerusform>{shown} of %n+ results</numerusform>
+            <numerusform>{shown} of %n+ results</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n results (more words narrow the search)</source>
+        <translation>
+            <numerusform>The first %n results (more words narrow the search)</numerusform>
+            <numerusform>The first %n results (more words narrow the search)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n result(s)</source>
+        <translation>
+            <numerusform>{shown} of %n result</numerusform>
+            <numerusform>{shown} of %n results</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n result(s)</source>
         <translation>
             <numerusform>%n result</numerusform>

@@ -975,6 +975,24 @@
         <source>hybrid</source>
         <translation>關鍵字＋語意</translation>
     </message>
+    <message numerus="yes">
+        <source>{shown} of %n+ results</source>
+        <translation>
+            <numerusform>共 %n 筆以上，顯示 {shown} 筆</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n results (more words narrow the search)</source>
+        <translation>
+            <numerusform>顯示前 %n 筆結果（多加幾個字可以縮小範圍）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n result(s)</source>
+        <translation>
+            <numerusform>共 %n 筆，顯示 {shown} 筆</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>
         <translation>搜尋你的對話（用 &quot;引號&quot; 括起來的詞組會整段比對）</translation>
@@ -990,6 +1008,10 @@
     <message>
         <source>Search</source>
         <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>More results</source>
+        <translation>更多結果</translation>
     </message>
     <message>
         <source>Search by meaning becomes available with the semantic index</source>

@@ -166,3 +166,63 @@ def test_contrast_ratio_follows_wcag() -> None:
     # white on yellow, the old dark-theme highlight, is unreadable; the fallback picks black
     assert contrast.contrast_ratio(QColor("white"), QColor("#ffe066")) < 1.5
     assert contrast.readable_on(QColor("#ffe066"), QColor("white")) == QColor("black")
+
+
+def test_typing_searches_once_after_a_pause_off_the_gui_thread(
+    viewer: ViewerWindow, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from desktop.viewer import search as search_module
+
+    calls: list[tuple[str, bool]] = []
+    real = search_module.run_search
+
+    def counted(mem: Any, query: Any, page: int = search_module.PAGE) -> Any:
+        calls.append((query.text, threading.current_thread() is threading.main_thread()))
+        return real(mem, query, page)
+
+    monkeypatch.setattr(search_module, "run_search", counted)
+    with qtbot.waitSignal(viewer.search.search_did_finish, timeout=5000) as blocker:
+        for text in ("m", "mi", "mig", "migration"):  # keystrokes closer together than TYPING_MS
+            viewer.search.box.setText(text)
+    assert calls == [("migration", False)]  # one search, on a worker
+    assert blocker.args[0] and all("migration" in r.hit.message.content for r in blocker.args[0])
+    qtbot.wait(search_module.TYPING_MS + 100)
+    assert len(calls) == 1
+
+
+def test_an_answer_to_old_text_is_never_shown(viewer: ViewerWindow, qtbot: Any) -> None:
+    viewer.search.box.setText("budget")
+    viewer.search.search()  # runs now
+    viewer.search.box.setText("roses")  # typed while "budget" runs
+    viewer.search.search()
+    with qtbot.waitSignal(viewer.search.search_did_finish, timeout=5000) as blocker:
+        pass
+    assert blocker.args[0] and all("roses" in r.hit.message.content for r in blocker.args[0])
+
+
+def test_many_hits_come_in_pages_with_a_count(viewer: ViewerWindow, qtbot: Any) -> None:
+    from desktop.viewer.hits import MAX_RESULTS, PAGE
+
+    results = search(viewer, qtbot, "garden roses")  # 240 messages of long-chat say it
+    assert len(results) == PAGE
+    assert viewer.search.status.text() == f"{PAGE} of {MAX_RESULTS}+ results"
+    assert viewer.search.more_button.isVisible()
+    shown = PAGE
+    while viewer.search.more_button.isVisible():
+        with qtbot.waitSignal(viewer.search.page_did_load, timeout=5000) as blocker:
+            viewer.search.more_button.click()
+        shown = min(shown + PAGE, MAX_RESULTS)
+        assert len(blocker.args[0]) == shown == len(viewer.search.results)
+    assert shown == MAX_RESULTS
+    assert viewer.search.status.text().startswith(f"The first {MAX_RESULTS} results")
+    viewer.search.activate(MAX_RESULTS - 1)  # a result of the last page opens too
+
+
+def test_a_count_below_the_limit() -> None:
+    from desktop.viewer.search import count_text
+
+    assert count_text(50, 76, capped=False) == "50 of 76 results"
+    assert count_text(1, 1, capped=False) == "1 result"
+    assert count_text(76, 76, capped=False) == "76 results"
