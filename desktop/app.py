@@ -3,8 +3,9 @@
 Boot order (one log line per subsystem, all under ``memtray.desktop``):
 
 1. ``logging``: the home folder is resolved (``--home``, ``MEMTRAY_HOME`` or the platform's) and the
-   rotating log opened; Qt's messages are routed into it (:mod:`desktop.qtlog`) and the excepthook that
-   logs and shows unhandled exceptions is installed (:mod:`desktop.crash`).
+   rotating log opened; the UI language is chosen and its translations installed (:mod:`desktop.i18n`);
+   Qt's messages are routed into the log (:mod:`desktop.qtlog`) and the excepthook that logs and shows
+   unhandled exceptions is installed (:mod:`desktop.crash`).
 2. ``single instance``: ``<home>/.store/app.lock`` is taken; if another memtray holds it, this launch
    asks it to show its window and exits (:mod:`desktop.single`). ``memtray --quit`` skips the boot
    altogether: it asks the running memtray of that home to quit and exits.
@@ -14,7 +15,10 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
    when the engine has it), and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
-   banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`). The tray's "New chat" and
+   banner saying why and every tray command in its menu bar (:mod:`desktop.tray`,
+   :mod:`desktop.viewer.window`; both show :class:`desktop.actions.AppActions`, whose requests are
+   connected here once). Windows get their saved place back (:mod:`desktop.placement`,
+   ``<home>/ui-state.json``, read before the event loop starts). The tray's "New chat" and
    "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
 6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
    memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
@@ -23,7 +27,8 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
 and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
 own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
-lock is released).
+lock is released). The tray's Quit and the main window's File ▸ Quit are the same command; closing the
+main window (no tray) quits too, and the windows' places are written last, after the workers stopped.
 """
 
 from __future__ import annotations
