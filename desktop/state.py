@@ -113,6 +113,7 @@ class AppState(QObject):
         self.keys: KeyStore | None = None
         self.semantic = False
         self.snapshot = Snapshot()
+        self.has_snapshot = False  # True once a snapshot was read (before, "no sessions" means "not known")
         self.open_error: str | None = None
         self._refreshing = False
         self.reembedding: tuple[int, int] | None = None
@@ -159,6 +160,7 @@ class AppState(QObject):
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False
         self.snapshot = snapshot
+        self.has_snapshot = True
         embedding = snapshot.embedding
         if embedding is not None and (
             embedding.queued > 0 or embedding.rebuilding > 0 or embedding.choice is None
