@@ -29,6 +29,7 @@ _WRITE_WHEN = (
 )
 _ERROR_ID = {
     "type": "string",
+    "maxLength": 64,
     "pattern": "^[0-9a-fA-F]{8,64}$",
     "description": "An error record id, or at least its first 8 hex characters.",
 }

@@ -1,7 +1,7 @@
 """The sessions as MCP resources (``memtray://session/{id}``) and the server's prompts, as plain data.
 
-``resources/list`` pages through the sessions (newest last message first, :data:`RESOURCE_PAGE` per
-page, temporary chats left out); reading one gives the ``read`` tool's page of its newest messages as
+``resources/list`` pages through the sessions (newest last message first, at most
+:data:`RESOURCE_PAGE` per page and under the size bound, temporary chats left out); reading one gives the ``read`` tool's page of its newest messages as
 JSON. The prompts are ``recall(topic)`` and ``catch_up(session)``.
 """
 
@@ -23,6 +23,7 @@ URI_PREFIX = "memtray://session/"
 URI_TEMPLATE = URI_PREFIX + "{id}"
 _SESSION = re.compile(SESSION_ID["pattern"])
 MAX_PROMPT_ARGUMENT = 500
+_RESOURCE_OVERHEAD = 40  # the wire's key names (mimeType, ...) beside the fields measured
 
 
 @dataclass(frozen=True)
@@ -41,18 +42,23 @@ def list_page(ctx: Context, cursor: str | None) -> tuple[list[SessionResource], 
     """
     found = matching_sessions(ctx, {})
     rest = after_position(found, paging.decode("resources", {}, cursor)) if cursor is not None else found
-    page = rest[:RESOURCE_PAGE]
-    resources = [
-        SessionResource(
+    page: list[SessionResource] = []
+    size = 0
+    for o in rest[:RESOURCE_PAGE]:
+        resource = SessionResource(
             URI_PREFIX + o.id,
             o.id,
             o.title or o.id,
             f"{o.messages} messages, {iso(o.first_at) or '?'} to {iso(o.last_at) or '?'}",
         )
-        for o in page
-    ]
-    more = len(rest) > len(page)
-    return resources, paging.encode("resources", {}, [page[-1].last_at, page[-1].id]) if more else None
+        size += len(paging.dumps(resource.__dict__)) + _RESOURCE_OVERHEAD
+        if page and size > paging.PAGE_CHARS:
+            break
+        page.append(resource)
+    if len(rest) <= len(page):
+        return page, None
+    last = rest[len(page) - 1]
+    return page, paging.encode("resources", {}, [last.last_at, last.id])
 
 
 def read_session(ctx: Context, uri: str) -> str:

@@ -336,3 +336,25 @@ def test_turn_context_and_the_error_memory(ctx: Context, memory: Memory) -> None
     assert call(ctx, "forget_error", {"id": short})["record"]["id"] == written["record"]["id"]
     assert "no error record" in refused(ctx, "read_error", {"id": short})
     assert call(ctx, "search_error_memory", {"query": "timeout"})["summary"].startswith("No past errors")
+
+
+def _strings(schema: dict[str, Any], path: str) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    kinds = schema.get("type")
+    if kinds == "string" or (isinstance(kinds, list) and "string" in kinds):
+        found.append((path, schema))
+    for name, sub in schema.get("properties", {}).items():
+        found += _strings(sub, f"{path}.{name}")
+    if isinstance(schema.get("items"), dict):
+        found += _strings(schema["items"], f"{path}[]")
+    return found
+
+
+def test_every_argument_is_bounded() -> None:
+    for spec in mcp_tools():
+        for path, schema in _strings(spec.input_schema, spec.name):
+            assert "maxLength" in schema or "enum" in schema, path
+        for path, schema in [(spec.name, spec.input_schema)]:
+            for name, sub in schema["properties"].items():
+                if sub.get("type") == "array":
+                    assert "maxItems" in sub, f"{path}.{name}"
