@@ -182,18 +182,18 @@ def search(ctx: Context, args: Args) -> Result:
     shown = len(result["hits"])
     if offset + shown < len(kept) and offset + shown < MAX_LIMIT:
         result["nextCursor"] = paging.encode("search", args, offset + shown)
+    scope = f"{match} search over {_where(args)}" + (
+        "" if "since" in args or "until" in args else ", all time"
+    )
     if not shown:
         result["summary"] = (
-            f"No messages match {shorten(query, 80)!r} ({match} search over {_where(args)}, all time)."
-            if offset == 0
-            else "No more hits."
+            f"No messages match {shorten(query, 80)!r} ({scope})." if offset == 0 else "No more hits."
         )
     else:
         worded = sum(1 for h in result["hits"] if h["matched"])
-        result["summary"] = (
-            f"Hits {offset + 1}-{offset + shown} ({match} search over {_where(args)}); {worded} contain "
-            "words of the query, the others are close in meaning. "
-            + ("More: call again with nextCursor." if "nextCursor" in result else "No more hits.")
+        meaning = "" if worded == shown else f"; {shown - worded} match by meaning only (matched is empty)"
+        result["summary"] = f"Hits {offset + 1}-{offset + shown} ({scope}){meaning}. " + (
+            "More: call again with nextCursor." if "nextCursor" in result else "No more hits."
         )
     return result
 

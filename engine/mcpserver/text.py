@@ -93,7 +93,7 @@ def _stem(term: str) -> str:
 
 
 def snippet(content: str, terms: list[str], limit: int = SNIPPET_CHARS) -> tuple[str, list[str]]:
-    """At most ``limit`` characters of ``content`` around its first matched term, and the terms found.
+    """At most ``limit`` characters of ``content`` around the matched terms, and the terms found.
 
     Without a match (a semantic hit) the snippet is the message's start.
     """
@@ -103,8 +103,9 @@ def snippet(content: str, terms: list[str], limit: int = SNIPPET_CHARS) -> tuple
     matched = [t for t in found if not any(t != other and t in other for other in found)]
     if len(flat) <= limit:
         return flat, matched
-    positions = [lowered.find(_stem(t)) for t in matched]
-    first = min(positions, default=0)
+    positions = sorted(lowered.find(_stem(t)) for t in matched)
+    # The window holding the most of the matched terms, starting a third of it before the first of them.
+    first = max(positions, key=lambda p: sum(p <= q < p + limit * 2 // 3 for q in positions), default=0)
     start = max(0, min(first - limit // 3, len(flat) - limit))
     if start > 0:
         space = flat.find(" ", start, first) if first > start else -1

@@ -227,4 +227,5 @@ def test_resources_are_paged(tmp_path: Path, sessions: int) -> None:
                 return sizes
             cursor = page.next_cursor
 
-    assert run_client(home, body) == [100, 5]
+    sizes = run_client(home, body)
+    assert len(sizes) > 1 and sum(sizes) == sessions and max(sizes) <= 100
