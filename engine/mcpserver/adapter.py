@@ -1,11 +1,9 @@
 """What the MCP tools need from the memory that :class:`engine.Memory` does not offer (yet), built only
 on its public calls. Each piece is small so it can move into the facade as it is:
 
-- :func:`title_of`, :func:`time_span`: a session's title (its first user message, shortened) and the
-  times of its first and last archived messages; they read ``SessionInfo.title`` / ``first_message_at``
-  / ``last_message_at`` when the facade has them.
-- :class:`Catalog`: every session's overview, cached per session while its message count and last
-  activity stay the same (so paging 2,000 sessions does not re-read them all each page).
+- :class:`Catalog`: every session's overview (title, first and last message times, count, from
+  ``Memory.sessions()``), cached per session while its message count and last activity stay the same,
+  and a session's title for search hits and reads.
 - :func:`message_in`, :func:`after_id`: one archived message of a session by id; the messages after one.
 - :func:`save`: append messages, leaving out those the session already holds with the same role, text
   and time (an exact retry stores nothing twice), and find the ids of all of them.
@@ -18,14 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.importers import ImportedSession
-from engine.mcpserver.text import TITLE_CHARS, shorten
 from engine.messages import Message
 
 if TYPE_CHECKING:
     from engine import SessionInfo
     from engine.memory import Memory
 
-_TITLE_SCAN = 8
 _ID_SCAN = 2000
 
 
@@ -39,33 +35,6 @@ class Overview:
     last_at: int
     messages: int
     temporary: bool
-
-
-def title_of(mem: Memory, session: str, info: SessionInfo | None = None) -> str:
-    """The session's title: the facade's when it has one, else its first user message, shortened."""
-    given = getattr(info, "title", None)
-    if isinstance(given, str) and given:
-        return given
-    first: Message | None = None
-    for n, message in enumerate(mem.iter_archive(session, batch=_TITLE_SCAN)):
-        first = first or message
-        if message.role == "user":
-            return shorten(message.content, TITLE_CHARS)
-        if n + 1 >= _TITLE_SCAN:
-            break
-    return shorten(first.content, TITLE_CHARS) if first is not None else ""
-
-
-def time_span(mem: Memory, session: str, info: SessionInfo | None = None) -> tuple[int, int]:
-    """Unix ns of the session's first and last archived messages ((0, 0) when it has none)."""
-    first, last = getattr(info, "first_message_at", None), getattr(info, "last_message_at", None)
-    if isinstance(first, int) and isinstance(last, int):
-        return first, last
-    oldest = next(iter(mem.iter_archive(session, batch=1)), None)
-    if oldest is None:
-        return 0, 0
-    newest = mem.archive_page(session, None, 1)
-    return oldest.send_at, (newest[0].send_at if newest else oldest.send_at)
 
 
 class Catalog:
@@ -93,15 +62,19 @@ class Catalog:
         cached = self._cache.get(info.id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        if count:
-            first, last = time_span(self._mem, info.id, info)
-            title = title_of(self._mem, info.id, info)
-        else:
-            first = last = 0
-            title = ""
-        overview = Overview(info.id, title, first, last, count, info.temporary)
+        overview = Overview(
+            info.id, info.title, info.first_message_at, info.last_message_at, count, info.temporary
+        )
         self._cache[info.id] = (key, overview)
         return overview
+
+    def title(self, session: str) -> str:
+        """The session's title ("" for an unknown one), from the overviews (built once, then cached)."""
+        cached = self._cache.get(session)
+        if cached is None:
+            self.overviews(include_temp=True)
+            cached = self._cache.get(session)
+        return cached[1].title if cached is not None else ""
 
     def forget(self, session: str) -> None:
         self._cache.pop(session, None)

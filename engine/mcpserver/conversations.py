@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.errors import InvalidInput, NotFound
 from engine.mcpserver import paging
-from engine.mcpserver.adapter import Context, Overview, after_id, message_in, title_of
+from engine.mcpserver.adapter import Context, Overview, after_id, message_in
 from engine.mcpserver.spec import (
     CURSOR,
     MESSAGE_ID,
@@ -35,7 +35,8 @@ from engine.mcpserver.spec import (
 )
 from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
 from engine.messages import Message
-from engine.search.pipeline import MAX_LIMIT, MAX_QUERY_CHARS
+from engine.search.pipeline import MAX_LIMIT
+from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
 
 MESSAGE_CHARS = 4000
@@ -172,7 +173,7 @@ def search(ctx: Context, args: Args) -> Result:
     for message in kept[offset : offset + size]:
         session = message.session or ""
         if session not in titles:
-            titles[session] = title_of(ctx.mem, session)
+            titles[session] = ctx.catalog.title(session)
         hit = _hit(message, titles[session], terms)
         if result["hits"] and not paging.fits(
             {**result, "hits": [*result["hits"], hit]}, paging.PAGE_CHARS - 600
@@ -328,7 +329,7 @@ LIST_SESSIONS = ToolSpec(
     title="List conversations",
     description=(
         "The conversations (sessions) in memtray's memory, the most recent last message first: id, "
-        "title (the first user message, shortened), first and last message times (UTC) and message "
+        "title (imported, given by the user, or the first user message shortened), first and last message times (UTC) and message "
         "count. Filter by text in the title or id and by dates. Paged: pass nextCursor to get more."
     ),
     input_schema=LIST_INPUT,
@@ -420,7 +421,7 @@ def _slice(ctx: Context, session: str, args: Args) -> Result:
     shown = f"characters {start}-{start + len(item['text'])} of {total}"
     return {
         "session": session,
-        "title": title_of(ctx.mem, session),
+        "title": ctx.catalog.title(session),
         "order": "oldest",
         "messages": [item],
         "summary": f"Message #{message.id}, {shown}."
@@ -465,7 +466,7 @@ def read(ctx: Context, args: Args) -> Result:
     rows, more = _window(ctx, session, args, size, order)
     result: Result = {
         "session": session,
-        "title": title_of(ctx.mem, session),
+        "title": ctx.catalog.title(session),
         "order": order,
         "messages": [],
         "summary": "",

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from engine.cjk import has_cjk
 from engine.clock import NS_PER_SECOND
 from engine.errors import InvalidInput
-from engine.search.keyword import STOP_WORDS, has_cjk
+from engine.search.keyword import STOP_WORDS
 
 SNIPPET_CHARS = 300
-TITLE_CHARS = 60
 _SNIPPET_SCAN = 200_000  # a snippet comes from a message's first 200k characters (a 10 MB message stays fast)
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$"
