@@ -1,6 +1,6 @@
 """Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
 
-Every message written to history.json is also written here (the seed's dual write) and never deleted by
+Every message written to history.json is also written here (both are written on every append) and never deleted by
 compaction. Functions take an open connection so the caller decides the transaction.
 """
 
