@@ -26,7 +26,7 @@ MAX_TOOL_CHARS = 128
 MAX_KEYWORDS = 32
 MAX_KEYWORD_CHARS = 200
 
-# (class, triggers): the first class whose trigger appears in the lower-cased text wins (the original's classes).
+# (class, triggers): the first class whose trigger appears in the lower-cased text wins (as in the original).
 _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tool_not_exist", ("not exist:", "tool not found", "unsupported tool")),
     ("required_param", ("required",)),

@@ -9,8 +9,8 @@ search puts three rankings side by side — the context index (each message betw
 the keyword rankings alone.
 
 It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
-through the same hooks as the vectors (a new message gets its row and becomes its previous message's ``next``, a
-forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
+through the same hooks as the vectors (a new message gets its row and becomes its previous message's
+``next``, a forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
   text; a chunk always takes at least one message, and one that would end on a user message takes the next
   message too (only one, so two user messages in a row can still end a chunk, as in the original).
 - :func:`exchanges` (for noise pruning): a user message and every following non-user message up to the
-  next user message; messages before the first user message form a "headless" exchange, which is never dropped.
+  next user message; messages before the first user message form a "headless" exchange, which is never
+  dropped.
 """
 
 from __future__ import annotations
