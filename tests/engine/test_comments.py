@@ -67,9 +67,8 @@ def test_comments_and_docstrings_point_to_nothing_outside_the_repository() -> No
     for path in _files():
         for line, excerpt in offending(path.read_text(encoding="utf-8")):
             found.append(f"{path.relative_to(ROOT)}:{line}: {excerpt}")
-    assert not found, "state the rule itself, or point to a section of docs/architecture.md:\n" + "\n".join(
-        found
-    )
+    hint = "state the rule itself, or point to a section of docs/architecture.md:"
+    assert not found, "\n".join([hint, *found])
 
 
 def test_the_check_reads_every_part() -> None:
