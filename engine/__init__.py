@@ -12,6 +12,10 @@ The public face is small and stable; everything else is internal::
 
 This package never imports Qt or the desktop app. Plain frozen dataclasses cross its border, and every
 error it raises on purpose is an :class:`engine.errors.EngineError`.
+
+The design follows the memory of Agenvoy, an LLM agent whose session folders memtray reads and writes
+alike; comments call it "the original". ``docs/architecture.md`` explains the tiers, the layers, the
+append/replay protocol, the search pipeline and where each tuned number came from.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """User settings: one typed, validated object, stored in the database's ``settings`` table.
 
-Defaults follow the seed (16 messages in the window, 4 MiB before compaction). A stored value that no
-longer validates (an older version, a hand edit) falls back to the default with a log line, as the seed
-does for limits that are missing or not positive. :class:`StoredSettings` holds the copy one memory uses.
+Defaults are the original's (16 messages in the window, 4 MiB before compaction). A stored value that
+no longer validates (an older version, a hand edit) falls back to the default with a log line, as the
+original does for limits that are missing or not positive. :class:`StoredSettings` holds the copy one
+memory uses.
 """
 
 from __future__ import annotations

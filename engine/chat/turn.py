@@ -2,14 +2,14 @@
 
 :meth:`Chat.send` does, in order:
 
-1. takes the turn's start time (the user message's ``sendAt``, memory-engine.md §2.2) and the Gemini key
+1. takes the turn's start time (the user message's ``sendAt``) and the Gemini key
    (``NoApiKey`` without one);
 2. builds the request from :meth:`engine.Memory.turn_context` (a new session has no window and no
    summary): the system prompt with the ``Prior Conversation Context`` guidance, the window with its
    prefixes, the turn-context ``user`` message, the user's input (:mod:`engine.chat.prompt`);
 3. streams the model's answer. When the model calls tools (``chat_history``, ``error_history``: the
    registry of :mod:`engine.tools.registry`), they run here, locally, and their results go back to the
-   model; after a failed call the error memory's hint is added (§11.4). After ``max_rounds`` rounds of
+   model; after a failed call the error memory's hint is added. After ``max_rounds`` rounds of
    tool calls the model is asked to answer without tools;
 4. shows the final answer as it streams (``on_text`` gets the visible reply so far, cleaned by
    :mod:`engine.chat.display`), then applies output hygiene (``strip_reply``) to the whole of it;

@@ -1,7 +1,7 @@
 """Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
 
-Every message written to history.json is also written here (the seed's dual write) and never deleted by
-compaction. Functions take an open connection so the caller decides the transaction.
+Every message written to history.json is also written here (every append writes both) and never
+deleted by compaction. Functions take an open connection so the caller decides the transaction.
 """
 
 from __future__ import annotations

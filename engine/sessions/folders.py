@@ -107,7 +107,7 @@ def mark_summary_stale(paths: Paths, session_id: str) -> None:
     """Delete summary.json and its cursor so the next summary run rebuilds it from what remains.
 
     Used when a message is forgotten: the old summary may mention it. Deleting only the cursor would not
-    do, since a summary without a cursor just gets its cursor set (seed step 1) and is kept.
+    do, since a summary without a cursor just gets its cursor set (step 1 of ``Generate``) and is kept.
     """
     paths.summary_file(session_id).unlink(missing_ok=True)
     paths.cursor_file(session_id).unlink(missing_ok=True)

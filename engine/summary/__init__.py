@@ -1,4 +1,4 @@
-"""The rolling summary of a session (memory-engine.md §8–9) and the turn context built on it (§3).
+"""The rolling summary of a session and the turn context built on it (docs/architecture.md, *The tiers*).
 
 Modules: ``schema`` (the shape, validation), ``parse`` (reading a model's reply), ``files`` (summary.json
 and the cursor), ``chunks`` (chunking, exchanges, transcripts), ``prompts`` and ``replies`` (what Gemini is

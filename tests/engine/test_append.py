@@ -1,4 +1,4 @@
-"""Appending: history.json and the archive written together (memory-engine.md §2, §14 items 1-3)."""
+"""Appending: history.json and the archive written together: the window, backfill, replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command line: the contract of decisions.md, JSON shapes, and one clear line for bad input."""
+"""The command line: its stable contract (commands, exit codes), JSON shapes, one clear line for bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compaction of history.json (memory-engine.md §7, §14 item 4), including property tests."""
+"""Compaction of history.json (to 80 % on a pair boundary), including property tests."""
 
 from __future__ import annotations
 

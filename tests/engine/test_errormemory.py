@@ -1,5 +1,5 @@
 """The error memory through ``mem.errors``: writes, TTL, search (vectors with a floor, keyword fallback),
-prefix reads, purge, and independence from sessions (memory-engine.md §11, §14 item 11)."""
+prefix reads, purge, and independence from sessions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Keyword search: routing, CJK, the seed's archive/recent semantics, hostile input (§5.4, §6.3, §14 item 5)."""
+"""Keyword search: routing, CJK, the original's archive/recent split of the keyword mode, hostile input."""
 
 from __future__ import annotations
 

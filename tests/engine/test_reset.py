@@ -1,4 +1,4 @@
-"""Reset, reset all, remove-session and the temp-session cleanup (memory-engine.md §10, §14 item 12)."""
+"""Reset, reset all, remove-session and the temp-session cleanup."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The turn context (memory-engine.md §3, §9.2) and ``memtray context``."""
+"""The turn context (the window, then the relevant part of the summary) and ``memtray context``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Generate (memory-engine.md §8.5, §9.1) with the real google-genai SDK against the fake server."""
+"""Generate (noise pruning, chunks, the cursor) with the real google-genai SDK against the fake server."""
 
 from __future__ import annotations
 
