@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.icons import app_icon
 from desktop.tasks import TaskRunner
-from engine.paths import Paths
+from engine import Paths
 
 log = logging.getLogger("memtray.desktop.about")
 

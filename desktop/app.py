@@ -60,11 +60,9 @@ from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
-from engine import Memory
+from engine import Memory, Paths, configure_logging
 from engine.chat import new_session_id
-from engine.logs import configure
-from engine.paths import Paths
-from engine.summary.scheduler import SummaryScheduler
+from engine.summary import SummaryScheduler
 
 log = logging.getLogger("memtray.desktop.app")
 
@@ -346,7 +344,7 @@ def run(argv: list[str]) -> int:
     refguard.install()
     args = parse_args(argv)
     paths = Paths.resolve(args.home)
-    configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
+    configure_logging(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
     if args.quit:
         return request_quit(paths)
     app = QApplication(sys.argv[:1])

@@ -32,9 +32,8 @@ from PySide6.QtCore import QCoreApplication
 if TYPE_CHECKING:
     from engine import Memory, Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
-    from engine.llm.keys import Keys
-    from engine.summary import Summaries, Summary
-    from engine.summary.schema import CurrentDiscussion, PastDiscussion
+    from engine.llm import Keys
+    from engine.summary import CurrentDiscussion, PastDiscussion, Summaries, Summary
 
 log = logging.getLogger("memtray.desktop.seams")
 
@@ -336,7 +335,7 @@ class EngineKeys:
             NoApiKey: no candidate and no configured key.
             AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
         """
-        from engine.llm.gemini import make_client, translated_errors
+        from engine.llm import make_client, translated_errors
 
         key = candidate.strip() or self.keys.require()
         model = settings.summary_model

@@ -26,8 +26,7 @@ from engine import SessionInfo, Settings
 if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
     from desktop.tasks import Task, TaskRunner
-    from engine import Memory
-    from engine.semantic.tier import SemanticStatus
+    from engine import Memory, SemanticStatus
 
 log = logging.getLogger("memtray.desktop.state")
 

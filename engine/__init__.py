@@ -20,11 +20,16 @@ append/replay protocol, the search pipeline and where each tuned number came fro
 
 from __future__ import annotations
 
+from engine import errors
 from engine.errors import EngineError
+from engine.jobs import add_maintenance
+from engine.logs import configure as configure_logging
 from engine.memory import Memory
 from engine.messages import Message
+from engine.paths import Paths
 from engine.search.pipeline import Hit
 from engine.search.query import query_terms
+from engine.semantic.tier import SemanticStatus
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
@@ -36,8 +41,13 @@ __all__ = [
     "Hit",
     "Memory",
     "Message",
+    "Paths",
     "ResetResult",
+    "SemanticStatus",
     "SessionInfo",
     "Settings",
+    "add_maintenance",
+    "configure_logging",
+    "errors",
     "query_terms",
 ]

@@ -80,7 +80,7 @@ class Memory:
         self.clock = clock
         self.keys = keys
         self._store = store
-        self._settings = StoredSettings(store)
+        self._settings = StoredSettings(database.SettingsTable(store))
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
         self._log = SessionLog(paths, store, clock, self._settings.get)

@@ -13,7 +13,7 @@ from pathlib import Path
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import CancelToken
 from engine import Message
-from engine.sessions import export as exporters
+from engine.sessions import render_export
 
 FORMATS = {
     "jsonl": QT_TRANSLATE_NOOP("Export", "JSON Lines (*.jsonl)"),
@@ -39,7 +39,7 @@ def write_export(
 
     try:
         with tmp.open("w", encoding="utf-8") as out:
-            out.writelines(exporters.render(fmt, session, checked()))
+            out.writelines(render_export(fmt, session, checked()))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from engine.importers.importstate import ImportState
 
 
+__all__ = ["DESCRIPTIONS", "INCREMENTAL", "ImportReport", "ImportedSession", "ReadResult", "readers"]
+
+
 @dataclass(frozen=True)
 class ImportedSession:
     """One conversation read from a file, ready to append.
