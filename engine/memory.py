@@ -191,14 +191,15 @@ class Memory:
             create: create the session if it does not exist (else raise SessionNotFound).
 
         Returns:
-            The messages as stored, each with its archive id (``None`` for a message without text, which
-            the archive skips) and session.
+            The messages as stored, exactly as given (a message without text too), each with its archive
+            id (``None`` in a ``priv-`` session, which is never archived) and session.
 
         Raises:
             InvalidSessionId, InvalidMessage, InvalidInput: bad input (more than 100,000 messages);
                 nothing is written.
             SessionNotFound: no such session and ``create`` is False.
-            StorageError: the disk or the database failed; the call may be retried.
+            StorageError: the disk or the database failed; the call may be retried (a retry of the same
+                messages is stored once).
         """
         return self._log.append(session, messages, create=create)
 

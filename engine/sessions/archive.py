@@ -1,7 +1,8 @@
 """Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
 
-Every message written to history.json is also written here (every append writes both) and never
-deleted by compaction. Functions take an open connection so the caller decides the transaction.
+Every message written to history.json is also written here (every append writes both), exactly as
+written (a message without text too), and never deleted by compaction. Functions take an open
+connection so the caller decides the transaction.
 """
 
 from __future__ import annotations
@@ -61,32 +62,26 @@ def archive_times(messages: Sequence[Message]) -> list[int]:
     return times
 
 
-def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int | None]:
-    """Insert ``messages``; return each one's row id, ``None`` for a message with no text (not archived)."""
+def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int]:
+    """Insert ``messages`` exactly as they are (a message without text too); return their row ids."""
+    if not messages:
+        return []
     key = session_key(conn, session_id, now)
-    rows = []
-    for message, send_at in zip(messages, archive_times(messages), strict=True):
-        if message.content.strip():
-            rows.append((session_id, key, send_at, message.role, message.content, message.sender))
-    ids: list[int | None] = []
-    if rows:
-        conn.exec_driver_sql(
-            "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
-        first = last - len(rows) + 1
-        next_id = iter(range(first, last + 1))
-        ids = [next(next_id) if m.content.strip() else None for m in messages]
-        bigrams = [
-            (i, key, grams)
-            for i, m in zip(ids, messages, strict=True)
-            if i is not None and (grams := cjk_bigrams(m.content))
-        ]
-        if bigrams:
-            conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
-    else:
-        ids = [None] * len(messages)
+    rows = [
+        (session_id, key, send_at, message.role, message.content, message.sender)
+        for message, send_at in zip(messages, archive_times(messages), strict=True)
+    ]
+    conn.exec_driver_sql(
+        "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
+    ids = list(range(last - len(rows) + 1, last + 1))
+    bigrams = [
+        (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
+    ]
+    if bigrams:
+        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
     return ids
 
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
-from engine.messages import Message, from_record, to_record, validate
+from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.sessions import alignment, archive, compaction, titles
 from engine.sessions import folders as session_files
@@ -45,7 +45,7 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
-from engine.sessions.recovery import Recovery
+from engine.sessions.recovery import Recovery, retried
 from engine.settings import Settings
 from engine.storage.atomic import atomic_write
 from engine.storage.diskerrors import file_errors
@@ -164,48 +164,62 @@ class SessionLog:
         records = self._recovery.records(session)
         with self._store.write() as conn:
             meta = archive.meta(conn, session)
-            replay = self._recovery.pending(conn, session, meta, records)
-            if records and not meta.hot_last_id and not archive.has_rows(conn, session):
+            pending = self._recovery.pending(conn, session, meta, records)
+            if pending.written:  # the finished appends before this one: history.json holds them
+                Recovery.confirm(conn, session, pending.written[-1].id or 0)
+            elif records and not meta.hot_last_id and not archive.has_rows(conn, session):
                 meta = self._recovery.backfill(conn, session, records, meta, now)
-            ids = archive.insert(conn, session, batch, now)
+            adopted = retried(pending.missing, batch)
+            replay = pending.missing[: len(pending.missing) - len(adopted)]
+            if adopted:
+                ids = [m.id or 0 for m in adopted]
+                log.info("session %s: an append retried after a failure took its archived rows", session)
+            else:
+                ids = archive.insert(conn, session, batch, now)
             stored = [
                 Message(m.role, m.content, m.send_at, m.sender, i, session)
                 for m, i in zip(batch, ids, strict=True)
             ]
-            for listener in self.listeners:
-                listener.messages_added(conn, [m for m in stored if m.id is not None])
+            if not adopted:  # adopted rows were given to the listeners when they were inserted
+                for listener in self.listeners:
+                    listener.messages_added(conn, stored)
+        if replay:
+            Recovery.log_replay(session, replay)
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
         try:
             with file_errors(f"history.json of session {session}"):
                 size = self.files.append(self.paths.history_file(session), new_records)
         except EngineError:
-            self._undo_append(session, [i for i in ids if i is not None])
+            self._undo_append(session, ids)
             raise
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (Recovery.pending): one write transaction per append instead of two.
-        if size > self._settings().max_history_bytes:
-            last_id = max([i for i in ids if i is not None] + [m.id or 0 for m in replay], default=0)
-            if last_id:
-                with self._store.write() as conn:
-                    current = archive.meta(conn, session)
-                    archive.save_meta(
-                        conn, session, archive.Meta(current.start_at, current.start_id, last_id)
-                    )
+        # Replayed rows are marked now, so no row is ever written to the file twice; so are the rows of
+        # an append that compacts.
+        compact = size > self._settings().max_history_bytes
+        if replay or adopted or compact:
+            with self._store.write() as conn:
+                Recovery.confirm(conn, session, ids[-1])
+        if compact:
             self._compact_locked(session)
         return stored
 
     def _undo_append(self, session: str, ids: list[int]) -> None:
-        """Take back the archive rows of an append whose history.json write failed (not acknowledged)."""
+        """Take back the archive rows of an append whose history.json write failed (not acknowledged).
+
+        If that fails too, the rows stay above ``hot_last_id``: a retry of the same append takes them
+        (:func:`retried`); any other next write puts them in history.json.
+        """
         try:
             with self._store.write() as conn, archive.without_overwrite(conn):
                 for message_id in ids:
                     for listener in self.listeners:
                         listener.message_forgotten(conn, session, message_id)
-                archive.delete_range(conn, session, min(ids, default=0), max(ids, default=-1))
+                archive.delete_range(conn, session, min(ids), max(ids))
         except EngineError as exc:
             log.warning(
                 "could not take back %d archived messages of session %s after a failed write (%s); "
-                "they will be written to history.json by the next write",
+                "a retry of the same messages takes them, any other write puts them in history.json",
                 len(ids),
                 session,
                 exc,
@@ -246,7 +260,7 @@ class SessionLog:
                 fresh = [
                     m
                     for m, t in zip(item.messages, times, strict=True)
-                    if (m.role, m.content, t) not in known and m.content.strip()
+                    if (m.role, m.content, t) not in known
                 ]
                 present += len(item.messages) - len(fresh)
                 if fresh:
@@ -282,15 +296,18 @@ class SessionLog:
     # -- reading ----------------------------------------------------------------------------------
 
     def history(self, session: str) -> list[Message]:
-        """Every message in history.json, oldest first, with archive ids where known."""
+        """Every message in history.json, oldest first, with archive ids where known.
+
+        Reads without the session's lock and without writing; only when something is to be finished (an
+        interrupted append or compaction, a lost or damaged file) does it take the lock and repair.
+        """
         self.require(session)
-        with self.locks.hold(session):
-            records = self._recovery.repair(session)
-            with self._store.read() as conn:
-                meta = archive.meta(conn, session)
-                rows = archive.rows_from(conn, session, meta.start_id)
-        messages = [m for m in (from_record(r) for r in records) if m is not None]
-        return alignment.attach_ids(session, messages, rows)
+        hot = self._recovery.peek(session)
+        if hot is None:
+            with self.locks.hold(session):
+                hot = self._recovery.hot(session)
+        messages = [m for _, m in alignment.usable(hot.records)]
+        return alignment.attach_ids(session, messages, hot.rows)
 
     def window(self, session: str) -> list[Message]:
         """The last ``max_history_messages`` messages (by count), oldest first."""
@@ -344,7 +361,8 @@ class SessionLog:
     def _compact_locked(self, session: str) -> CompactResult:
         started = time.perf_counter()
         path = self.paths.history_file(session)
-        records = self._recovery.repair(session)
+        hot = self._recovery.hot(session)
+        records = hot.records
         before = self.files.size(path)
         cut = compaction.plan_cut(records, before, self._settings().max_history_bytes)
         if is_private(session):
@@ -358,37 +376,31 @@ class SessionLog:
             for listener in self.listeners:
                 listener.session_compacted(session, self.compaction_cut(session))
             return CompactResult(session, 0, len(records), before, before, 0, time.perf_counter() - started)
-        removed, remaining = records[:cut], records[cut:]
-        archived_removed = sum(
-            1 for m in (from_record(r) for r in removed) if m is not None and m.content.strip()
-        )
-        archived_kept = sum(
-            1 for m in (from_record(r) for r in remaining) if m is not None and m.content.strip()
-        )
+        remaining = records[cut:]
+        found = alignment.usable(records)
+        paired = alignment.align([m for _, m in found], hot.rows)
+        kept = [
+            hot.rows[j] for (index, _), j in zip(found, paired, strict=True) if index >= cut and j is not None
+        ]
+        matched = sum(1 for j in paired if j is not None)
         start_at = compaction.first_send_at(remaining)
         with self._store.write() as conn:
             meta = archive.meta(conn, session)
-            hot = archive.ids_from(conn, session, meta.start_id)
-            if len(hot) >= archived_kept:
-                # history.json is a suffix of the archive: the kept messages are the last ones.
-                start_id = (
-                    hot[len(hot) - archived_kept]
-                    if archived_kept
-                    else (hot[-1] + 1 if hot else meta.start_id)
-                )
-            else:
-                start_id = meta.start_id
-            if len(hot) != archived_removed + archived_kept:
+            if kept:
+                start_id = kept[0].id or 0
+            else:  # nothing kept is archived: the cut is past the newest row
+                start_id = (hot.rows[-1].id or 0) + 1 if hot.rows else meta.start_id
+            if matched != len(hot.rows):
                 log.warning(
                     "history.json of session %s and the archive disagree (%d vs %d messages); "
                     "the cut was aligned from the newest message",
                     session,
-                    archived_removed + archived_kept,
-                    len(hot),
+                    matched,
+                    len(hot.rows),
                 )
-            archive.save_meta(
-                conn, session, archive.Meta(start_at or meta.start_at, start_id, meta.hot_last_id)
-            )
+            # history.json holds every row from the cut on now (hot() replayed what it lacked): all are done.
+            done = max(meta.hot_last_id, hot.rows[-1].id or 0) if hot.rows else meta.hot_last_id
+            archive.save_meta(conn, session, archive.Meta(start_at or meta.start_at, start_id, done))
         with file_errors(f"history.json of session {session}"):
             after = self.files.write(path, remaining)
         for listener in self.listeners:
