@@ -5,19 +5,30 @@ compacted when it grows past ``max_history_bytes``) and its rows in the SQLite a
 indexes (tier 3, every message ever written). Listeners (the vectors) follow the archive through the
 :class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write transactions.
 
-The invariants: history.json's messages with text are the archive's rows of the session from the
-compaction cut (``start_id``) on, in the same order (messages without text are in the file only). Rows
-above ``hot_last_id`` are not yet confirmed in the file: the last finished append's, and at most one
-interrupted append's after them.
+The invariants: history.json's messages are the archive's rows of the session from the compaction cut
+(``start_id``) on, in the same order, with their text exactly as written (a message without text too;
+older versions kept those in the file only, and the pairing passes over them,
+:mod:`engine.sessions.alignment`). Rows above ``hot_last_id`` are not yet confirmed in the file: the last
+finished append's, and at most one interrupted or failed append's after them.
 
 Writes to a session happen under that session's lock (threads and processes). An append is written to
 the archive first (committed), then to history.json (atomic rename); the next call that holds the
 session's lock finds those rows at the end of the file and records them as done, so an append costs one
 write transaction. If a process dies between the two writes, that next call replays what the archive has
-and the file lacks (:mod:`engine.sessions.recovery`), so an acknowledged message is never lost and never
-doubled. A write that fails cleanly (a full disk) takes back its archive rows, so a message the call did
-not acknowledge is not stored half-way. A compaction commits the new cut before it rewrites history.json;
-if it is interrupted in between, the next repair drops the archived messages left at the file's start.
+and the file lacks (:mod:`engine.sessions.recovery`) and records the replayed rows as done as soon as the
+file holds them, so an acknowledged message is never lost and never doubled, and no row is written to the
+file twice whatever its text looks like. A write that fails cleanly (a full disk) takes back its archive
+rows, so a message the call did not acknowledge is not stored half-way. If the take-back fails too, the
+rows stay unconfirmed; the client's retry is then idempotent: an append whose messages equal, in order,
+the unconfirmed rows that end the archive and that history.json lacks (same role, text, archived time and
+sender) takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`); any
+other append writes them to the file before its own. A compaction commits the new cut before it rewrites
+history.json; if it is interrupted in between, the next repair drops the archived messages left at the
+file's start.
+
+Reads (history, the window, pages, search, export) take no write lock and write nothing when there is
+nothing to finish; history reads without the session's lock, and takes it only to finish an interrupted
+write or rebuild a lost or damaged file.
 
 A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`):
 its messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
