@@ -27,6 +27,8 @@ class Meta:
     start_at: int = 0
     start_id: int = 0
     hot_last_id: int = 0
+    replayed_from: int = 0
+    replayed_to: int = 0
 
 
 def session_key(conn: Connection, session_id: str, now: int) -> str:
@@ -94,12 +96,15 @@ def has_rows(conn: Connection, session_id: str) -> bool:
 
 def meta(conn: Connection, session_id: str) -> Meta:
     row = conn.exec_driver_sql(
-        "SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = ?", (session_id,)
+        "SELECT start_at, start_id, hot_last_id, replayed_from, replayed_to FROM message_meta "
+        "WHERE session_id = ?",
+        (session_id,),
     ).first()
     return Meta(*map(int, row)) if row else Meta()
 
 
 def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
+    """Save ``start_at``, ``start_id`` and ``hot_last_id`` (the replayed range is kept as it is)."""
     conn.execute(
         text(
             "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES (:s, :a, :i, :h) "
@@ -107,6 +112,19 @@ def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
             "hot_last_id = excluded.hot_last_id"
         ),
         {"s": session_id, "a": value.start_at, "i": value.start_id, "h": value.hot_last_id},
+    )
+
+
+def mark_replayed(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
+    """Record the rows a replay just wrote to history.json (see :func:`engine.sessions.recovery.retried`)."""
+    conn.execute(
+        text(
+            "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id, replayed_from, replayed_to) "
+            "VALUES (:s, 0, 0, 0, :f, :l) "
+            "ON CONFLICT(session_id) DO UPDATE SET replayed_from = excluded.replayed_from, "
+            "replayed_to = excluded.replayed_to"
+        ),
+        {"s": session_id, "f": first_id, "l": last_id},
     )
 
 

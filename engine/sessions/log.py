@@ -20,9 +20,11 @@ file holds them, so an acknowledged message is never lost and never doubled, and
 file twice whatever its text looks like. A write that fails cleanly (a full disk) takes back its archive
 rows, so a message the call did not acknowledge is not stored half-way. If the take-back fails too, the
 rows stay unconfirmed; the client's retry is then idempotent: an append whose messages equal, in order,
-the unconfirmed rows that end the archive and that history.json lacks (same role, text, archived time and
-sender) takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`); any
-other append writes them to the file before its own. A compaction commits the new cut before it rewrites
+the rows that end the archive and that no append acknowledged (same role, text, archived time and sender)
+takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`). Those are the
+unconfirmed rows history.json lacks, or, once a read has replayed them, the rows of that last replay
+(``replayed_from``..``replayed_to`` in the meta) while nothing follows them. Any other append writes the
+missing rows to the file before its own. A compaction commits the new cut before it rewrites
 history.json; if it is interrupted in between, the next repair drops the archived messages left at the
 file's start.
 
@@ -56,7 +58,7 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
-from engine.sessions.recovery import Recovery, retried
+from engine.sessions.recovery import Recovery, replayed_tail, retried
 from engine.settings import Settings
 from engine.storage.atomic import atomic_write
 from engine.storage.diskerrors import file_errors
@@ -182,6 +184,10 @@ class SessionLog:
                 meta = self._recovery.backfill(conn, session, records, meta, now)
             adopted = retried(pending.missing, batch)
             replay = pending.missing[: len(pending.missing) - len(adopted)]
+            held = False  # the adopted rows are in history.json already (a read replayed them)
+            if not adopted and not pending.missing:
+                adopted = retried(replayed_tail(conn, session, meta), batch)
+                held = bool(adopted)
             if adopted:
                 ids = [m.id or 0 for m in adopted]
                 log.info("session %s: an append retried after a failure took its archived rows", session)
@@ -194,6 +200,8 @@ class SessionLog:
             if not adopted:  # adopted rows were given to the listeners when they were inserted
                 for listener in self.listeners:
                     listener.messages_added(conn, stored)
+        if held:
+            return stored
         if replay:
             Recovery.log_replay(session, replay)
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
@@ -211,6 +219,8 @@ class SessionLog:
         if replay or adopted or compact:
             with self._store.write() as conn:
                 Recovery.confirm(conn, session, ids[-1])
+                if replay:
+                    archive.mark_replayed(conn, session, replay[0].id or 0, replay[-1].id or 0)
         if compact:
             self._compact_locked(session)
         return stored

@@ -117,6 +117,7 @@ class Recovery:
             self._files.append(self._paths.history_file(session), [to_record(m) for m in missing])
         with self._store.write() as conn:
             self.confirm(conn, session, missing[-1].id or 0)
+            archive.mark_replayed(conn, session, missing[0].id or 0, missing[-1].id or 0)
         return Hot(self._files.read(self._paths.history_file(session)), rows)
 
     def peek(self, session: str) -> Hot | None:
@@ -222,18 +223,19 @@ class Recovery:
         return remaining
 
 
-def retried(missing: Sequence[Message], batch: Sequence[Message]) -> list[Message]:
-    """The rows an append retried after a failure takes instead of inserting its messages again.
+def retried(rows: Sequence[Message], batch: Sequence[Message]) -> list[Message]:
+    """The rows that an append retried after a failure takes instead of inserting its messages again.
 
     An append whose history.json write failed takes back its archive rows; if that fails too (a full
-    disk), the rows stay, unconfirmed and missing from the file. When the client then retries, the batch
-    equals those rows, which end the archive: same role, text, time (as archived) and sender, in order.
-    Those rows are the retry's (returned); any other batch gets new rows (``[]``), and the missing rows
-    are replayed before it.
+    disk), the rows stay, unconfirmed and missing from the file, until the next call replays them. When
+    the client then retries, its batch equals those rows, which end the archive: same role, text, time
+    (as archived) and sender, in order. ``rows``: the session's newest rows that no append acknowledged
+    (missing from the file, or written there by the last replay, nothing after them). Returns the rows
+    the batch is (the retry's), or ``[]``: then the batch gets new rows.
     """
-    if not batch or len(batch) > len(missing):
+    if not batch or len(batch) > len(rows):
         return []
-    tail = list(missing[len(missing) - len(batch) :])
+    tail = list(rows[len(rows) - len(batch) :])
     times = archive.archive_times(batch)
     for row, message, send_at in zip(tail, batch, times, strict=True):
         if (row.role, row.content, row.send_at, row.sender) != (
@@ -244,6 +246,14 @@ def retried(missing: Sequence[Message], batch: Sequence[Message]) -> list[Messag
         ):
             return []
     return tail
+
+
+def replayed_tail(conn: Connection, session: str, meta: archive.Meta) -> list[Message]:
+    """The rows the last replay wrote to history.json, if they still end the archive (else ``[]``)."""
+    if not meta.replayed_to:
+        return []
+    rows = archive.rows_from(conn, session, meta.replayed_from)
+    return rows if rows and rows[-1].id == meta.replayed_to else []
 
 
 @dataclass(frozen=True)
