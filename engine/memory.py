@@ -97,6 +97,7 @@ class Memory:
         self._log.listeners.append(self.semantic)
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
+        self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)
 

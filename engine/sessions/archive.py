@@ -115,6 +115,11 @@ def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
     )
 
 
+def clear_meta(conn: Connection, session_id: str) -> None:
+    """Forget the session's bookkeeping (for a session archived anew)."""
+    conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
+
+
 def mark_replayed(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
     """Record the rows a replay just wrote to history.json (see :func:`engine.sessions.recovery.retried`)."""
     conn.execute(

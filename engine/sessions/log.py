@@ -52,7 +52,7 @@ from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, titles
+from engine.sessions import alignment, archive, compaction, emptied, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -313,6 +313,39 @@ class SessionLog:
             return
         data = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         atomic_write(path, data, tmp_dir=self.paths.store_dir / "tmp")
+
+    def restore_emptied(self) -> int:
+        """Archive every session's history.json again when the archive has no message at all (a missing,
+        zero-length or replaced database, see :mod:`engine.sessions.emptied`); return how many messages.
+
+        Reads only, unless the archive is empty and some history.json holds messages.
+        """
+        with self._store.read() as conn:
+            if not emptied.archive_empty(conn):
+                return 0
+        sessions = emptied.sessions_with_history(self.paths, self.files.read)
+        restored = count = 0
+        now = self._clock()
+        for session in sessions:
+            with self.locks.hold(session):
+                records = self._recovery.records(session)
+                with self._store.write() as conn:
+                    if archive.has_rows(conn, session):
+                        continue  # another program restored it meanwhile
+                    archive.clear_meta(conn, session)
+                    self._recovery.backfill(conn, session, records, archive.Meta(), now)
+                    restored += len(alignment.usable(records))
+                    count += 1
+        if restored:
+            log.warning(
+                "the memory database %s had no messages although %d session(s) have a history.json (it was "
+                "missing, emptied or replaced): their %d messages were archived again; messages compacted "
+                "out of history.json before are not in it",
+                self._store.path,
+                count,
+                restored,
+            )
+        return restored
 
     # -- reading ----------------------------------------------------------------------------------
 
