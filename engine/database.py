@@ -37,6 +37,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m007_context_neighbours", context.m007_context_neighbours),
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
     ("m009_session_titles", archive.m009_session_titles),
+    ("m010_replayed_rows", archive.m010_replayed_rows),
 )
 
 

@@ -97,6 +97,7 @@ class Memory:
         self._log.listeners.append(self.semantic)
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
+        self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)
 
@@ -191,14 +192,15 @@ class Memory:
             create: create the session if it does not exist (else raise SessionNotFound).
 
         Returns:
-            The messages as stored, each with its archive id (``None`` for a message without text, which
-            the archive skips) and session.
+            The messages as stored, exactly as given (a message without text too), each with its archive
+            id (``None`` in a ``priv-`` session, which is never archived) and session.
 
         Raises:
             InvalidSessionId, InvalidMessage, InvalidInput: bad input (more than 100,000 messages);
                 nothing is written.
             SessionNotFound: no such session and ``create`` is False.
-            StorageError: the disk or the database failed; the call may be retried.
+            StorageError: the disk or the database failed; the call may be retried (a retry of the same
+                messages is stored once).
         """
         return self._log.append(session, messages, create=create)
 

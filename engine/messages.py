@@ -3,6 +3,11 @@
 A record in ``history.json`` is ``{"role", "content", "sendAt"?, "sender"?}`` (Agenvoy's format):
 ``sendAt`` is Unix nanoseconds and left out when 0; ``sender`` is left out when empty; ``content`` is a
 string, though a list of content parts is tolerated on read.
+
+Stored text comes back exactly as it was written: :func:`from_record` never rewrites a record's content,
+whatever its first line looks like (a message may well start with ``sendAt: …`` or ``sender: …``; models
+echo the window's prefix line). Older formats with the time in a header inside the content are converted
+once, when they are imported (:func:`normalize_legacy`, called by the Agenvoy importer).
 """
 
 from __future__ import annotations
@@ -96,7 +101,10 @@ def to_record(message: Message) -> dict[str, Any]:
 
 
 def from_record(record: Any) -> Message | None:
-    """A message from a history.json record, or ``None`` if the record is not a usable message."""
+    """A message from a history.json record, or ``None`` if the record is not a usable message.
+
+    The content is the record's text exactly (a list of content parts is joined, see :func:`text_of`).
+    """
     if not isinstance(record, Mapping):
         return None
     role = record.get("role")
@@ -106,13 +114,12 @@ def from_record(record: Any) -> Message | None:
     if not isinstance(send_at, int) or isinstance(send_at, bool) or send_at < 0:
         send_at = 0
     sender = record.get("sender", "")
-    message = Message(
+    return Message(
         role=str(role),
         content=text_of(record.get("content")),
         send_at=send_at,
         sender=sender if isinstance(sender, str) else "",
     )
-    return normalize_legacy(message)
 
 
 def prefix_line(message: Message) -> str:
@@ -140,6 +147,9 @@ MAX_HEADER_LINES = 12
 
 def normalize_legacy(message: Message) -> Message:
     """Convert a record in the older format, whose time sits in a header inside the content.
+
+    For importers only (a file written by another program): memtray's own records are never converted,
+    so a message that starts like a header keeps it.
 
     Only a header at the very start of the content is taken, in any order and repeated:
 

@@ -7,7 +7,9 @@ import logging
 
 from engine.cli.output import write
 from engine.logs import configure
+from engine.memory import Memory
 from engine.paths import Paths
+from engine.sessions.emptied import Emptied, describe
 from engine.sessions.repair import check, repair
 
 
@@ -26,10 +28,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_repair(args: argparse.Namespace) -> int:
     paths = Paths.resolve(getattr(args, "home", None))
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
+    lost = describe(paths)  # before anything opens (and so creates) the database
     if args.check:
-        problem = check(paths)
+        problem = lost.sentence(paths.database) if lost else check(paths)
         write(problem or "the memory database is fine")
         return 1 if problem else 0
+    if lost:
+        return _restore(paths, lost)
     report = repair(paths)
     if not report.damaged:
         write("the memory database is fine; nothing to repair")
@@ -46,4 +51,16 @@ def cmd_repair(args: argparse.Namespace) -> int:
     )
     if report.unreadable:
         write(f"history.json unreadable too, not restored: {', '.join(report.unreadable)}")
+    return 0
+
+
+def _restore(paths: Paths, lost: Emptied) -> int:
+    """A missing or emptied database: opening the memory archives every history.json again."""
+    with Memory.open(paths.home, background=False) as mem:
+        restored = sum(info.archived_messages + info.hot_messages for info in mem.sessions())
+    write(
+        f"the memory database was {lost.state}: {restored} messages of {len(lost.sessions)} session(s) "
+        "were archived again from their history.json"
+    )
+    write("messages compacted out of history.json before could not be recovered; the vectors will be rebuilt")
     return 0

@@ -138,6 +138,12 @@ def delete(conn: Connection, num: int) -> None:
     conn.execute(text("DELETE FROM error_memory WHERE num = :n"), {"n": num})
 
 
+def any_expired(conn: Connection, now: int) -> bool:
+    """Whether any record has expired (a purge would delete something)."""
+    found = conn.execute(text("SELECT 1 FROM error_memory WHERE expires_at <= :now LIMIT 1"), {"now": now})
+    return found.first() is not None
+
+
 def purge(conn: Connection, now: int) -> int:
     """Delete expired records (and, by cascade, their vectors); return how many."""
     result = conn.execute(text("DELETE FROM error_memory WHERE expires_at <= :now"), {"now": now})

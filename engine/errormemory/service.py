@@ -96,8 +96,9 @@ class ErrorMemory:
         else:
             self._embedder = embedder
         self._cache = vectors.VectorCache()
-        with store.write() as conn:
-            self.fts_tables = set(schema.ensure_fts(conn, store.features.tokenizers))
+        self.fts_tables = store.write_if_needed(
+            lambda conn: set(schema.ensure_fts(conn, store.features.tokenizers))
+        )
 
     @classmethod
     def open(
@@ -105,7 +106,10 @@ class ErrorMemory:
     ) -> ErrorMemory:
         """The error memory of ``store``, with expired records purged."""
         errors = cls(store, clock=clock, embedder=embedder)
-        errors.purge()
+        with store.read() as conn:
+            expired = rows.any_expired(conn, errors.clock())
+        if expired:  # else no write: opening the memory to read takes no write lock
+            errors.purge()
         return errors
 
     def embedder(self) -> Embedder | None:

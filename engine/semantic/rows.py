@@ -63,6 +63,19 @@ def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:
         )
 
 
+def any_missing(conn: Connection, embedder_id: str) -> bool:
+    """Whether an archived message has neither a vector of ``embedder_id`` nor a place in the queue."""
+    found = conn.execute(
+        text(
+            "SELECT 1 FROM messages m WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.embedder = :e AND v.message_id = m.id) "
+            "AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.message_id = m.id) LIMIT 1"
+        ),
+        {"e": embedder_id},
+    )
+    return found.first() is not None
+
+
 def enqueue_missing(conn: Connection, embedder_id: str, now: int) -> int:
     """Queue every archived message without a vector of ``embedder_id``; return how many were added."""
     result = conn.execute(

@@ -20,6 +20,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from sqlalchemy import Connection
+
 from engine.clock import Clock
 from engine.embedders import Embedder
 from engine.embedders.chooser import Choice
@@ -142,10 +144,13 @@ class EmbedWorker:
             choice = Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
         self._embedder, self.choice = embedder, choice
         self._ready.set()
-        with self._store.write() as conn:
-            added = rows.enqueue_missing(conn, embedder.id, self._clock())
-            others = rows.other_embedders(conn, embedder.id)
-            total = rows.queued(conn)
+        now = self._clock()
+
+        def queue(conn: Connection) -> tuple[int, list[str], int]:
+            added = rows.enqueue_missing(conn, embedder.id, now) if rows.any_missing(conn, embedder.id) else 0
+            return added, rows.other_embedders(conn, embedder.id), rows.queued(conn)
+
+        added, others, total = self._store.write_if_needed(queue)  # no write lock when all are queued
         if others:
             self._reembed_total = total
             log.info("re-embedding %d messages with %s (replacing %s)", total, embedder.id, ", ".join(others))

@@ -1,7 +1,8 @@
 """Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
 
-Every message written to history.json is also written here (every append writes both) and never
-deleted by compaction. Functions take an open connection so the caller decides the transaction.
+Every message written to history.json is also written here (every append writes both), exactly as
+written (a message without text too), and never deleted by compaction. Functions take an open
+connection so the caller decides the transaction.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class Meta:
     start_at: int = 0
     start_id: int = 0
     hot_last_id: int = 0
+    replayed_from: int = 0
+    replayed_to: int = 0
 
 
 def session_key(conn: Connection, session_id: str, now: int) -> str:
@@ -61,32 +64,26 @@ def archive_times(messages: Sequence[Message]) -> list[int]:
     return times
 
 
-def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int | None]:
-    """Insert ``messages``; return each one's row id, ``None`` for a message with no text (not archived)."""
+def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int]:
+    """Insert ``messages`` exactly as they are (a message without text too); return their row ids."""
+    if not messages:
+        return []
     key = session_key(conn, session_id, now)
-    rows = []
-    for message, send_at in zip(messages, archive_times(messages), strict=True):
-        if message.content.strip():
-            rows.append((session_id, key, send_at, message.role, message.content, message.sender))
-    ids: list[int | None] = []
-    if rows:
-        conn.exec_driver_sql(
-            "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
-        first = last - len(rows) + 1
-        next_id = iter(range(first, last + 1))
-        ids = [next(next_id) if m.content.strip() else None for m in messages]
-        bigrams = [
-            (i, key, grams)
-            for i, m in zip(ids, messages, strict=True)
-            if i is not None and (grams := cjk_bigrams(m.content))
-        ]
-        if bigrams:
-            conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
-    else:
-        ids = [None] * len(messages)
+    rows = [
+        (session_id, key, send_at, message.role, message.content, message.sender)
+        for message, send_at in zip(messages, archive_times(messages), strict=True)
+    ]
+    conn.exec_driver_sql(
+        "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
+    ids = list(range(last - len(rows) + 1, last + 1))
+    bigrams = [
+        (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
+    ]
+    if bigrams:
+        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
     return ids
 
 
@@ -99,12 +96,15 @@ def has_rows(conn: Connection, session_id: str) -> bool:
 
 def meta(conn: Connection, session_id: str) -> Meta:
     row = conn.exec_driver_sql(
-        "SELECT start_at, start_id, hot_last_id FROM message_meta WHERE session_id = ?", (session_id,)
+        "SELECT start_at, start_id, hot_last_id, replayed_from, replayed_to FROM message_meta "
+        "WHERE session_id = ?",
+        (session_id,),
     ).first()
     return Meta(*map(int, row)) if row else Meta()
 
 
 def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
+    """Save ``start_at``, ``start_id`` and ``hot_last_id`` (the replayed range is kept as it is)."""
     conn.execute(
         text(
             "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES (:s, :a, :i, :h) "
@@ -112,6 +112,24 @@ def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
             "hot_last_id = excluded.hot_last_id"
         ),
         {"s": session_id, "a": value.start_at, "i": value.start_id, "h": value.hot_last_id},
+    )
+
+
+def clear_meta(conn: Connection, session_id: str) -> None:
+    """Forget the session's bookkeeping (for a session archived anew)."""
+    conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
+
+
+def mark_replayed(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
+    """Record the rows a replay just wrote to history.json (see :func:`engine.sessions.recovery.retried`)."""
+    conn.execute(
+        text(
+            "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id, replayed_from, replayed_to) "
+            "VALUES (:s, 0, 0, 0, :f, :l) "
+            "ON CONFLICT(session_id) DO UPDATE SET replayed_from = excluded.replayed_from, "
+            "replayed_to = excluded.replayed_to"
+        ),
+        {"s": session_id, "f": first_id, "l": last_id},
     )
 
 

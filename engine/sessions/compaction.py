@@ -1,7 +1,10 @@
 """Compaction of history.json: where to cut, as a pure function (docs/architecture.md, *Compaction*).
 
 When history.json grows past ``max_history_bytes`` the oldest messages are trimmed until it is about 80 %
-of the limit, the cut ending right after an assistant message (a complete user+assistant pair). The
+of the limit. The cut ends right after an assistant message (a complete user+assistant pair); in a
+session without such a boundary past that point (only user messages, say) it comes right before a user
+message, and in a session without user messages at any message. The newest exchange (the newest user message and
+what follows it) always stays: when it alone is over the limit, everything before it is cut. The
 archive keeps every message; only the boundary between "recent" and "archive" moves.
 """
 
@@ -41,7 +44,7 @@ class CompactResult:
 
 
 def plan_cut(records: Sequence[Any], current_bytes: int, max_bytes: int) -> int:
-    """How many leading records to remove (0: none).
+    """How many leading records to remove (0: none); at least one record always stays.
 
     Args:
         records: the history.json records, oldest first.
@@ -53,19 +56,21 @@ def plan_cut(records: Sequence[Any], current_bytes: int, max_bytes: int) -> int:
     need_remove = current_bytes - int(max_bytes * TARGET_RATIO)
     if need_remove <= 0:
         return 0
-    acc, idx = 0, 0
+    idx, acc = len(records), 0
     for i, record in enumerate(records):
         acc += len(dumps(record)) + 1
         if acc >= need_remove:
             idx = i + 1
             break
-    if idx <= 0:
-        return 0
-    while idx < len(records) and _role(records[idx - 1]) != "assistant":
-        idx += 1
-    if idx >= len(records):
-        return 0
-    return idx
+    roles = [_role(r) for r in records]
+    users = [i for i, role in enumerate(roles) if role == "user"]
+    last = users[-1] if users else len(records) - 1  # the furthest cut: the newest exchange stays
+    for cut in range(idx, last + 1):  # a pair boundary: right after an assistant message
+        if roles[cut - 1] == "assistant":
+            return cut
+    if not users:
+        return min(idx, last)
+    return next((i for i in users if i >= idx), last)
 
 
 def _role(record: Any) -> Any:

@@ -28,7 +28,8 @@ _CACHE_LIMIT = 8
 
 
 class HistoryUnreadable(Exception):
-    """history.json exists but is not a JSON array (internal: the engine repairs it from the archive)."""
+    """history.json exists but is not a JSON array, or cannot be parsed (internal: the engine repairs it
+    from the archive)."""
 
 
 def dumps(record: Any) -> bytes:
@@ -73,6 +74,8 @@ class HotFiles:
             records = json.loads(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise HistoryUnreadable(f"{path}: {exc}") from exc
+        except RecursionError as exc:  # nested too deeply for the parser: damaged, or not memtray's
+            raise HistoryUnreadable(f"{path}: JSON nested too deeply") from exc
         if not isinstance(records, list):
             raise HistoryUnreadable(f"{path}: not a JSON array")
         entry = _Cached(identity, bytearray(data.rstrip()), records)

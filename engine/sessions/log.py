@@ -5,19 +5,32 @@ compacted when it grows past ``max_history_bytes``) and its rows in the SQLite a
 indexes (tier 3, every message ever written). Listeners (the vectors) follow the archive through the
 :class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write transactions.
 
-The invariants: history.json's messages with text are the archive's rows of the session from the
-compaction cut (``start_id``) on, in the same order (messages without text are in the file only). Rows
-above ``hot_last_id`` are not yet confirmed in the file: the last finished append's, and at most one
-interrupted append's after them.
+The invariants: history.json's messages are the archive's rows of the session from the compaction cut
+(``start_id``) on, in the same order, with their text exactly as written (a message without text too;
+older versions kept those in the file only, and the pairing passes over them,
+:mod:`engine.sessions.alignment`). Rows above ``hot_last_id`` are not yet confirmed in the file: the last
+finished append's, and at most one interrupted or failed append's after them.
 
 Writes to a session happen under that session's lock (threads and processes). An append is written to
 the archive first (committed), then to history.json (atomic rename); the next call that holds the
 session's lock finds those rows at the end of the file and records them as done, so an append costs one
 write transaction. If a process dies between the two writes, that next call replays what the archive has
-and the file lacks (:mod:`engine.sessions.recovery`), so an acknowledged message is never lost and never
-doubled. A write that fails cleanly (a full disk) takes back its archive rows, so a message the call did
-not acknowledge is not stored half-way. A compaction commits the new cut before it rewrites history.json;
-if it is interrupted in between, the next repair drops the archived messages left at the file's start.
+and the file lacks (:mod:`engine.sessions.recovery`) and records the replayed rows as done as soon as the
+file holds them, so an acknowledged message is never lost and never doubled, and no row is written to the
+file twice whatever its text looks like. A write that fails cleanly (a full disk) takes back its archive
+rows, so a message the call did not acknowledge is not stored half-way. If the take-back fails too, the
+rows stay unconfirmed; the client's retry is then idempotent: an append whose messages equal, in order,
+the rows that end the archive and that no append acknowledged (same role, text, archived time and sender)
+takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`). Those are the
+unconfirmed rows history.json lacks, or, once a read has replayed them, the rows of that last replay
+(``replayed_from``..``replayed_to`` in the meta) while nothing follows them. Any other append writes the
+missing rows to the file before its own. A compaction commits the new cut before it rewrites
+history.json; if it is interrupted in between, the next repair drops the archived messages left at the
+file's start.
+
+Reads (history, the window, pages, search, export) take no write lock and write nothing when there is
+nothing to finish; history reads without the session's lock, and takes it only to finish an interrupted
+write or rebuild a lost or damaged file.
 
 A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`):
 its messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
@@ -37,15 +50,15 @@ from collections.abc import Callable, Iterator, Sequence
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
-from engine.messages import Message, from_record, to_record, validate
+from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, titles
+from engine.sessions import alignment, archive, compaction, emptied, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
-from engine.sessions.recovery import Recovery
+from engine.sessions.recovery import Recovery, replayed_tail, retried
 from engine.settings import Settings
 from engine.storage.atomic import atomic_write
 from engine.storage.diskerrors import file_errors
@@ -164,48 +177,70 @@ class SessionLog:
         records = self._recovery.records(session)
         with self._store.write() as conn:
             meta = archive.meta(conn, session)
-            replay = self._recovery.pending(conn, session, meta, records)
-            if records and not meta.hot_last_id and not archive.has_rows(conn, session):
+            pending = self._recovery.pending(conn, session, meta, records)
+            if pending.written:  # the finished appends before this one: history.json holds them
+                Recovery.confirm(conn, session, pending.written[-1].id or 0)
+            elif records and not meta.hot_last_id and not archive.has_rows(conn, session):
                 meta = self._recovery.backfill(conn, session, records, meta, now)
-            ids = archive.insert(conn, session, batch, now)
+            adopted = retried(pending.missing, batch)
+            replay = pending.missing[: len(pending.missing) - len(adopted)]
+            held = False  # the adopted rows are in history.json already (a read replayed them)
+            if not adopted and not pending.missing:
+                adopted = retried(replayed_tail(conn, session, meta), batch)
+                held = bool(adopted)
+            if adopted:
+                ids = [m.id or 0 for m in adopted]
+                log.info("session %s: an append retried after a failure took its archived rows", session)
+            else:
+                ids = archive.insert(conn, session, batch, now)
             stored = [
                 Message(m.role, m.content, m.send_at, m.sender, i, session)
                 for m, i in zip(batch, ids, strict=True)
             ]
-            for listener in self.listeners:
-                listener.messages_added(conn, [m for m in stored if m.id is not None])
+            if not adopted:  # adopted rows were given to the listeners when they were inserted
+                for listener in self.listeners:
+                    listener.messages_added(conn, stored)
+        if held:
+            return stored
+        if replay:
+            Recovery.log_replay(session, replay)
         new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
         try:
             with file_errors(f"history.json of session {session}"):
                 size = self.files.append(self.paths.history_file(session), new_records)
         except EngineError:
-            self._undo_append(session, [i for i in ids if i is not None])
+            self._undo_append(session, ids)
             raise
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (Recovery.pending): one write transaction per append instead of two.
-        if size > self._settings().max_history_bytes:
-            last_id = max([i for i in ids if i is not None] + [m.id or 0 for m in replay], default=0)
-            if last_id:
-                with self._store.write() as conn:
-                    current = archive.meta(conn, session)
-                    archive.save_meta(
-                        conn, session, archive.Meta(current.start_at, current.start_id, last_id)
-                    )
+        # Replayed rows are marked now, so no row is ever written to the file twice; so are the rows of
+        # an append that compacts.
+        compact = size > self._settings().max_history_bytes
+        if replay or adopted or compact:
+            with self._store.write() as conn:
+                Recovery.confirm(conn, session, ids[-1])
+                if replay:
+                    archive.mark_replayed(conn, session, replay[0].id or 0, replay[-1].id or 0)
+        if compact:
             self._compact_locked(session)
         return stored
 
     def _undo_append(self, session: str, ids: list[int]) -> None:
-        """Take back the archive rows of an append whose history.json write failed (not acknowledged)."""
+        """Take back the archive rows of an append whose history.json write failed (not acknowledged).
+
+        If that fails too, the rows stay above ``hot_last_id``: a retry of the same append takes them
+        (:func:`retried`); any other next write puts them in history.json.
+        """
         try:
             with self._store.write() as conn, archive.without_overwrite(conn):
                 for message_id in ids:
                     for listener in self.listeners:
                         listener.message_forgotten(conn, session, message_id)
-                archive.delete_range(conn, session, min(ids, default=0), max(ids, default=-1))
+                archive.delete_range(conn, session, min(ids), max(ids))
         except EngineError as exc:
             log.warning(
                 "could not take back %d archived messages of session %s after a failed write (%s); "
-                "they will be written to history.json by the next write",
+                "a retry of the same messages takes them, any other write puts them in history.json",
                 len(ids),
                 session,
                 exc,
@@ -246,7 +281,7 @@ class SessionLog:
                 fresh = [
                     m
                     for m, t in zip(item.messages, times, strict=True)
-                    if (m.role, m.content, t) not in known and m.content.strip()
+                    if (m.role, m.content, t) not in known
                 ]
                 present += len(item.messages) - len(fresh)
                 if fresh:
@@ -279,18 +314,54 @@ class SessionLog:
         data = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         atomic_write(path, data, tmp_dir=self.paths.store_dir / "tmp")
 
+    def restore_emptied(self) -> int:
+        """Archive every session's history.json again when the archive has no message at all (a missing,
+        zero-length or replaced database, see :mod:`engine.sessions.emptied`); return how many messages.
+
+        Reads only, unless the archive is empty and some history.json holds messages.
+        """
+        with self._store.read() as conn:
+            if not emptied.archive_empty(conn):
+                return 0
+        sessions = emptied.sessions_with_history(self.paths, self.files.read)
+        restored = count = 0
+        now = self._clock()
+        for session in sessions:
+            with self.locks.hold(session):
+                records = self._recovery.records(session)
+                with self._store.write() as conn:
+                    if archive.has_rows(conn, session):
+                        continue  # another program restored it meanwhile
+                    archive.clear_meta(conn, session)
+                    self._recovery.backfill(conn, session, records, archive.Meta(), now)
+                    restored += len(alignment.usable(records))
+                    count += 1
+        if restored:
+            log.warning(
+                "the memory database %s had no messages although %d session(s) have a history.json (it was "
+                "missing, emptied or replaced): their %d messages were archived again; messages compacted "
+                "out of history.json before are not in it",
+                self._store.path,
+                count,
+                restored,
+            )
+        return restored
+
     # -- reading ----------------------------------------------------------------------------------
 
     def history(self, session: str) -> list[Message]:
-        """Every message in history.json, oldest first, with archive ids where known."""
+        """Every message in history.json, oldest first, with archive ids where known.
+
+        Reads without the session's lock and without writing; only when something is to be finished (an
+        interrupted append or compaction, a lost or damaged file) does it take the lock and repair.
+        """
         self.require(session)
-        with self.locks.hold(session):
-            records = self._recovery.repair(session)
-            with self._store.read() as conn:
-                meta = archive.meta(conn, session)
-                rows = archive.rows_from(conn, session, meta.start_id)
-        messages = [m for m in (from_record(r) for r in records) if m is not None]
-        return alignment.attach_ids(session, messages, rows)
+        hot = self._recovery.peek(session)
+        if hot is None:
+            with self.locks.hold(session):
+                hot = self._recovery.hot(session)
+        messages = [m for _, m in alignment.usable(hot.records)]
+        return alignment.attach_ids(session, messages, hot.rows)
 
     def window(self, session: str) -> list[Message]:
         """The last ``max_history_messages`` messages (by count), oldest first."""
@@ -344,7 +415,8 @@ class SessionLog:
     def _compact_locked(self, session: str) -> CompactResult:
         started = time.perf_counter()
         path = self.paths.history_file(session)
-        records = self._recovery.repair(session)
+        hot = self._recovery.hot(session)
+        records = hot.records
         before = self.files.size(path)
         cut = compaction.plan_cut(records, before, self._settings().max_history_bytes)
         if is_private(session):
@@ -358,37 +430,31 @@ class SessionLog:
             for listener in self.listeners:
                 listener.session_compacted(session, self.compaction_cut(session))
             return CompactResult(session, 0, len(records), before, before, 0, time.perf_counter() - started)
-        removed, remaining = records[:cut], records[cut:]
-        archived_removed = sum(
-            1 for m in (from_record(r) for r in removed) if m is not None and m.content.strip()
-        )
-        archived_kept = sum(
-            1 for m in (from_record(r) for r in remaining) if m is not None and m.content.strip()
-        )
+        remaining = records[cut:]
+        found = alignment.usable(records)
+        paired = alignment.align([m for _, m in found], hot.rows)
+        kept = [
+            hot.rows[j] for (index, _), j in zip(found, paired, strict=True) if index >= cut and j is not None
+        ]
+        matched = sum(1 for j in paired if j is not None)
         start_at = compaction.first_send_at(remaining)
         with self._store.write() as conn:
             meta = archive.meta(conn, session)
-            hot = archive.ids_from(conn, session, meta.start_id)
-            if len(hot) >= archived_kept:
-                # history.json is a suffix of the archive: the kept messages are the last ones.
-                start_id = (
-                    hot[len(hot) - archived_kept]
-                    if archived_kept
-                    else (hot[-1] + 1 if hot else meta.start_id)
-                )
-            else:
-                start_id = meta.start_id
-            if len(hot) != archived_removed + archived_kept:
+            if kept:
+                start_id = kept[0].id or 0
+            else:  # nothing kept is archived: the cut is past the newest row
+                start_id = (hot.rows[-1].id or 0) + 1 if hot.rows else meta.start_id
+            if matched != len(hot.rows):
                 log.warning(
                     "history.json of session %s and the archive disagree (%d vs %d messages); "
                     "the cut was aligned from the newest message",
                     session,
-                    archived_removed + archived_kept,
-                    len(hot),
+                    matched,
+                    len(hot.rows),
                 )
-            archive.save_meta(
-                conn, session, archive.Meta(start_at or meta.start_at, start_id, meta.hot_last_id)
-            )
+            # history.json holds every row from the cut on now (hot() replayed what it lacked): all are done.
+            done = max(meta.hot_last_id, hot.rows[-1].id or 0) if hot.rows else meta.hot_last_id
+            archive.save_meta(conn, session, archive.Meta(start_at or meta.start_at, start_id, done))
         with file_errors(f"history.json of session {session}"):
             after = self.files.write(path, remaining)
         for listener in self.listeners:

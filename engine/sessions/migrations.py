@@ -57,6 +57,15 @@ def m009_session_titles(conn: Connection) -> None:
         conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT ''")
 
 
+def m010_replayed_rows(conn: Connection) -> None:
+    """``message_meta.replayed_from`` and ``replayed_to``: the ids of the rows the last replay wrote to
+    history.json, so a client's retry of that failed append takes them (:func:`engine.sessions.recovery.retried`)."""
+    have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(message_meta)")}
+    for column in ("replayed_from", "replayed_to"):
+        if column not in have:
+            conn.exec_driver_sql(f"ALTER TABLE message_meta ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+
+
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:
     """Create the archive's FTS tables (and their triggers) that are supported but missing; fill new ones.
 

@@ -33,6 +33,9 @@ class MessageMeta(SQLModel, table=True):
     ``start_at`` is the original's compaction cutoff (the first kept ``sendAt``); ``start_id`` is the row id
     of the first message still in history.json; ``hot_last_id`` is the last row id known to be written to
     history.json (rows above it belong to an append that was interrupted and are replayed).
+
+    The table as ``m001_initial`` made it; ``m010_replayed_rows`` adds ``replayed_from`` and
+    ``replayed_to``, the rows the last replay wrote to history.json (never acknowledged by their append).
     """
 
     __tablename__ = "message_meta"

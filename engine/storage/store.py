@@ -2,7 +2,9 @@
 
 One file, ``<home>/.store/history.db``, in WAL mode. Writers open ``BEGIN IMMEDIATE`` transactions so two
 processes (the tray app and a CLI) queue on the write lock for up to the busy timeout instead of failing
-on a lock upgrade; readers see a consistent snapshot. SQLite's own errors become :mod:`engine.errors`.
+on a lock upgrade; readers see a consistent snapshot and never wait for a writer. Opening takes the write
+lock only when there is something to migrate or set up (:meth:`Store.write_if_needed`), so a reading
+command never waits behind another program's write. SQLite's own errors become :mod:`engine.errors`.
 
 The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
 files the database's mode. ``secure_delete`` is on, so a deleted message's text is overwritten, and
@@ -23,7 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
@@ -34,6 +37,8 @@ from engine.storage.migrations import Migration
 from engine.storage.migrations import apply as apply_migrations
 
 log = logging.getLogger("memtray.store")
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
 REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the sessions' history files"
@@ -104,9 +109,11 @@ def _translate(exc: BaseException | None) -> StorageError:
     return StorageError(f"the memory database failed: {exc}")
 
 
-def _make_engine(path: Path, begin: str) -> Engine:
+def _make_engine(path: Path, begin: str, *, frozen: bool = False) -> Engine:
+    """An engine over ``path``; ``frozen``: read-only, the file taken as it is (no -wal or -shm file)."""
+    url = f"sqlite:///file:{quote(str(path))}?immutable=1&uri=true" if frozen else f"sqlite:///{path}"
     engine = create_engine(
-        f"sqlite:///{path}",
+        url,
         connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
         pool_size=4,
         max_overflow=8,
@@ -158,10 +165,25 @@ class Store:
         with translated_errors():
             self._write = _make_engine(path, "BEGIN IMMEDIATE")
             self._read = _make_engine(path, "BEGIN")
-            with self.write() as conn:
-                applied = apply_migrations(conn, migrations)
-                self.fts_tables = set(setup(conn, self.features.tokenizers)) if setup else set()
-                check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
+
+        def prepare(conn: Connection) -> tuple[list[str], set[str], Any]:
+            applied = apply_migrations(conn, migrations)
+            tables = set(setup(conn, self.features.tokenizers)) if setup else set()
+            return applied, tables, conn.exec_driver_sql("PRAGMA quick_check").scalar()
+
+        try:
+            applied, self.fts_tables, check = self.write_if_needed(prepare)
+        except StorageError as exc:
+            if not _cannot_start_wal(exc, path):
+                raise
+            # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
+            # needs, even to read. Every change is in the database file, so it is read as it is.
+            log.warning(
+                "the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path
+            )
+            self._read.dispose()
+            self._read = _make_engine(path, "BEGIN", frozen=True)
+            applied, self.fts_tables, check = self.write_if_needed(prepare)
         if check != "ok":
             self.close()
             raise CorruptStore(f"the memory database is damaged (its check says: {check}); {REPAIR_HINT}")
@@ -180,6 +202,21 @@ class Store:
         with translated_errors(), self._read.connect() as conn:
             yield conn
 
+    def write_if_needed(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` in a transaction that takes the write lock only if ``work`` writes; its result.
+
+        For steps that rarely change anything (the schema at open, purges): with nothing to write, they
+        never wait for another program's writer (readers of a WAL database do not). When ``work`` does
+        write and SQLite refuses the late lock (another program wrote first, or held the lock past the
+        busy timeout), it runs again in a write transaction (``BEGIN IMMEDIATE``).
+        """
+        try:
+            with translated_errors(), self._read.begin() as conn:
+                return work(conn)
+        except StoreLocked:
+            with self.write() as conn:
+                return work(conn)
+
     def scrub(self) -> None:
         """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""
         with self.write() as conn:
@@ -195,6 +232,20 @@ class Store:
     def close(self) -> None:
         self._write.dispose()
         self._read.dispose()
+
+
+def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
+    """``exc`` is a full disk or an I/O error, and no -wal file holds changes the database file lacks."""
+    cause = exc.__cause__
+    orig = cause.orig if isinstance(cause, DBAPIError) else cause
+    code = getattr(orig, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL):
+        return False
+    wal = path.with_name(f"{path.name}-wal")
+    try:
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def make_private_file(path: Path) -> None:

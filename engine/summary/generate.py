@@ -2,6 +2,7 @@
 
 0. Load summary.json (missing or unreadable: ``{}``) and the cursor.
 1. Bootstrap: a summary with no cursor only gets the cursor set to the latest message time. No LLM call.
+   A damaged cursor (not a time, or in the future) is moved aside instead, and every message is new.
 2. The new messages: those with no time, or with a time after the cursor (compared as strings).
 3. With a decision model: drop noise exchanges and superseded entries; when nothing is left, save
    the pruned summary and move the cursor, with no summary call.
@@ -95,12 +96,14 @@ def generate(
     gemini: Gemini | None,
     settings: Settings,
     deadline: float | None = None,
+    now: int = 0,
 ) -> GenerateResult:
     """Run ``Generate`` on ``messages`` (all of the session's history.json, oldest first).
 
     Args:
         gemini: the Gemini caller, or None when there is no key (only the bootstrap can run).
         deadline: a ``time.monotonic()`` time after which no further chunk is started.
+        now: the wall clock (Unix ns; 0: the system's), to tell a cursor in the future.
 
     Raises:
         NoApiKey: there is something to summarize but no key.
@@ -109,7 +112,11 @@ def generate(
     raw = files.load_raw(paths, session)
     running = coerce(raw)
     cursor = files.read_cursor(paths, session)
-    if not cursor and raw:
+    damaged = bool(cursor) and files.cursor_damaged(cursor, _latest(messages), now or time.time_ns())
+    if damaged:  # a cursor in the future would stop every later run: read history.json from its start
+        files.move_cursor_aside(paths, session, cursor)
+        cursor = ""
+    if not cursor and raw and not damaged:
         cursor = _latest(messages)
         files.save(paths, session, running)
         if cursor:

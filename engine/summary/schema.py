@@ -147,6 +147,8 @@ def coerce(obj: Mapping[str, Any]) -> Summary:
     raw_decisions = obj.get("key_decisions")
     if isinstance(raw_decisions, str):
         raw_decisions = [raw_decisions]
+    elif not isinstance(raw_decisions, list):  # a model's answer of the wrong shape
+        raw_decisions = []
     decisions = [normalize_decision(_text(d)) for d in raw_decisions or [] if _text(d)]
     decisions = list(dict.fromkeys(decisions))
     raw_past = obj.get("past_discussions")

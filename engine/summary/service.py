@@ -198,6 +198,7 @@ class Summaries:
                     gemini=self.gemini(),
                     settings=settings,
                     deadline=deadline,
+                    now=self._clock(),
                 )
             except EngineError as exc:
                 with self._guard:

@@ -86,11 +86,16 @@ def test_bad_times_and_content_are_refused(memory: Memory) -> None:
     assert archived(memory, "cli-a") == []
 
 
-def test_empty_text_stays_in_history_but_not_in_the_archive(memory: Memory) -> None:
-    stored = memory.append("cli-a", [Message("user", "   "), Message("assistant", "answer")])
-    assert stored[0].id is None and stored[1].id is not None
-    assert len(history_file(memory, "cli-a")) == 2
-    assert [r[1] for r in archived(memory, "cli-a")] == ["answer"]
+def test_empty_and_blank_text_is_archived_as_written_and_survives_compaction(memory: Memory) -> None:
+    texts = ["   ", "answer", "", "\n\t"]
+    stored = memory.append("cli-a", [Message(("user", "assistant")[i % 2], t) for i, t in enumerate(texts)])
+    assert all(m.id is not None for m in stored)
+    assert [r["content"] for r in history_file(memory, "cli-a")] == texts
+    assert [r[1] for r in archived(memory, "cli-a")] == texts
+    memory.update_settings(max_history_bytes=4096)
+    memory.append("cli-a", [Message(("user", "assistant")[i % 2], "x" * 1500) for i in range(4)])
+    assert memory.compaction_cut("cli-a") > stored[-1].id  # the blank messages left history.json...
+    assert [r[1] for r in archived(memory, "cli-a")][:4] == texts  # ...and are still in the archive
 
 
 def test_untimed_rows_after_a_timed_one_get_last_plus_one_in_the_archive(memory: Memory) -> None:

@@ -94,15 +94,50 @@ records_strategy = st.lists(
 @given(records=records_strategy, max_bytes=st.integers(min_value=10, max_value=20_000))
 def test_plan_cut_invariants(records: list[dict[str, object]], max_bytes: int) -> None:
     size = len(b"[" + b",".join(dumps(r) for r in records) + b"]")
+    target = size - int(max_bytes * 0.8)
     cut = plan_cut(records, size, max_bytes)
     assert 0 <= cut < max(len(records), 1)
-    if cut == 0:
+    roles = [r["role"] for r in records]
+    users = [i for i, role in enumerate(roles) if role == "user"]
+    if len(records) < 4 or target <= 0:
+        assert cut == 0
         return
-    assert len(records) >= 4
-    assert size > int(max_bytes * 0.8)
-    assert records[cut - 1]["role"] == "assistant"  # the cut ends right after an assistant message
+    assert cut <= (users[-1] if users else len(records) - 1)  # the newest exchange always stays
     removed = sum(len(dumps(r)) + 1 for r in records[:cut])
-    assert removed >= size - int(max_bytes * 0.8) or all(r["role"] != "assistant" for r in records[cut:])
-    # minimal: one record fewer would not have removed enough, unless pushed forward to an assistant
-    shorter = sum(len(dumps(r)) + 1 for r in records[: cut - 1])
-    assert shorter < size - int(max_bytes * 0.8) or records[cut - 2]["role"] != "assistant"
+    shorter = sum(len(dumps(r)) + 1 for r in records[: cut - 1]) if cut else 0
+    last = users[-1] if users else len(records) - 1
+    pairs = [c for c in range(1, last + 1) if roles[c - 1] == "assistant"]
+    enough = [c for c in range(1, len(records)) if sum(len(dumps(r)) + 1 for r in records[:c]) >= target]
+    first = enough[0] if enough else len(records)
+    if any(c >= first for c in pairs):  # a pair boundary: the first one that removes enough
+        assert roles[cut - 1] == "assistant" and removed >= target
+        assert shorter < target or roles[cut - 2] != "assistant"
+    elif any(i >= first for i in users):  # else right before the first user message that removes enough
+        assert roles[cut] == "user" and removed >= target
+        assert all(role != "user" for role in roles[first:cut])
+    elif users:  # else everything before the newest exchange
+        assert cut == users[-1]
+    else:  # no user message at all: any message
+        assert cut == min(first, len(records) - 1)
+
+
+def test_a_session_of_user_messages_only_is_compacted_under_the_limit(
+    memory: Memory, clock: FakeClock
+) -> None:
+    memory.update_settings(max_history_bytes=8192)
+    for n in range(60):
+        memory.append("cli-u", [Message("user", f"note {n} " + "u" * 400, clock.advance(1))])
+    size = len(memory.paths.history_file("cli-u").read_bytes())
+    assert size <= 8192 and memory.compaction_cut("cli-u") > 0
+    history = memory.history("cli-u")
+    assert history[-1].content.startswith("note 59 ")
+    archived = [m.content for m in memory.iter_archive("cli-u")]
+    assert len(archived) == 60 and archived[-len(history) :] == [m.content for m in history]
+
+
+def test_a_session_of_assistant_messages_only_is_compacted_too(memory: Memory, clock: FakeClock) -> None:
+    memory.update_settings(max_history_bytes=8192)
+    for n in range(60):
+        memory.append("cli-b", [Message("assistant", f"log {n} " + "b" * 400, clock.advance(1))])
+    assert len(memory.paths.history_file("cli-b").read_bytes()) <= 8192
+    assert len(list(memory.iter_archive("cli-b"))) == 60

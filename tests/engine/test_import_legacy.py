@@ -92,7 +92,10 @@ def test_header_only_message_becomes_empty() -> None:
     assert norm("---\n當前時間: 2024-05-01 12:34:56\n---\n").content == ""
 
 
-def test_from_record_applies_it(taipei: None) -> None:
-    message = from_record({"role": "user", "content": "---\n當前時間: 2024-05-01 12:34:56\n---\n你好"})
+def test_from_record_never_applies_it(taipei: None) -> None:
+    """memtray's own records come back as written; legacy headers are converted at import only."""
+    content = "---\n當前時間: 2024-05-01 12:34:56\n---\n你好"
+    message = from_record({"role": "user", "content": content})
     assert message is not None
-    assert (message.content, message.send_at) == ("你好", TAIPEI_1234)
+    assert (message.content, message.send_at) == (content, 0)
+    assert normalize_legacy(message).send_at == TAIPEI_1234
