@@ -84,6 +84,7 @@ class Memory:
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
         self._log = SessionLog(paths, store, clock, self._settings.get)
+        self._log.remove_stale_locks()
         self.semantic = SemanticTier(
             paths,
             store,

@@ -5,8 +5,9 @@ processes (the tray app and a CLI) queue on the write lock for up to the busy ti
 on a lock upgrade; readers see a consistent snapshot. SQLite's own errors become :mod:`engine.errors`.
 
 The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
-files the database's mode. ``secure_delete`` is on, so a deleted message's text is overwritten, and
-:meth:`Store.scrub` merges the FTS indexes and truncates the WAL after a message is forgotten. A database
+files the database's mode. ``secure_delete`` is on, so a deleted row's text is overwritten (free pages included), and
+:meth:`Store.scrub` merges every FTS5 index (a deleted row's words stay in old index segments until a
+merge) and truncates the WAL after messages are forgotten, reset or removed. A database
 that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.sessions.repair`) moves
 it aside and rebuilds it.
 
@@ -40,7 +41,7 @@ REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the ses
 
 Setup = Callable[[Connection, set[str]], Iterable[str]]
 """Run after the migrations, in their transaction, with the tokenizers this SQLite supports (see
-:attr:`Features.tokenizers`); returns the FTS tables that exist, which :meth:`Store.scrub` optimizes."""
+:attr:`Features.tokenizers`); returns the archive's FTS tables that exist (the ones keyword search uses)."""
 
 
 @dataclass(frozen=True)
@@ -195,21 +196,44 @@ class Store:
                     {"k": key, "v": value},
                 )
 
-    def scrub(self) -> None:
-        """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""
+    def scrub(self, tables: Iterable[str] | None = None) -> None:
+        """After a deletion: merge FTS5 indexes into one segment each, then truncate the WAL.
+
+        Args:
+            tables: the FTS5 tables the deletion touched; None: every FTS5 table of the database.
+
+        FTS5 keeps a deleted row's words in its old index segments (and a plain FTS table its text in
+        the neighbours' rows until they are rewritten): only a merge rewrites them, and ``secure_delete``
+        then overwrites the freed pages. The truncated WAL drops the pages written before the deletion.
+        Another program reading at that moment can keep the WAL from being truncated; it is truncated by
+        the next checkpoint then (logged).
+        """
         with self.write() as conn:
-            for table in sorted(self.fts_tables):
+            present = fts5_tables(conn)
+            for table in present if tables is None else sorted(set(tables) & set(present)):
                 fts.optimize(conn, table)
         with translated_errors():
             raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
             try:
-                raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+                cursor = raw.cursor()
+                busy = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                cursor.close()
             finally:
                 raw.close()
+        if busy and busy[0]:
+            log.info("the write-ahead log could not be truncated now: another program is reading")
 
     def close(self) -> None:
         self._write.dispose()
         self._read.dispose()
+
+
+def fts5_tables(conn: Connection) -> list[str]:
+    """Every FTS5 table of the database (the archive's, the context index, the error memory's)."""
+    rows = conn.exec_driver_sql(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'"
+    )
+    return sorted(str(r[0]) for r in rows)
 
 
 def make_private_file(path: Path) -> None:
