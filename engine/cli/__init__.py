@@ -12,6 +12,7 @@ import sys
 
 from engine.cli.parser import build_parser
 from engine.errors import EngineError
+from engine.logs import hide_secrets
 
 log = logging.getLogger("memtray.cli")
 
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except EngineError as exc:
-        sys.stderr.write(f"memtray: {exc}\n")
+        sys.stderr.write(f"memtray: {hide_secrets(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("memtray: interrupted\n")
@@ -41,6 +42,6 @@ def main(argv: list[str] | None = None) -> int:
         if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
             log.exception("internal error in %s", getattr(args, "handler", None))
         sys.stderr.write(
-            f"memtray: internal error ({type(exc).__name__}: {exc}); this is a bug, see the log\n"
+            f"memtray: internal error ({type(exc).__name__}: {hide_secrets(str(exc))}); this is a bug, see the log\n"
         )
         return 1

@@ -297,3 +297,42 @@ def test_forget_reset_and_remove_leave_the_text_in_no_file_of_the_home(tmp_path:
     assert cli(home, "remove", "--session", "cli-x").returncode == 0
     assert cli(home, "search", "searchable", "--session", "cli-f", "--match", "keyword").returncode == 0
     assert _bytes_found(home, forget_words + reset_words + remove_words) == {}
+
+
+def test_a_key_of_no_known_shape_and_the_message_text_reach_no_file_when_the_service_echoes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An endpoint that repeats the request in its errors (body, key header, query): a key no redaction
+    pattern knows and the message text are in no file of the home (the log included), nor on stderr."""
+    from engine.chat import Chat
+    from engine.errors import SummarizerError
+    from tests.fakegemini import FakeGemini, one_try_client
+
+    key = "k3y_no_known_shape_0123"
+    words = ["marmaladeowlplan", "quetzalbudgetline"]
+    home = tmp_path / "home"
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    with FakeGemini() as fake:
+        assert cli(home, "config", "gemini_base_url", fake.url).returncode == 0
+        assert cli(home, "config", "decision_model", "").returncode == 0
+        for role, content in (("user", f"the {words[0]} for May"), ("assistant", f"noted {words[1]}")):
+            done = cli(home, "append", "--session", "cli-e", "--role", role, "--content", content)
+            assert done.returncode == 0, done.stderr
+        for status in (400, 403):
+            fake.reply_echo_error(status)
+            failed = cli(home, "summarize", "--session", "cli-e")
+            assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+            assert f"HTTP {status}" in failed.stderr
+            for secret in (key, *words):
+                assert secret not in failed.stdout + failed.stderr
+        with Memory.open(home, background=False, client_factory=one_try_client) as mem:
+            chat = Chat(mem, client_factory=one_try_client)
+            for status in (400, 500):
+                fake.reply_echo_error(status)
+                with pytest.raises(SummarizerError) as caught:
+                    chat.send("cli-e", f"what about the {words[0]}?")
+                assert key not in str(caught.value) and words[0] not in str(caught.value)
+    assert len(fake.calls()) >= 4 and all(r.headers.get("x-goog-api-key") == key for r in fake.calls())
+    for secret in (key, *words):
+        assert_absent(home / "logs", secret)
+    assert_absent(home, key)
