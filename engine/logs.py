@@ -104,7 +104,9 @@ def configure(
         file_handler._memtray = True  # type: ignore[attr-defined]
         root.addHandler(file_handler)
     except OSError as exc:
-        logging.getLogger("memtray.logs").warning("cannot write the log file in %s: %s", logs_dir, exc)
+        unwritable: OSError | None = exc
+    else:
+        unwritable = None
     if console_level is not None:
         console = logging.StreamHandler()
         console.setLevel(console_level)
@@ -113,3 +115,8 @@ def configure(
         console._memtray = True  # type: ignore[attr-defined]
         root.addHandler(console)
     root.propagate = False
+    if unwritable is not None:
+        # INFO: a folder memtray cannot write fails the command itself, in one line that says what to do.
+        logging.getLogger("memtray.logs").info(
+            "cannot write the log file in %s: %s", logs_dir, unwritable.strerror or unwritable
+        )

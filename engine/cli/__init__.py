@@ -1,7 +1,9 @@
 """The ``memtray`` command line (without Qt): parse, run one command, turn errors into one line.
 
 Output goes to stdout; errors go to stderr as one line with a non-zero exit status (1 for an error the
-user can act on, 2 for a usage mistake). A bug is logged with its traceback and reported as one
+user can act on, 2 for a usage mistake). A fault of the environment that reaches here as an ``OSError``
+(a read-only or full disk, a file where a folder should be) is such an error, said in words
+(:func:`engine.storage.diskerrors.storage_error`). A bug is logged with its traceback and reported as one
 ``internal error`` line (exit 1); the tests treat that line as a failure.
 """
 
@@ -13,6 +15,7 @@ import sys
 from engine.cli.parser import build_parser
 from engine.errors import EngineError
 from engine.logs import hide_secrets
+from engine.storage.diskerrors import storage_error
 
 log = logging.getLogger("memtray.cli")
 
@@ -38,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the environment, not a bug: the disk, the permissions, the home's shape
+        sys.stderr.write(f"memtray: {hide_secrets(str(storage_error(exc, 'its files')))}\n")
+        return 1
     except Exception as exc:  # a bug: one line for the user, the traceback in the log
         if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
             log.exception("internal error in %s", getattr(args, "handler", None))

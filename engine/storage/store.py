@@ -30,7 +30,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import CorruptStore, StorageError, StoreLocked
-from engine.storage import fts
+from engine.storage import diskerrors, fts
 from engine.storage.migrations import Migration
 from engine.storage.migrations import apply as apply_migrations
 
@@ -82,26 +82,35 @@ def _try(conn: sqlite3.Connection, sql: str) -> bool:
 
 
 @contextmanager
-def translated_errors() -> Iterator[None]:
-    """Turn SQLite's exceptions into the engine's error tree."""
+def translated_errors(folder: Path | None = None) -> Iterator[None]:
+    """Turn SQLite's exceptions into the engine's error tree (``folder``: the database's, to say what is
+    wrong with it when SQLite only says "disk I/O error" or "readonly")."""
     try:
         yield
     except DBAPIError as exc:
-        raise _translate(exc.orig) from exc
+        raise _translate(exc.orig, folder) from exc
     except sqlite3.Error as exc:
-        raise _translate(exc) from exc
+        raise _translate(exc, folder) from exc
 
 
-def _translate(exc: BaseException | None) -> StorageError:
+def _translate(exc: BaseException | None, folder: Path | None = None) -> StorageError:
     message = str(exc).lower()
     if "locked" in message or "busy" in message:
         return StoreLocked("the memory store is busy in another program; try again in a moment")
     if "not a database" in message or "malformed" in message or "corrupt" in message:
         return CorruptStore(f"the memory database is damaged ({exc}); {REPAIR_HINT}")
     if "full" in message:
-        return StorageError("the disk is full: memtray could not save")
+        return diskerrors.disk_full("the memory database")
+    environment = ("readonly", "read-only", "permission", "disk i/o", "unable to open")
+    if folder is not None and any(word in message for word in environment):
+        fault = diskerrors.folder_fault(folder, "the memory database")
+        if fault is not None:
+            return fault
     if "readonly" in message or "read-only" in message or "permission" in message:
-        return StorageError(f"memtray may not write its database ({exc})")
+        return StorageError(
+            f"memtray may not write its database ({exc}); check the permissions of its folder or "
+            f"{diskerrors.CHOOSE_HOME}"
+        )
     return StorageError(f"the memory database failed: {exc}")
 
 
@@ -156,7 +165,7 @@ class Store:
                 "SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
                 self.features.sqlite_version,
             )
-        with translated_errors():
+        with translated_errors(path.parent):
             self._write = _make_engine(path, "BEGIN IMMEDIATE")
             self._read = _make_engine(path, "BEGIN")
             with self.write() as conn:
@@ -172,13 +181,13 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
-        with translated_errors(), self._write.begin() as conn:
+        with translated_errors(self.path.parent), self._write.begin() as conn:
             yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
-        with translated_errors(), self._read.connect() as conn:
+        with translated_errors(self.path.parent), self._read.connect() as conn:
             yield conn
 
     def setting_rows(self) -> dict[str, str]:
@@ -212,7 +221,7 @@ class Store:
             present = fts5_tables(conn)
             for table in present if tables is None else sorted(set(tables) & set(present)):
                 fts.optimize(conn, table)
-        with translated_errors():
+        with translated_errors(self.path.parent):
             raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
             try:
                 cursor = raw.cursor()
@@ -237,14 +246,20 @@ def fts5_tables(conn: Connection) -> list[str]:
 
 
 def make_private_file(path: Path) -> None:
-    """Create ``path`` empty and owner-only if it is missing; make the database's files owner-only."""
-    try:
+    """Create ``path`` empty and owner-only if it is missing; make the database's files owner-only.
+
+    An existing database that is already private is not touched, so a read-only home gets as far as
+    SQLite (which then says what it cannot do).
+
+    Raises:
+        StorageError: the folder or the file cannot be made (in words: read-only, permissions, full).
+    """
+    with diskerrors.file_errors(f"the database {path}"):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        if not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         if os.name == "posix":
             for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
                 candidate = path.with_name(name)
                 if candidate.exists() and candidate.stat().st_mode & 0o077:
                     os.chmod(candidate, 0o600)
-    except OSError as exc:
-        raise StorageError(f"memtray cannot create its database {path} ({exc.strerror or exc})") from exc
