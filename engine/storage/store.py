@@ -97,7 +97,8 @@ def _translate(exc: BaseException | None, folder: Path | None = None) -> Storage
     message = str(exc).lower()
     if "locked" in message or "busy" in message:
         return StoreLocked("the memory store is busy in another program; try again in a moment")
-    if "not a database" in message or "malformed" in message or "corrupt" in message:
+    damaged = ("not a database", "malformed", "corrupt", "could not decode")  # the last: garbled text
+    if any(word in message for word in damaged):
         return CorruptStore(f"the memory database is damaged ({exc}); {REPAIR_HINT}")
     if "full" in message:
         return diskerrors.disk_full("the memory database")
