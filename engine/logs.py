@@ -1,7 +1,12 @@
-"""Logging set-up: a rotating file under ``<home>/logs`` and, optionally, the console.
+"""Logging set-up: a rotating file under ``<home>/logs`` and, optionally, the console; the secrets in use.
 
 Message text, API keys and tokens are never logged above DEBUG; modules log through named loggers
 (``memtray.<part>``) and never print.
+
+The secrets in use (the Gemini key, whatever its shape) are registered here when they are handed out
+(:func:`register_secret`, called by :class:`engine.llm.keys.Keys`). Every memtray log handler has a
+:class:`SecretFilter` that replaces them in each line and traceback, :func:`hide_secrets` does the same
+for any text (the CLI's error line), and :func:`engine.llm.redact.redact` applies it before its patterns.
 """
 
 from __future__ import annotations
@@ -9,12 +14,60 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
 from engine.paths import make_private_dir
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+
+SECRET_MARK = "[REDACTED:key_in_use]"
+MIN_SECRET = 8
+"""Shorter values are not registered: replacing them would garble ordinary text (no real key is this short)."""
+
+_secrets: frozenset[str] = frozenset()
+_secrets_guard = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret in use for this process (a key handed out or set), to hide wherever it appears."""
+    global _secrets
+    value = (value or "").strip()
+    if len(value) < MIN_SECRET or value in _secrets:
+        return
+    with _secrets_guard:
+        _secrets = _secrets | {value}
+
+
+def hide_secrets(text: str) -> str:
+    """``text`` with every registered secret replaced by :data:`SECRET_MARK`."""
+    current = _secrets
+    if not current or not text:
+        return text
+    for secret in sorted(current, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, SECRET_MARK)
+    return text
+
+
+class SecretFilter(logging.Filter):
+    """Replaces the registered secrets in a record's message and traceback (it never drops a record)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not _secrets:
+            return True
+        message = record.getMessage()
+        hidden = hide_secrets(message)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = hide_secrets(record.exc_text)
+        if record.stack_info:
+            record.stack_info = hide_secrets(record.stack_info)
+        return True
 
 
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
@@ -47,14 +100,23 @@ def configure(
         )
         file_handler.setLevel(file_level)
         file_handler.setFormatter(logging.Formatter(FORMAT))
+        file_handler.addFilter(SecretFilter())
         file_handler._memtray = True  # type: ignore[attr-defined]
         root.addHandler(file_handler)
     except OSError as exc:
-        logging.getLogger("memtray.logs").warning("cannot write the log file in %s: %s", logs_dir, exc)
+        unwritable: OSError | None = exc
+    else:
+        unwritable = None
     if console_level is not None:
         console = logging.StreamHandler()
         console.setLevel(console_level)
         console.setFormatter(logging.Formatter("memtray: %(message)s"))
+        console.addFilter(SecretFilter())
         console._memtray = True  # type: ignore[attr-defined]
         root.addHandler(console)
     root.propagate = False
+    if unwritable is not None:
+        # INFO: a folder memtray cannot write fails the command itself, in one line that says what to do.
+        logging.getLogger("memtray.logs").info(
+            "cannot write the log file in %s: %s", logs_dir, unwritable.strerror or unwritable
+        )

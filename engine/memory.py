@@ -44,6 +44,7 @@ from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
 from engine.settings import Settings, StoredSettings
+from engine.storage.diskerrors import file_errors
 from engine.storage.store import Store
 from engine.summary import Summaries, TurnContext
 
@@ -84,6 +85,7 @@ class Memory:
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
         self._log = SessionLog(paths, store, clock, self._settings.get)
+        self._log.remove_stale_locks()
         self.semantic = SemanticTier(
             paths,
             store,
@@ -125,7 +127,8 @@ class Memory:
                 by the next process that runs it; a semantic search still loads the model when asked.
             client_factory: ``(api_key, base_url) -> genai.Client`` for the summarizer (tests: fast retries).
         """
-        paths = Paths.resolve(home)
+        with file_errors("its home folder"):
+            paths = Paths.resolve(home)
         store = database.open_store(paths.database)
         log.info(
             "memory opened at %s (SQLite %s, FTS: %s)",

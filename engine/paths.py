@@ -64,7 +64,7 @@ def validate_session_id(session_id: str) -> str:
 def make_private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if needed, owner-only, and return it."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if os.name == "posix":
+    if os.name == "posix" and path.stat().st_mode & 0o777 != 0o700:  # unchanged: a read-only home opens
         os.chmod(path, 0o700)
     return path
 

@@ -7,6 +7,8 @@ It speaks the REST shapes the SDK uses (``generateContent``, ``streamGenerateCon
         fake.reply_text('{"a": 1}')               # next generateContent answers this text
         fake.reply_error(429, "quota")            # the one after fails with HTTP 429
         fake.reply_function_call("chat_history", {"keyword": "x"})
+        fake.reply_echo_error(400)                # fails, echoing the request (body, key, query) back
+        fake.reply_raw(b"<html>log in</html>")     # a 200 that is not JSON (a proxy's page)
         fake.reply_stream(["Hel", "lo"], gate=event)  # "Hel" is sent, "lo" only once event is set
         client = make_client("test-key", base_url=fake.url, attempts=1)
 
@@ -60,6 +62,9 @@ class Reply:
     delay: float = 0.0
     chunks: list[dict[str, Any]] | None = None
     gate: threading.Event | None = None  # a gated stream sends its first chunk, then waits for this
+    echo: bool = False  # an error whose message repeats the request: its body, key header and query
+    raw: bytes | None = None  # sent as it is (with ``ctype``): a proxy's page instead of a Gemini reply
+    ctype: str = "application/json"
 
 
 def _candidate(parts: list[dict[str, Any]], prompt_tokens: int = 10, out_tokens: int = 5) -> dict[str, Any]:
@@ -167,6 +172,16 @@ class FakeGemini:
         payload = {"error": {"code": status, "message": message, "status": statuses.get(status, "UNKNOWN")}}
         self._push(Reply(status=status, payload=payload, delay=delay))
 
+    def reply_echo_error(self, status: int = 400) -> None:
+        """The next call fails with ``status``, and the error's message repeats the whole request (its
+        JSON body, the ``x-goog-api-key`` header and the query string), as some endpoints and proxies do."""
+        self.reply_error(status, "echo")
+        self._replies[-1].echo = True
+
+    def reply_raw(self, body: bytes, *, status: int = 200, ctype: str = "text/html") -> None:
+        """The next call is answered with ``body`` as it is (e.g. a captive portal's HTML with 200)."""
+        self._push(Reply(status=status, raw=body, ctype=ctype))
+
     def reply_blocked(self) -> None:
         self._push(Reply(payload={"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}))
 
@@ -229,6 +244,9 @@ class FakeGemini:
         if scripted is None and self.responder is not None and method == "generateContent":
             scripted = Reply(payload=_candidate([{"text": self.responder(request)}]))
         reply = scripted or Reply(payload=_candidate([{"text": self.default_text}]))
+        if reply.raw is not None:
+            self._send_raw(handler, reply.status, reply.raw, reply.ctype)
+            return
         if method == "streamGenerateContent" and reply.status == 200 and reply.gate is not None:
             self._send_gated(handler, reply.chunks or [reply.payload], reply.gate)
             return
@@ -236,6 +254,16 @@ class FakeGemini:
             chunks = reply.chunks or [reply.payload]
             data = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in chunks)
             self._send_raw(handler, 200, data, "text/event-stream")
+            return
+        if reply.echo:
+            echoed = (
+                f"Invalid request {raw.decode('utf-8', 'replace')} with key "
+                f"{handler.headers.get('x-goog-api-key', '')} at {handler.path}"
+            )
+            payload = json.loads(json.dumps(reply.payload))
+            payload["error"]["message"] = echoed
+            payload["error"]["details"] = [{"request": body, "key": handler.headers.get("x-goog-api-key")}]
+            self._send(handler, reply.status, payload)
             return
         if reply.chunks is not None:
             text = "".join(c["candidates"][0]["content"]["parts"][0]["text"] for c in reply.chunks)

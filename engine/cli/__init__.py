@@ -1,7 +1,9 @@
 """The ``memtray`` command line (without Qt): parse, run one command, turn errors into one line.
 
 Output goes to stdout; errors go to stderr as one line with a non-zero exit status (1 for an error the
-user can act on, 2 for a usage mistake). A bug is logged with its traceback and reported as one
+user can act on, 2 for a usage mistake). A fault of the environment that reaches here as an ``OSError``
+(a read-only or full disk, a file where a folder should be) is such an error, said in words
+(:func:`engine.storage.diskerrors.storage_error`). A bug is logged with its traceback and reported as one
 ``internal error`` line (exit 1); the tests treat that line as a failure.
 """
 
@@ -12,6 +14,8 @@ import sys
 
 from engine.cli.parser import build_parser, wants_gui
 from engine.errors import EngineError
+from engine.logs import hide_secrets
+from engine.storage.diskerrors import storage_error
 
 log = logging.getLogger("memtray.cli")
 
@@ -32,17 +36,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except EngineError as exc:
-        sys.stderr.write(f"memtray: {exc}\n")
+        sys.stderr.write(f"memtray: {hide_secrets(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("memtray: interrupted\n")
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the environment, not a bug: the disk, the permissions, the home's shape
+        sys.stderr.write(f"memtray: {hide_secrets(str(storage_error(exc, 'its files')))}\n")
+        return 1
     except Exception as exc:  # a bug: one line for the user, the traceback in the log
         if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
             log.exception("internal error in %s", getattr(args, "handler", None))
         sys.stderr.write(
-            f"memtray: internal error ({type(exc).__name__}: {exc}); this is a bug, see the log\n"
+            f"memtray: internal error ({type(exc).__name__}: {hide_secrets(str(exc))}); this is a bug, see the log\n"
         )
         return 1

@@ -41,14 +41,28 @@ def cmd_repair(args: argparse.Namespace) -> int:
         return 0
     assert report.moved_to is not None
     write(f"the damaged database was moved aside to {report.moved_to}")
+    if report.expected_exact:
+        of = str(report.expected)
+    else:
+        of = f"at most {report.expected}" if report.expected else "an unknown number of"
     write(
-        f"rebuilt: {report.salvaged} messages salvaged from it, {report.restored} restored from the "
-        f"history.json of {report.sessions} session(s)"
+        f"rebuilt: {report.salvaged} of {of} archived messages salvaged from it, {report.restored} restored "
+        f"from the history.json of {report.sessions} session(s); {report.settings} settings and "
+        f"{report.error_records} error-memory records read back"
     )
-    write(
-        "messages that were only in the damaged archive (compacted out of history.json) could not be "
-        "recovered; the vectors will be rebuilt"
-    )
+    if report.lost or not report.expected_exact:
+        missing = (
+            str(report.lost)
+            if report.expected_exact
+            else (f"up to {report.lost}" if report.expected else "some")
+        )
+        write(
+            f"{missing} archived messages were on damaged pages: those compacted out of history.json could not "
+            "be recovered"
+        )
+    else:
+        write("every archived message was read back")
+    write("the vectors will be rebuilt in the background")
     if report.unreadable:
         write(f"history.json unreadable too, not restored: {', '.join(report.unreadable)}")
     return 0

@@ -369,6 +369,7 @@ class ErrorMemory:
         num, record = self._one(id_prefix)
         with self.store.write() as conn:
             rows.delete(conn, num)
+        self.store.scrub(self.fts_tables)  # no old index segment or WAL page keeps its words
         log.info("forgot error record %s", record.id[:12])
         return record
 
@@ -377,6 +378,7 @@ class ErrorMemory:
         with self.store.write() as conn:
             deleted = rows.purge(conn, self.clock())
         if deleted:
+            self.store.scrub(self.fts_tables)
             log.info("purged %d expired error records", deleted)
         return deleted
 

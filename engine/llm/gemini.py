@@ -15,6 +15,7 @@ google-genai is imported lazily: it takes most of a second to import.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -134,33 +135,52 @@ def default_client_factory(api_key: str, base_url: str) -> Any:
 
 @contextmanager
 def translated_errors(what: str = "Gemini") -> Iterator[None]:
-    """Turn google-genai and network exceptions into the engine's error tree."""
+    """Turn google-genai and network exceptions into the engine's error tree.
+
+    The service may echo the request in its error (the message text, the key): the engine's error says
+    only the HTTP code and status name, and the service's own words go to the DEBUG log, redacted. An
+    answer that is not a Gemini reply (a 200 that is not JSON: a proxy's page) is an error in words too.
+    """
     from google.genai import errors as genai_errors
 
+    unreadable: tuple[type[BaseException], ...] = (json.JSONDecodeError,)
+    unknown = getattr(genai_errors, "UnknownApiResponseError", None)
+    if isinstance(unknown, type) and issubclass(unknown, BaseException):
+        unreadable = (*unreadable, unknown)
     try:
         yield
     except genai_errors.APIError as exc:
-        # The service may echo the request (the API key included) in its message: only a redacted copy of
-        # it goes into ours, and the original exception is not chained (a logged traceback would show it).
+        # The original exception is not chained: a logged traceback would show its message.
         code = getattr(exc, "code", 0) or 0
-        detail = redact(str(exc.message or code))
+        status = str(getattr(exc, "status", "") or "").strip()
+        heading = f"HTTP {code} {status}".strip()
+        detail = str(exc.message or "")
+        log.debug("%s answered %s: %s", what, heading, redact(detail)[:2000])
         refused_key = code == 400 and "api key" in detail.lower()  # Google's answer to an invalid key
         error: EngineError
         if code == 429:
             error = QuotaExceeded(f"{what}: rate limit or quota reached; try again later")
         elif code in (401, 403) or refused_key:
-            error = AuthError(f"{what}: the API key was refused ({detail})")
+            error = AuthError(
+                f"{what}: the API key was refused ({heading}); check it with `memtray key status`"
+            )
         elif code in (408, 504):
             error = GeminiTimeout(f"{what}: no answer in time")
         elif code >= 500:
-            error = GeminiUnavailable(f"{what}: the service failed (HTTP {code})")
+            error = GeminiUnavailable(f"{what}: the service failed ({heading})")
         else:
-            error = SummarizerError(f"{what}: the request was refused (HTTP {code}: {detail})")
+            error = SummarizerError(f"{what}: the request was refused ({heading})")
         raise error from None
+    except unreadable as exc:
+        log.debug("%s sent an answer that is not a Gemini reply: %s", what, redact(str(exc))[:2000])
+        raise GeminiUnavailable(
+            f"{what}: the answer is not a Gemini reply (not JSON); check the gemini_base_url setting "
+            "or the proxy between memtray and the service"
+        ) from None
     except TimeoutError as exc:
         raise GeminiTimeout(f"{what}: no answer in time") from exc
     except OSError as exc:
-        raise GeminiUnavailable(f"{what}: cannot reach the service ({exc})") from exc
+        raise GeminiUnavailable(f"{what}: cannot reach the service ({redact(str(exc))})") from None
     except Exception as exc:
         name = type(exc).__name__
         if "Timeout" in name:
@@ -268,7 +288,8 @@ class Gemini:
             except (QuotaExceeded, GeminiTimeout, GeminiUnavailable) as exc:
                 if isinstance(exc, QuotaExceeded):
                     self._cool(model)
-                log.warning("%s call to %s failed: %s", purpose, model, exc)
+                # INFO: the caller gets the last failure as an error (the CLI's one line); this is its history.
+                log.info("%s call to %s failed: %s", purpose, model, exc)
                 failure = exc
         assert failure is not None
         raise failure

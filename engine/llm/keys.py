@@ -8,7 +8,9 @@ Locker, ...). When the keyring is the ``fail`` backend, or only an insecure one 
 ``keyrings.alt``'s plaintext file (which becomes the default silently once installed), storing refuses
 with :class:`~engine.errors.KeyringUnavailable` and a message naming the non-persistent alternatives. An
 insecure backend is used only when chosen explicitly (``PYTHON_KEYRING_BACKEND`` or the ``backend``
-argument). Keys are never logged.
+argument). Keys are never logged: every key handed out or set is registered with
+:func:`engine.logs.register_secret`, so it is hidden in every log line, traceback and redacted text,
+whatever its shape.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import KeyringUnavailable, NoApiKey
+from engine.logs import register_secret
 
 log = logging.getLogger("memtray.keys")
 
@@ -128,6 +131,11 @@ class Keys:
 
     def get(self) -> str | None:
         """The key, or None when there is none (the keyring failing counts as none, with a log line)."""
+        key = self._find()
+        register_secret(key)
+        return key
+
+    def _find(self) -> str | None:
         env = self._environ.get(ENV_KEY, "").strip()
         if env:
             return env
@@ -203,6 +211,7 @@ class Keys:
         value = value.strip()
         if not value or any(c.isspace() for c in value):
             raise InvalidInput("the key must be one word of text")
+        register_secret(value)
         backend = self.backend()
         try:
             backend.set_password(SERVICE, USERNAME, value)
@@ -229,6 +238,7 @@ class Keys:
 
     def use_for_this_run(self, value: str | None) -> None:
         """Hold a key in memory for this process only (the non-persistent alternative); None clears it."""
+        register_secret(value)
         with self._guard:
             self._this_run = value.strip() if value and value.strip() else None
         if value:

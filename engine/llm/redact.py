@@ -6,13 +6,17 @@ leaves the laptop, and the user may need the key they pasted.
 
 Each pattern is anchored on a vendor prefix or an explicit ``name=``/``name:`` assignment, so ordinary
 prose and code (``sk-learn``, ``the password is weak``, ``-----BEGIN PUBLIC KEY-----``) is left alone.
-Only the secret is replaced; the text around it (``password=``, ``Bearer``) stays for context.
+Only the secret is replaced; the text around it (``password=``, ``Bearer``) stays for context. The
+secrets memtray itself uses (its Gemini key, whatever its shape: :func:`engine.logs.register_secret`) are
+replaced first, as ``[REDACTED:key_in_use]``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from engine.logs import hide_secrets
 
 __all__ = ["KINDS", "Finding", "find", "redact"]
 
@@ -98,6 +102,7 @@ def find(text: str) -> list[Finding]:
 
 def redact(text: str) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``; text without secrets is unchanged."""
+    text = hide_secrets(text)
     findings = find(text)
     if not findings:
         return text

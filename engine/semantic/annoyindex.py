@@ -6,7 +6,8 @@ ids come back from SQLite. Beside each ``.ann`` file a small ``.json`` records w
 (embedder, cut, count, id sum, file size and a checksum of its head and tail); an index whose record does
 not match SQLite or its file is rebuilt, with a log line, never trusted.
 
-Builds go to a temporary file (``*.tmp-<pid>``) that ``os.replace`` moves into place; the record is written
+The files are owner-only (0600), like everything memtray writes. Builds go to a temporary file
+(``*.tmp-<pid>``) that ``os.replace`` moves into place; the record is written
 after, so a crash in between leaves a mismatch that the next load rebuilds. A temporary file whose process
 is gone is deleted when the next process opens the semantic tier (:func:`clean_leftovers`).
 
@@ -207,13 +208,17 @@ def build(
     index.build(n_trees, n_jobs=-1)
     ann_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = ann_path.with_name(ann_path.name + f".tmp-{os.getpid()}")
-    index.save(str(tmp))
+    index.save(str(tmp))  # Annoy creates it with the umask's mode: made owner-only like every other file
     index.unload()
+    if os.name == "posix":
+        os.chmod(tmp, 0o600)
     size, check = file_check(tmp)
     os.replace(tmp, ann_path)
     record = Record(embedder, dim, cut, stats.count, stats.max_id, stats.id_sum, n_trees, size, check)
     tmp_json = json_path.with_name(json_path.name + f".tmp-{os.getpid()}")
-    tmp_json.write_text(json.dumps(asdict(record)), encoding="utf-8")
+    fd = os.open(tmp_json, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(asdict(record)))
     os.replace(tmp_json, json_path)
     log.info(
         "built the archive index %s: %d vectors, %d trees, in %.2fs",

@@ -2,8 +2,9 @@
 
 The tier follows the archive as an :class:`engine.sessions.listeners.ArchiveListener`: appended messages
 are queued for embedding in the append's transaction (the background :class:`EmbedWorker` embeds them), a
-compaction schedules a rebuild of the session's archive index, a reset or removal deletes the session's
-vectors, queue rows and index files.
+compaction schedules a rebuild of the session's archive index, a forgotten message deletes its vector and
+the session's index files (rebuilt without it), a reset or removal deletes the session's vectors, queue
+rows and index files.
 
 Search, per session:
 
@@ -143,6 +144,10 @@ class SemanticTier:
 
     def session_cleared(self, conn: Connection, session: str) -> None:
         rows.clear_session(conn, session)
+        self._drop_index(conn, session)
+
+    def _drop_index(self, conn: Connection, session: str) -> None:
+        """Unload the session's archive index and delete its files (a cache: rebuilt from SQLite)."""
         key = archive.known_key(conn, session)
         with self._lock:
             old = self._annoy.pop(session, None)
@@ -172,6 +177,8 @@ class SemanticTier:
                 [Message("user", following[2], 0, following[1] or "", int(following[0]), session)],
                 self._clock(),
             )
+        if message_id < archive.meta(conn, session).start_id:  # in the archive index's file: drop it
+            self._drop_index(conn, session)
         self._schedule_rebuild(session)
 
     def loaded_embedder(self, timeout: float = LOAD_WAIT_S) -> Embedder | None:

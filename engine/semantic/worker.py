@@ -8,7 +8,9 @@ queue held a re-embedding for a new embedder, ``progress(done, total)`` reports 
 embedder's vectors are dropped once it is complete.
 
 An embedding failure (a model error, Gemini's quota) leaves the batch queued and is retried with a
-growing pause. The thread also polls the queue now and then, so work queued by another process (the CLI,
+growing pause. A failure of the environment (a full disk, a read-only folder: ``StorageError`` or
+``OSError``) is said in one log line, without a traceback, when it starts and when it ends; the thread
+backs off the same way meanwhile. The thread also polls the queue now and then, so work queued by another process (the CLI,
 the MCP server) is embedded here too.
 """
 
@@ -26,6 +28,7 @@ from engine.clock import Clock
 from engine.embedders import Embedder
 from engine.embedders.chooser import Choice
 from engine.embedders.hashing import HashEmbedder
+from engine.errors import StorageError
 from engine.semantic import rows
 from engine.storage.store import Store
 
@@ -67,6 +70,7 @@ class EmbedWorker:
         self.choice: Choice | None = None
         self.progress: Progress | None = None
         self._reembed_total = 0
+        self._scan = False  # queue what lacks a vector of the embedder (at load; again after a failure)
         self._thread = threading.Thread(target=self._run, name="memtray-embedder", daemon=True)
 
     def start(self) -> None:
@@ -144,22 +148,38 @@ class EmbedWorker:
             choice = Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
         self._embedder, self.choice = embedder, choice
         self._ready.set()
+        self._scan = True
+        self._queue_missing()
+
+    def _queue_missing(self) -> None:
+        """Queue every message without a vector of the embedder (work left by a crash, another embedder).
+
+        The write lock is taken only when something is missing: a reading process never waits for it.
+        """
+        embedder = self._embedder
+        if not self._scan or embedder is None:
+            return
         now = self._clock()
 
         def queue(conn: Connection) -> tuple[int, list[str], int]:
             added = rows.enqueue_missing(conn, embedder.id, now) if rows.any_missing(conn, embedder.id) else 0
             return added, rows.other_embedders(conn, embedder.id), rows.queued(conn)
 
-        added, others, total = self._store.write_if_needed(queue)  # no write lock when all are queued
+        added, others, total = self._store.write_if_needed(queue)
         if others:
             self._reembed_total = total
             log.info("re-embedding %d messages with %s (replacing %s)", total, embedder.id, ", ".join(others))
         elif added:
             log.info("queued %d messages without vectors for embedding with %s", added, embedder.id)
+        self._scan = False
 
     def _run(self) -> None:
-        self._load(self._loader)
+        try:
+            self._load(self._loader)
+        except (StorageError, OSError) as exc:  # loaded, but the queue could not be written: retried below
+            log.warning("the background embedder cannot save for now (%s); it will try again", exc)
         failures = 0
+        environment = False  # the failures now are the environment's (said once, not at every retry)
         while True:
             with self._cond:
                 if self._stop:
@@ -167,15 +187,31 @@ class EmbedWorker:
                 task = self._tasks.popleft() if self._tasks else None
                 self._busy = True
             try:
+                self._queue_missing()
                 if task is not None:
                     task()
                     continue
                 worked = self._embed_batch()
                 failures = 0
-            except Exception:
+                if environment:
+                    environment = False
+                    log.warning("the background embedder can save again; embedding resumes")
+            except Exception as exc:
                 failures += 1
                 pause = min(MAX_BACKOFF_S, 2.0 ** min(failures, 6))
-                log.exception("embedding failed; retrying in %.0fs", pause)
+                if isinstance(exc, (StorageError, OSError)):
+                    if not environment:
+                        log.warning(
+                            "the background embedder cannot save (%s); it tries again, less and less often",
+                            exc,
+                        )
+                    else:
+                        log.debug(
+                            "the background embedder still cannot save (%s); next try in %.0fs", exc, pause
+                        )
+                    environment = True
+                else:
+                    log.exception("embedding failed; retrying in %.0fs", pause)
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()

@@ -1,13 +1,25 @@
-"""Session folders: listing, session info, and the removal of files (reset, remove, temp cleanup)."""
+"""Session folders: listing, session info, and the removal of files (reset, remove, temp cleanup).
+
+A session folder may be a symbolic link to a folder elsewhere (the user's choice). Removing such a
+session deletes what memtray keeps in the link's target (:data:`OWNED_FILES`: history.json,
+summary.json, the cursor, and the copies of them kept aside) and the link itself; the target folder and
+anything else in it are left alone, since memtray did not make them.
+"""
 
 from __future__ import annotations
 
+import logging
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import InvalidSessionId
 from engine.paths import Paths, validate_session_id
+
+log = logging.getLogger("memtray.sessions")
+
+OWNED_FILES = ("history.json*", "summary.json*", ".summary_cursor*")
+"""What memtray writes in a session folder (``*``: the copies kept aside, ``history.json.corrupt-<time>``)."""
 
 TEMP_PREFIX = "temp-"
 TEMP_IDLE_NS = 30 * 60 * 1_000_000_000
@@ -114,4 +126,22 @@ def mark_summary_stale(paths: Paths, session_id: str) -> None:
 
 
 def remove_folder(paths: Paths, session_id: str) -> None:
-    shutil.rmtree(paths.session_dir(session_id), ignore_errors=True)
+    """Delete a session's folder; for a symbolic link, memtray's files in its target and the link.
+
+    Raises:
+        OSError: something could not be deleted (a read-only folder).
+    """
+    folder = paths.session_dir(session_id)
+    if folder.is_symlink():
+        target = folder.resolve()
+        for pattern in OWNED_FILES:
+            for path in target.glob(pattern):
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()
+        folder.unlink()
+        log.info(
+            "session %s was a link to another folder: memtray's files there and the link deleted", session_id
+        )
+        return
+    if folder.exists():
+        shutil.rmtree(folder)

@@ -35,9 +35,11 @@ write or rebuild a lost or damaged file.
 A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`):
 its messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
 
-:meth:`SessionLog.forget` removes one message from history.json, the archive and FTS (the pages are
-overwritten, ``secure_delete``), calls every listener's ``message_forgotten`` hook, and deletes the
-session's summary and cursor so the next summary run rebuilds it from what remains.
+:meth:`SessionLog.forget` removes one message from history.json, the archive and FTS, calls every
+listener's ``message_forgotten`` hook (the context index rewrites the neighbours that quoted it), and
+deletes the session's summary and cursor so the next summary run rebuilds it from what remains. Forget,
+reset and remove then scrub the database (:meth:`~engine.storage.store.Store.scrub`: deleted pages are
+overwritten, every FTS index merged, the WAL truncated), so the deleted text is in no file of the home.
 """
 
 from __future__ import annotations
@@ -502,12 +504,17 @@ class SessionLog:
         return found
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
-        """Clear a session's history and archive; keep summary.json and the cursor unless asked."""
+        """Clear a session's history and archive; keep summary.json and the cursor unless asked.
+
+        The deleted text is scrubbed from the database's files (see :meth:`forget`).
+        """
         self.require(session)
         with self.locks.hold(session):
             deleted = self._clear_archive(session)
-            session_files.remove_files(self.paths, session, keep_summary=not include_summary)
+            with file_errors(f"the files of session {session}"):
+                session_files.remove_files(self.paths, session, keep_summary=not include_summary)
             self.files.forget(self.paths.history_file(session))
+            self._store.scrub()
         log.info(
             "reset session %s (%d archived messages deleted, summary %s)",
             session,
@@ -517,12 +524,17 @@ class SessionLog:
         return ResetResult(session, deleted, not include_summary)
 
     def remove(self, session: str) -> ResetResult:
-        """Delete a session entirely: its folder, archive rows and what the listeners derived from them."""
+        """Delete a session entirely: its folder (for a link: memtray's files in its target, and the
+        link), archive rows, what the listeners derived from them, and its lock files; the deleted text
+        is scrubbed from the database's files (see :meth:`forget`)."""
         self.require(session)
         with self.locks.hold(session):
             deleted = self._clear_archive(session, unregister=True)
             self.files.forget(self.paths.history_file(session))
-            session_files.remove_folder(self.paths, session)
+            with file_errors(f"the folder of session {session}"):
+                session_files.remove_folder(self.paths, session)
+            self._store.scrub()
+        self.locks.remove_files(session)
         self.locks.forget(session)
         log.info("removed session %s (%d archived messages deleted)", session, deleted)
         return ResetResult(session, deleted, False)
@@ -537,7 +549,8 @@ class SessionLog:
         return deleted
 
     def cleanup_temp_sessions(self, idle_ns: int) -> list[str]:
-        """Remove ``temp-`` sessions idle for longer than ``idle_ns``."""
+        """Remove ``temp-`` sessions idle for longer than ``idle_ns``, and lock files of sessions that
+        no longer exist."""
         now = self._clock()
         removed = []
         for sid in session_files.session_ids(self.paths):
@@ -545,4 +558,9 @@ class SessionLog:
             if sid.startswith(session_files.TEMP_PREFIX) and idle > idle_ns:
                 self.remove(sid)
                 removed.append(sid)
+        self.remove_stale_locks()
         return removed
+
+    def remove_stale_locks(self) -> int:
+        """Delete the lock files of sessions that no longer exist (when a home opens, and at cleanup)."""
+        return self.locks.remove_stale(self.exists)

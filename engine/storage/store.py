@@ -7,8 +7,9 @@ lock only when there is something to migrate or set up (:meth:`Store.write_if_ne
 command never waits behind another program's write. SQLite's own errors become :mod:`engine.errors`.
 
 The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
-files the database's mode. ``secure_delete`` is on, so a deleted message's text is overwritten, and
-:meth:`Store.scrub` merges the FTS indexes and truncates the WAL after a message is forgotten. A database
+files the database's mode. ``secure_delete`` is on, so a deleted row's text is overwritten (free pages included), and
+:meth:`Store.scrub` merges every FTS5 index (a deleted row's words stay in old index segments until a
+merge) and truncates the WAL after messages are forgotten, reset or removed. A database
 that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.sessions.repair`) moves
 it aside and rebuilds it.
 
@@ -32,7 +33,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import CorruptStore, StorageError, StoreLocked
-from engine.storage import fts
+from engine.storage import diskerrors, fts
 from engine.storage.migrations import Migration
 from engine.storage.migrations import apply as apply_migrations
 
@@ -45,7 +46,7 @@ REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the ses
 
 Setup = Callable[[Connection, set[str]], Iterable[str]]
 """Run after the migrations, in their transaction, with the tokenizers this SQLite supports (see
-:attr:`Features.tokenizers`); returns the FTS tables that exist, which :meth:`Store.scrub` optimizes."""
+:attr:`Features.tokenizers`); returns the archive's FTS tables that exist (the ones keyword search uses)."""
 
 
 @dataclass(frozen=True)
@@ -86,26 +87,36 @@ def _try(conn: sqlite3.Connection, sql: str) -> bool:
 
 
 @contextmanager
-def translated_errors() -> Iterator[None]:
-    """Turn SQLite's exceptions into the engine's error tree."""
+def translated_errors(folder: Path | None = None) -> Iterator[None]:
+    """Turn SQLite's exceptions into the engine's error tree (``folder``: the database's, to say what is
+    wrong with it when SQLite only says "disk I/O error" or "readonly")."""
     try:
         yield
     except DBAPIError as exc:
-        raise _translate(exc.orig) from exc
+        raise _translate(exc.orig, folder) from exc
     except sqlite3.Error as exc:
-        raise _translate(exc) from exc
+        raise _translate(exc, folder) from exc
 
 
-def _translate(exc: BaseException | None) -> StorageError:
+def _translate(exc: BaseException | None, folder: Path | None = None) -> StorageError:
     message = str(exc).lower()
     if "locked" in message or "busy" in message:
         return StoreLocked("the memory store is busy in another program; try again in a moment")
-    if "not a database" in message or "malformed" in message or "corrupt" in message:
+    damaged = ("not a database", "malformed", "corrupt", "could not decode")  # the last: garbled text
+    if any(word in message for word in damaged):
         return CorruptStore(f"the memory database is damaged ({exc}); {REPAIR_HINT}")
     if "full" in message:
-        return StorageError("the disk is full: memtray could not save")
+        return diskerrors.disk_full("the memory database")
+    environment = ("readonly", "read-only", "permission", "disk i/o", "unable to open")
+    if folder is not None and any(word in message for word in environment):
+        fault = diskerrors.folder_fault(folder, "the memory database")
+        if fault is not None:
+            return fault
     if "readonly" in message or "read-only" in message or "permission" in message:
-        return StorageError(f"memtray may not write its database ({exc})")
+        return StorageError(
+            f"memtray may not write its database ({exc}); check the permissions of its folder or "
+            f"{diskerrors.CHOOSE_HOME}"
+        )
     return StorageError(f"the memory database failed: {exc}")
 
 
@@ -162,7 +173,7 @@ class Store:
                 "SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
                 self.features.sqlite_version,
             )
-        with translated_errors():
+        with translated_errors(path.parent):
             self._write = _make_engine(path, "BEGIN IMMEDIATE")
             self._read = _make_engine(path, "BEGIN")
 
@@ -193,13 +204,13 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
-        with translated_errors(), self._write.begin() as conn:
+        with translated_errors(self.path.parent), self._write.begin() as conn:
             yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
-        with translated_errors(), self._read.connect() as conn:
+        with translated_errors(self.path.parent), self._read.connect() as conn:
             yield conn
 
     def write_if_needed(self, work: Callable[[Connection], T]) -> T:
@@ -217,17 +228,32 @@ class Store:
             with self.write() as conn:
                 return work(conn)
 
-    def scrub(self) -> None:
-        """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""
+    def scrub(self, tables: Iterable[str] | None = None) -> None:
+        """After a deletion: merge FTS5 indexes into one segment each, then truncate the WAL.
+
+        Args:
+            tables: the FTS5 tables the deletion touched; None: every FTS5 table of the database.
+
+        FTS5 keeps a deleted row's words in its old index segments (and a plain FTS table its text in
+        the neighbours' rows until they are rewritten): only a merge rewrites them, and ``secure_delete``
+        then overwrites the freed pages. The truncated WAL drops the pages written before the deletion.
+        Another program reading at that moment can keep the WAL from being truncated; it is truncated by
+        the next checkpoint then (logged).
+        """
         with self.write() as conn:
-            for table in sorted(self.fts_tables):
+            present = fts5_tables(conn)
+            for table in present if tables is None else sorted(set(tables) & set(present)):
                 fts.optimize(conn, table)
-        with translated_errors():
+        with translated_errors(self.path.parent):
             raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
             try:
-                raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+                cursor = raw.cursor()
+                busy = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                cursor.close()
             finally:
                 raw.close()
+        if busy and busy[0]:
+            log.info("the write-ahead log could not be truncated now: another program is reading")
 
     def close(self) -> None:
         self._write.dispose()
@@ -248,15 +274,29 @@ def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
         return False
 
 
+def fts5_tables(conn: Connection) -> list[str]:
+    """Every FTS5 table of the database (the archive's, the context index, the error memory's)."""
+    rows = conn.exec_driver_sql(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'"
+    )
+    return sorted(str(r[0]) for r in rows)
+
+
 def make_private_file(path: Path) -> None:
-    """Create ``path`` empty and owner-only if it is missing; make the database's files owner-only."""
-    try:
+    """Create ``path`` empty and owner-only if it is missing; make the database's files owner-only.
+
+    An existing database that is already private is not touched, so a read-only home gets as far as
+    SQLite (which then says what it cannot do).
+
+    Raises:
+        StorageError: the folder or the file cannot be made (in words: read-only, permissions, full).
+    """
+    with diskerrors.file_errors(f"the database {path}"):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        if not path.exists():
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         if os.name == "posix":
             for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
                 candidate = path.with_name(name)
                 if candidate.exists() and candidate.stat().st_mode & 0o077:
                     os.chmod(candidate, 0o600)
-    except OSError as exc:
-        raise StorageError(f"memtray cannot create its database {path} ({exc.strerror or exc})") from exc

@@ -20,6 +20,7 @@ from engine.llm.gemini import ClientFactory, Gemini, UsageEvent
 from engine.llm.keys import NO_KEY, Keys
 from engine.llm.redact import redact
 from engine.sessions.folders import TEMP_PREFIX, is_private, mtime, session_ids
+from engine.storage.locks import job_name
 from engine.summary import decide, files
 from engine.summary.context import TurnContext, assemble
 from engine.summary.generate import GenerateResult, generate
@@ -59,8 +60,8 @@ class SummaryStatus:
 
 
 def lock_name(session: str) -> str:
-    """The summary lock of a session ('~' never occurs in a session id, so no clash with one)."""
-    return f"summary~{session}"
+    """The summary lock of a session (a job's lock: removed with the session)."""
+    return job_name("summary", session)
 
 
 class Summaries:

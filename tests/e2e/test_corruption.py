@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -271,3 +272,101 @@ def test_a_search_finishes_the_index_rebuild_it_started_before_it_exits(
     assert index_intact(ann, record, cut)
     second = search_process(home, 0.01)
     assert second.returncode == 0 and "rebuilding" not in second.stderr, second.stderr
+
+
+def readable_one_by_one(db: Path, last_id: int) -> int:
+    """How many messages a reader asking for each id alone gets back (strict UTF-8, like the salvage)."""
+    source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    source.text_factory = bytes
+    found = 0
+    try:
+        for ident in range(1, last_id + 1):
+            try:
+                row = source.execute(
+                    "SELECT session_id, role, content FROM messages WHERE id = ?", (ident,)
+                ).fetchone()
+                if row is not None:
+                    [value.decode("utf-8") for value in row]
+                    found += 1
+            except (sqlite3.Error, UnicodeDecodeError):
+                continue
+    finally:
+        source.close()
+    return found
+
+
+def test_repair_reads_back_the_archive_row_by_row_around_damaged_pages(tmp_path: Path) -> None:
+    """Ten small corruptions (32 bytes each, in ten of the messages' pages): the repair reads back every
+    message a reader can still get one by one, not only those before the first damaged page, and says how
+    many of how many."""
+    home = tmp_path / "home"
+    with Memory.open(home, background=False) as mem:
+        mem.update_settings(max_history_bytes=8192)
+        for n in range(240):  # 480 messages, nearly all compacted out of history.json
+            mem.append(
+                "cli-long",
+                [
+                    Message("user", f"long q{n} " + "x" * 300, T0 + 2 * n),
+                    Message("assistant", f"long a{n}", T0 + 2 * n + 1),
+                ],
+            )
+        mem.errors.remember("git", "push rejected", "pull first", "resolved")
+    db = home / ".store" / "history.db"
+    source = sqlite3.connect(db)
+    page = int(source.execute("PRAGMA page_size").fetchone()[0])
+    leaves = [
+        int(r[0])
+        for r in source.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno"
+        )
+    ]
+    source.close()
+    assert len(leaves) > 20
+    data = bytearray(db.read_bytes())
+    rng = random.Random(14)
+    for number in rng.sample(leaves[1:-1], 10):  # pages numbered from 1; the header page is spared
+        start = (number - 1) * page + rng.randrange(page // 2, page - 32)
+        data[start : start + 32] = rng.randbytes(32)
+    db.write_bytes(bytes(data))
+    one_by_one = readable_one_by_one(db, 480)
+    assert 400 <= one_by_one < 480
+
+    code, out, err = run_cli("--home", str(home), "repair")
+    assert code == 0, err
+    with Memory.open(home, background=False) as mem:
+        archived = archive_contents(mem, "cli-long")
+        assert mem.errors.count() == 1  # the error memory came back too
+    salvaged = int(out.split("rebuilt: ")[1].split(" of ")[0])
+    assert salvaged >= one_by_one, out  # every message that still reads, read
+    assert "of 480 archived messages" in out, out
+    assert f"{480 - salvaged} archived messages were on damaged pages" in out, out
+    assert len(archived) >= one_by_one and len(set(archived)) == len(archived)
+
+
+def test_garbled_text_that_passes_the_quick_check_is_damage_too(tmp_path: Path) -> None:
+    """A cell whose text is no longer UTF-8 passes ``PRAGMA quick_check``: reading it fails. The CLI says
+    the database is damaged (pointing to repair), and repair finds it and reads back everything else."""
+    home = tmp_path / "home"
+    hot = fill(home)
+    db = home / ".store" / "history.db"
+    source = sqlite3.connect(db)
+    page = int(source.execute("PRAGMA page_size").fetchone()[0])
+    pages = {int(r[0]) for r in source.execute("SELECT pageno FROM dbstat WHERE name = 'messages'")}
+    source.close()
+    data = bytearray(db.read_bytes())
+    at = data.find(b"long q3 xxxx")
+    while at >= 0 and at // page + 1 not in pages:  # the row itself, not a copy in the context index
+        at = data.find(b"long q3 xxxx", at + 1)
+    assert at > 0
+    data[at + 8] = 0xFF  # not UTF-8
+    db.write_bytes(bytes(data))
+    code, out, err = run_cli("--home", str(home), "export", "--session", "cli-long", "--format", "jsonl")
+    assert code == 1 and err.count("\n") == 1 and "memtray repair" in err, err
+    code, out, _ = run_cli("--home", str(home), "repair", "--check")
+    assert code == 1 and "garbled" in out
+    code, out, err = run_cli("--home", str(home), "repair")
+    assert code == 0, err
+    assert "rebuilt: 61 of 62 archived messages" in out, out  # the garbled one is left out
+    with Memory.open(home) as mem:
+        assert [m.content for m in mem.history("cli-long")] == hot["cli-long"]
+        assert "long q3 " + "x" * 300 not in archive_contents(mem, "cli-long")

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from engine import Memory, Message
 from engine.cli import main
 from engine.errors import StorageError
 from engine.sessions import archive
+from tests.diskfaults import small_disk
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
@@ -103,24 +103,6 @@ def test_a_million_message_session_stays_usable(tmp_path: Path) -> None:
         f"\n{total:,} messages archived in {filled:.1f}s; "
         + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in timings.items())
     )
-
-
-@contextlib.contextmanager
-def small_disk(folder: Path, size: str) -> Iterator[Path]:
-    folder.mkdir()
-    try:
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
-            capture_output=True,
-        )
-    except FileNotFoundError:
-        pytest.skip("no mount command here")
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Path) -> None:

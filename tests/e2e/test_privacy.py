@@ -238,3 +238,101 @@ def test_the_gemini_key_appears_in_no_file_after_a_full_run(
         assert key not in status.stdout + status.stderr
     assert fake.requests and all(r.headers.get("x-goog-api-key") == key for r in fake.requests)  # it was used
     assert_absent(home, key)
+
+
+def _bytes_found(home: Path, markers: list[str]) -> dict[str, list[str]]:
+    """Every marker found in any byte of any file under ``home`` (UTF-8), and where."""
+    found: dict[str, list[str]] = {}
+    for folder, _, names in os.walk(home):
+        for name in names:
+            path = Path(folder) / name
+            if path.is_symlink():
+                continue
+            data = path.read_bytes()
+            for marker in markers:
+                if marker.encode("utf-8") in data:
+                    found.setdefault(marker, []).append(str(path.relative_to(home)))
+    return found
+
+
+def _markers(tag: str, cjk: str) -> list[str]:
+    """Unique words of one message: ASCII words, a CJK run and each of its bigrams (what the indexes keep)."""
+    return [f"zq{tag}vorpal", f"xylo{tag}quench", cjk, *(cjk[i : i + 2] for i in range(len(cjk) - 1))]
+
+
+def test_forget_reset_and_remove_leave_the_text_in_no_file_of_the_home(tmp_path: Path) -> None:
+    """After forget, reset --all and remove (then close), no byte of any file under the home holds the
+    text: not the database, its -wal/-shm, the FTS indexes (their segments are merged), the context index
+    (the neighbours that quoted it are rewritten), the vectors, the logs or the session files."""
+    home = tmp_path / "home"
+    kept = "ordinary words stay searchable"
+    forget_words = _markers("forget", "鑫龘靐齉爩")
+    reset_words = _markers("reset", "麤灪籱饢驫")
+    remove_words = _markers("remove", "鱻犇羴猋骉")
+    with Memory.open(home) as mem:
+        mem.update_settings(max_history_bytes=4096)  # some messages are compacted into the archive only
+        forget_ids = []
+        for session, words in (("cli-f", forget_words), ("cli-r", reset_words), ("cli-x", remove_words)):
+            for n in range(14):
+                secret = " ".join(words) if n in (2, 12) else ""
+                stored = mem.append(
+                    session,
+                    [
+                        Message("user", f"{kept} {n} {secret} " + "q" * 300, T0 + 2 * n),
+                        Message("assistant", f"reply {n} " + "a" * 300, T0 + 2 * n + 1),
+                    ],
+                )
+                if secret and session == "cli-f":
+                    forget_ids.append(stored[0].id)
+        assert mem.wait_idle(60)  # embedded: the vectors and the context index hold them too
+        assert mem.compaction_cut("cli-f") > (forget_ids[0] or 0)
+        before = _bytes_found(home, forget_words + reset_words + remove_words)
+        assert set(before) == set(forget_words + reset_words + remove_words)  # the scan does see them
+        for message_id in forget_ids:
+            assert message_id is not None
+            mem.forget_message(message_id)
+        assert mem.search(forget_words[0], match="keyword") == []
+        assert mem.search("searchable", match="keyword", session="cli-f")
+    assert cli(home, "reset", "--session", "cli-r", "--all").returncode == 0
+    assert cli(home, "remove", "--session", "cli-x").returncode == 0
+    assert cli(home, "search", "searchable", "--session", "cli-f", "--match", "keyword").returncode == 0
+    assert _bytes_found(home, forget_words + reset_words + remove_words) == {}
+
+
+def test_a_key_of_no_known_shape_and_the_message_text_reach_no_file_when_the_service_echoes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An endpoint that repeats the request in its errors (body, key header, query): a key no redaction
+    pattern knows and the message text are in no file of the home (the log included), nor on stderr."""
+    from engine.chat import Chat
+    from engine.errors import SummarizerError
+    from tests.fakegemini import FakeGemini, one_try_client
+
+    key = "k3y_no_known_shape_0123"
+    words = ["marmaladeowlplan", "quetzalbudgetline"]
+    home = tmp_path / "home"
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    with FakeGemini() as fake:
+        assert cli(home, "config", "gemini_base_url", fake.url).returncode == 0
+        assert cli(home, "config", "decision_model", "").returncode == 0
+        for role, content in (("user", f"the {words[0]} for May"), ("assistant", f"noted {words[1]}")):
+            done = cli(home, "append", "--session", "cli-e", "--role", role, "--content", content)
+            assert done.returncode == 0, done.stderr
+        for status in (400, 403):
+            fake.reply_echo_error(status)
+            failed = cli(home, "summarize", "--session", "cli-e")
+            assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+            assert f"HTTP {status}" in failed.stderr
+            for secret in (key, *words):
+                assert secret not in failed.stdout + failed.stderr
+        with Memory.open(home, background=False, client_factory=one_try_client) as mem:
+            chat = Chat(mem, client_factory=one_try_client)
+            for status in (400, 500):
+                fake.reply_echo_error(status)
+                with pytest.raises(SummarizerError) as caught:
+                    chat.send("cli-e", f"what about the {words[0]}?")
+                assert key not in str(caught.value) and words[0] not in str(caught.value)
+    assert len(fake.calls()) >= 4 and all(r.headers.get("x-goog-api-key") == key for r in fake.calls())
+    for secret in (key, *words):
+        assert_absent(home / "logs", secret)
+    assert_absent(home, key)

@@ -134,3 +134,43 @@ def test_redaction_never_fails_and_is_idempotent(text: str) -> None:
 )
 def test_a_key_between_spaces_is_always_redacted(before: str, key: str, after: str) -> None:
     assert key not in redact(f"{before} {key} {after}")
+
+
+def test_a_key_in_use_is_redacted_whatever_its_shape() -> None:
+    from engine.llm.keys import Keys
+
+    key = "k3y_unit_test_" + "no_shape_42"
+    assert redact(f"echo: {key}") == f"echo: {key}"  # no pattern knows it...
+    assert Keys(environ={"GEMINI_API_KEY": key}).get() == key  # ...until it is handed out
+    assert redact(f"echo: {key}.") == "echo: [REDACTED:key_in_use]."
+
+
+def test_the_log_filter_hides_a_key_in_use_in_lines_and_tracebacks(tmp_path: object) -> None:
+    import logging
+    from pathlib import Path
+
+    from engine.logs import configure, register_secret
+
+    key = "zz-" + "another_odd_key_77"
+    register_secret(key)
+    folder = Path(str(tmp_path)) / "logs"
+    configure(folder, console_level=None)
+    log = logging.getLogger("memtray.test")
+    log.warning("the service said: bad key %s", key)
+    try:
+        raise RuntimeError(f"refused {key}")
+    except RuntimeError:
+        log.exception("failed")
+    for handler in logging.getLogger("memtray").handlers:
+        handler.flush()
+    text = (folder / "memtray.log").read_text()
+    assert "bad key [REDACTED:key_in_use]" in text and "RuntimeError: refused [REDACTED:key_in_use]" in text
+    assert key not in text
+    configure(folder, console_level=None)  # leave a fresh handler for other tests
+
+
+def test_short_values_are_not_registered() -> None:
+    from engine.logs import hide_secrets, register_secret
+
+    register_secret("abc")
+    assert hide_secrets("abc abc") == "abc abc"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -84,3 +85,74 @@ def test_sessions_listing(seeded: Memory) -> None:
     assert not infos["cli-a"].temporary
     seeded.append("temp-x", [Message("user", "t")])
     assert "temp-x" not in {i.id for i in seeded.sessions(include_temp=False)}
+
+
+def test_remove_deletes_the_sessions_lock_files(seeded: Memory) -> None:
+    locks = seeded.paths.locks_dir
+    with seeded._log.locks.hold("summary~cli-a"):  # the summarizer's own lock on the session
+        pass
+    assert {"cli-a.lock", "summary~cli-a.lock", "cli-b.lock"} <= {p.name for p in locks.iterdir()}
+    seeded.remove("cli-a")
+    assert {p.name for p in locks.iterdir()} == {"cli-b.lock"}
+    seeded.append("cli-a", [Message("user", "again")])  # the session can be made anew
+    assert (locks / "cli-a.lock").exists()
+
+
+def test_stale_lock_files_are_deleted_when_a_home_opens(memory: Memory) -> None:
+    locks = memory.paths.locks_dir
+    memory.append("cli-a", [Message("user", "kept")])
+    for name in ("gone.lock", "summary~gone.lock"):
+        (locks / name).write_bytes(b"")
+    assert memory._log.remove_stale_locks() == 2
+    assert {p.name for p in locks.iterdir()} == {"cli-a.lock"}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a lock file can only be deleted while open on POSIX")
+def test_a_lock_whose_file_was_deleted_while_waiting_is_taken_again_on_the_new_file(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A waiter that opened a lock file just before its holder deleted it (removing the session) gets
+    the lock of a file no longer at the path: it must try again, or two programs would hold one lock."""
+    from filelock import FileLock
+
+    from engine.storage import locks as locks_module
+
+    path = memory.paths.locks_dir / "cli-w.lock"
+    acquire = FileLock.acquire
+    calls: list[int] = []
+
+    def acquire_then_lose_the_file(self: FileLock, *args: object, **kwargs: object) -> object:
+        result = acquire(self, *args, **kwargs)  # type: ignore[arg-type]
+        calls.append(1)
+        if len(calls) == 1:
+            path.unlink()  # what the holder's remove() did between our open and our lock
+        return result
+
+    monkeypatch.setattr(FileLock, "acquire", acquire_then_lose_the_file)
+    table = locks_module.SessionLocks(memory.paths.locks_dir)
+    with table.hold("cli-w"):
+        lock = table._pair("cli-w")[1]
+        assert len(calls) == 2  # the first lock was on the deleted file: taken again
+        assert path.exists() and locks_module._still_in_place(lock)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_removing_a_session_that_is_a_link_deletes_memtrays_files_in_its_target(
+    seeded: Memory, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "notes.txt").write_text("the user's own file")
+    seeded.append("cli-l", [Message("user", "linked secret zanzibarite")])
+    folder = seeded.paths.session_dir("cli-l")
+    for path in folder.iterdir():
+        path.rename(elsewhere / path.name)
+    folder.rmdir()
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / "summary.json").write_text('{"key_decisions": ["zanzibarite"]}')
+    (elsewhere / "history.json.corrupt-1").write_text("zanzibarite")
+    assert "cli-l" in [s.id for s in seeded.sessions()]
+    seeded.remove("cli-l")
+    assert not folder.exists() and not folder.is_symlink()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["notes.txt"]
+    assert "cli-l" not in [s.id for s in seeded.sessions()]

@@ -326,3 +326,35 @@ def test_a_pending_rebuild_is_reported_once_not_at_every_search(
         assert mem.wait_idle(timeout=60)
         assert ann.exists()
     assert caplog.text.count("rebuilding it in the background") == 1
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_index_files_are_owner_only_whatever_the_umask(
+    home: Path, clock: FakeClock, small_annoy: None
+) -> None:
+    old = os.umask(0o022)
+    try:
+        with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
+            _compacted(mem)
+    finally:
+        os.umask(old)
+    files = list((home / ".store" / "vectors").iterdir())
+    assert {p.suffix for p in files} == {".ann", ".json"}
+    assert {oct(p.stat().st_mode & 0o777) for p in files} == {oct(0o600)}
+
+
+def test_forgetting_an_archived_message_drops_the_index_and_rebuilds_it_without_it(
+    home: Path, clock: FakeClock, small_annoy: None
+) -> None:
+    with Memory.open(home, clock=clock, embedder=HashEmbedder()) as mem:
+        _compacted(mem)
+        (ann,) = (home / ".store" / "vectors").glob("*.ann")
+        before = annoyindex.read_record(ann.with_suffix(".json"))
+        zebra = mem.search("zebra crossing zoo", session="s1", match="semantic", scope="all")[0].message
+        assert zebra.id is not None and zebra.id < mem.compaction_cut("s1")
+        mem.forget_message(zebra.id)
+        assert mem.wait_idle(timeout=60)
+        after = annoyindex.read_record(ann.with_suffix(".json"))
+        assert before is not None and after is not None and after.count == before.count - 1
+        hits = mem.search("zebra crossing zoo", session="s1", match="semantic", scope="all")
+        assert zebra.id not in [h.message.id for h in hits]

@@ -91,3 +91,17 @@ def test_cli_reset_brings_the_summary_up_to_date_first(
         (Path(os.environ["MEMTRAY_HOME"]) / "sessions/cli-r/summary.json").read_text("utf-8")
     )
     assert summary["current_discussion"]["topic"] == "trip"
+
+
+def test_a_200_answer_that_is_not_json_is_one_line_in_words(
+    memory: Memory, fake: FakeGemini, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    memory.update_settings(gemini_base_url=fake.url, decision_model="")
+    memory.append("s", conversation(2))
+    for _ in range(2):  # the summary model, then its fallback
+        fake.reply_raw(b"<html><body>Please log in to the hotel wifi</body></html>")
+    assert main(["--home", str(memory.paths.home), "summarize", "--session", "s"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Gemini reply" in err, err
+    assert "internal error" not in err and "hotel wifi" not in err
