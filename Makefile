@@ -14,9 +14,14 @@ ANNOY_LEVEL ?= baseline
 BUNDLE  := dist/memtray/memtray
 TARBALL := dist/memtray-$(VERSION)-linux-$(ARCH).tar.gz
 BUNDLE_SOURCES := pyproject.toml installer/memtray.spec installer/entry.py \
-	$(shell find engine desktop resources/icons -type f -not -path '*/__pycache__/*' 2>/dev/null)
+	$(shell find engine desktop resources/icons -type f -not -path '*/__pycache__/*' -not -name '*.qm' 2>/dev/null)
 
-.PHONY: run test lint typecheck pytest bench dist clean
+# The UI's translations (desktop/i18n.py): .ts sources committed, .qm compiled beside them (not committed).
+TS := $(wildcard desktop/translations/*.ts)
+QM := $(TS:.ts=.qm)
+I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
+
+.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("memtray needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -25,7 +30,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+translations: $(QM)
+
+desktop/translations/%.qm: desktop/translations/%.ts $(STAMP)
+	$(BIN)/pyside6-lrelease -silent $< -qm $@
+
+# After changing UI strings: bring the .ts files up to date with the code (new strings arrive unfinished
+# in memtray_zh_TW.ts; translate them there, then `make translations`). The test suite fails while any
+# string lacks a translation.
+i18n-update: $(STAMP)
+	$(BIN)/pyside6-lupdate -silent $(I18N_SOURCES) -ts desktop/translations/memtray_zh_TW.ts \
+		-target-language zh_TW -no-obsolete -locations none
+	$(BIN)/pyside6-lupdate -silent $(I18N_SOURCES) -ts desktop/translations/memtray_en.ts \
+		-target-language en -pluralonly -no-obsolete -locations none
+
+run: $(STAMP) translations
 	$(BIN)/memtray
 
 lint: $(STAMP)
@@ -35,7 +54,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) translations
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test: lint typecheck pytest

@@ -33,7 +33,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "home", background=False) as mem:
         mem.update_settings(max_history_bytes=64 * MIB)
         path = mem.paths.history_file("cli-bench")
-        while mem.files.size(path) < args.history_mib * MIB - 20_000:
+        while mem._log.files.size(path) < args.history_mib * MIB - 20_000:
             now = mem.clock()
             mem.append(
                 "cli-bench",
@@ -42,7 +42,7 @@ def main() -> None:
                     for i in range(200)
                 ],
             )
-        size = mem.files.size(path)
+        size = mem._log.files.size(path)
         times = []
         for i in range(args.appends):
             message = Message("user" if i % 2 == 0 else "assistant", corpus.message(), mem.clock())

@@ -337,7 +337,7 @@ def end_to_end(embedder: Embedder, floors: list[float]) -> None:
     saved = vectors.FLOORS.get(family)
     with tempfile.TemporaryDirectory() as home:
         mem = Memory.open(home)
-        mem.errors = ErrorMemory.open(mem.store, clock=mem.clock, embedder=embedder)
+        mem.errors = ErrorMemory.open(mem._store, clock=mem.clock, embedder=embedder)
         ids = [
             mem.errors.remember(t, s, "see notes", "resolved", cause=c, keywords=kw).record.id
             for t, s, c, kw, _r, _o in CASES

@@ -25,7 +25,7 @@ PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 
 def build(home: Path, messages: int, sessions: int) -> None:
     mem = Memory.open(home, background=False)
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         have = conn.exec_driver_sql("SELECT COUNT(*) FROM messages").scalar_one()
     if have >= messages:
         mem.close()
@@ -49,13 +49,13 @@ def build(home: Path, messages: int, sessions: int) -> None:
             rows.setdefault(session, []).append(
                 Message("user" if i % 2 else "assistant", text, now + i * 10**9)
             )
-        with mem.store.write() as conn:
+        with mem._store.write() as conn:
             for session, items in rows.items():
                 archive.insert(conn, session, items, now)
     for s in range(sessions):
         mem.paths.session_dir(f"bench-{s:03d}").mkdir(parents=True, exist_ok=True)
-    with mem.store.write() as conn:
-        for table in sorted(mem.store.fts_tables):
+    with mem._store.write() as conn:
+        for table in sorted(mem._store.fts_tables):
             fts.optimize(conn, table)
     print(f"built {messages:,} messages in {time.perf_counter() - started:.1f}s")
     mem.close()
@@ -110,7 +110,7 @@ def main() -> None:
     with Memory.open(home, background=False) as mem:
         print(
             f"archive: {args.messages:,} messages in {args.sessions} sessions; SQLite "
-            f"{mem.store.features.sqlite_version}; FTS tables {sorted(mem.store.fts_tables)}"
+            f"{mem._store.features.sqlite_version}; FTS tables {sorted(mem._store.fts_tables)}"
         )
         print(f"{'query class':32} {'scope':12} {'p50 ms':>8} {'p95 ms':>8} {'hits':>5}")
         for label, query in QUERIES.items():

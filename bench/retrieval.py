@@ -147,7 +147,7 @@ def sweep_fusions(
     )
     ws = hybrid.semantic_weight(mem.semantic.embedder().id)
     fused = hybrid.fuse([(context, 1.0), (semantic[: hybrid.DEPTH], ws), (plain, hybrid.PLAIN_WEIGHT)])
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         senders = {i: m.sender for i, m in archive.by_ids(conn, [i for i, _ in fused]).items()}
     boost = hybrid.SENDER_BOOST
     try:

@@ -17,7 +17,6 @@ from typing import Any
 
 from engine import Memory, Message
 from engine.llm.gemini import make_client
-from engine.summary import Summaries
 from tests.fakegemini import FakeGemini
 
 T0 = 1_700_000_000 * 1_000_000_000
@@ -70,11 +69,10 @@ def estimate(requests: list[Any], replies: list[str]) -> tuple[int, int]:
 def run(with_decisions: bool) -> dict[str, float]:
     messages, noise = noisy_conversation()
     with FakeGemini() as fake, tempfile.TemporaryDirectory() as home:
-        mem = Memory.open(home)
+        mem = Memory.open(home, client_factory=lambda k, u: make_client(k, base_url=u, attempts=1))
         mem.update_settings(
             gemini_base_url=fake.url, decision_model="gemini-2.5-flash-lite" if with_decisions else ""
         )
-        mem.summaries = Summaries(mem, client_factory=lambda k, u: make_client(k, base_url=u, attempts=1))
         mem.append("bench", messages)
         replies = []
         if with_decisions:
@@ -110,11 +108,10 @@ def run(with_decisions: bool) -> dict[str, float]:
 def context_timing(with_decisions: bool, rounds: int = 50) -> float:
     messages, _ = noisy_conversation()
     with FakeGemini() as fake, tempfile.TemporaryDirectory() as home:
-        mem = Memory.open(home)
+        mem = Memory.open(home, client_factory=lambda k, u: make_client(k, base_url=u, attempts=1))
         mem.update_settings(
             gemini_base_url=fake.url, decision_model="gemini-2.5-flash-lite" if with_decisions else ""
         )
-        mem.summaries = Summaries(mem, client_factory=lambda k, u: make_client(k, base_url=u, attempts=1))
         mem.append("bench", messages)
         (mem.paths.summary_file("bench")).write_text(json.dumps(SUMMARY))
         fake.default_text = json.dumps(

@@ -3,18 +3,22 @@
 Boot order (one log line per subsystem, all under ``memtray.desktop``):
 
 1. ``logging``: the home folder is resolved (``--home``, ``MEMTRAY_HOME`` or the platform's) and the
-   rotating log opened; Qt's messages are routed into it (:mod:`desktop.qtlog`) and the excepthook that
-   logs and shows unhandled exceptions is installed (:mod:`desktop.crash`).
+   rotating log opened; the UI language is chosen and its translations installed (:mod:`desktop.i18n`);
+   Qt's messages are routed into the log (:mod:`desktop.qtlog`) and the excepthook that logs and shows
+   unhandled exceptions is installed (:mod:`desktop.crash`).
 2. ``single instance``: ``<home>/.store/app.lock`` is taken; if another memtray holds it, this launch
    asks it to show its window and exits (:mod:`desktop.single`). ``memtray --quit`` skips the boot
    altogether: it asks the running memtray of that home to quit and exits.
 3. ``tasks``: the store worker and the network pool start (:mod:`desktop.tasks`).
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
-   summarizer gets the app's :class:`engine.llm.keys.Keys` (so a key "for this session only" reaches it),
-   the summaries, error memory and key store are adapted through :mod:`desktop.seams` (semantic search
-   when the engine has it), and the first snapshot is read.
+   memory's key store (``mem.keys``) is the one the summarizer, the chat windows and the settings window
+   share (so a key "for this session only" reaches them all); the summaries, error memory and key store
+   are adapted through :mod:`desktop.seams`, and the first snapshot is read.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
-   banner saying why (:mod:`desktop.tray`, :mod:`desktop.viewer.window`). The tray's "New chat" and
+   banner saying why and every tray command in its menu bar (:mod:`desktop.tray`,
+   :mod:`desktop.viewer.window`; both show :class:`desktop.actions.AppActions`, whose requests are
+   connected here once). Windows get their saved place back (:mod:`desktop.placement`,
+   ``<home>/ui-state.json``, read before the event loop starts). The tray's "New chat" and
    "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
 6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
    memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
@@ -23,7 +27,8 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
 and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
 own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
-lock is released).
+lock is released). The tray's Quit and the main window's File ▸ Quit are the same command; closing the
+main window (no tray) quits too, and the windows' places are written last, after the workers stopped.
 """
 
 from __future__ import annotations
@@ -39,12 +44,15 @@ import PySide6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from desktop import crash, qtlog, refguard, seams
+from desktop import crash, i18n, qtlog, refguard, seams
+from desktop.about import AboutDialog
+from desktop.actions import AppActions
 from desktop.chat.window import ChatWindow
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
+from desktop.placement import UI_STATE_FILE, Placement, UiState
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
 from desktop.single import QUIT, SingleInstance
@@ -52,22 +60,24 @@ from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
 from desktop.viewer.window import ViewerWindow
-from engine import Memory
-from engine.chat import Chat, new_session_id
-from engine.llm.keys import Keys
-from engine.logs import configure
-from engine.paths import Paths
-from engine.summary import Summaries
-from engine.summary.scheduler import SummaryScheduler
+from engine import Memory, Paths, configure_logging
+from engine.chat import new_session_id
+from engine.summary import SummaryScheduler
 
 log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
 TICK_MS = 30_000
-NO_TRAY = (
-    "This desktop has no system tray, so memtray runs as this window. Closing it quits memtray; "
-    "scheduled summaries run while it is open."
-)
+translate = QCoreApplication.translate
+
+
+def no_tray_text() -> str:
+    """The main window's banner when the desktop has no system tray."""
+    return translate(
+        "App",
+        "This desktop has no system tray, so memtray runs as this window: its menus hold everything the "
+        "tray menu would. Closing it quits memtray; scheduled summaries run while it is open.",
+    )
 
 
 class Memtray(QObject):
@@ -90,22 +100,24 @@ class Memtray(QObject):
         *,
         tray_available: bool | None = None,
         open_memory: Callable[[Path], Memory] = Memory.open,
-        keys: Keys | None = None,
     ) -> None:
         super().__init__()
         self.app = app
         self.paths = paths
         self.open_memory = open_memory
-        self.keys = keys or Keys()
         self.tray_available = (
             QSystemTrayIcon.isSystemTrayAvailable() if tray_available is None else tray_available
         )
         self.runner = TaskRunner(self)
         self.state = AppState(self.runner, self)
         self.operations = Operations(self.state, self)
+        self.actions = AppActions(self.state, self)
+        self.ui_state = UiState.load(paths.home / UI_STATE_FILE)
+        self.placement = Placement(self.ui_state, self.runner, self)
         self.tray: Tray | None = None
         self.viewer: ViewerWindow | None = None
         self.settings_window: SettingsWindow | None = None
+        self.about_dialog: AboutDialog | None = None
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
@@ -134,24 +146,16 @@ class Memtray(QObject):
         self.operations.memory_did_change.connect(self.state.refresh)
         home = self.paths.home
         self.runner.run_query(lambda: self.open_memory(home), self._on_memory_opened, self._on_memory_failed)
+        self._connect_actions()
         if self.tray_available:
-            self.tray = Tray(self.state, app_icon(), self)
-            self.tray.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
-            self.tray.search_requested.connect(lambda: self.show_viewer("search"))
-            self.tray.chat_requested.connect(self.show_chat)
-            self.tray.summarize_requested.connect(self.operations.summarize_now)
-            self.tray.compact_requested.connect(self.operations.compact)
-            self.tray.reset_requested.connect(self._on_reset_requested)
-            self.tray.pause_requested.connect(self.operations.set_summaries_paused)
-            self.tray.settings_requested.connect(self.show_settings)
-            self.tray.quit_requested.connect(self.quit)
+            self.tray = Tray(self.state, app_icon(), self, actions=self.actions)
             self.tray.show()
             self.shutting_down.connect(self.tray.hide)
             log.info("tray: icon shown")
         else:
             log.warning("tray: no system tray on this desktop; the viewer is the main window")
             viewer = self.show_viewer("conversation")
-            viewer.become_main_window(NO_TRAY)
+            viewer.become_main_window(no_tray_text())
         self.refresh_timer.setInterval(REFRESH_MS)
         self.refresh_timer.timeout.connect(self.state.refresh)
         self.tick_timer.setInterval(TICK_MS)
@@ -159,40 +163,46 @@ class Memtray(QObject):
         self.shutting_down.connect(self.refresh_timer.stop)
         self.shutting_down.connect(self.tick_timer.stop)
 
+    def _connect_actions(self) -> None:
+        """The commands of the tray menu and the main window's menu bar (one list: desktop.actions)."""
+        actions = self.actions
+        actions.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
+        actions.search_requested.connect(lambda: self.show_viewer("search"))
+        actions.import_requested.connect(lambda: self.show_viewer().show_import())
+        actions.chat_requested.connect(self.show_chat)
+        actions.summarize_requested.connect(self.operations.summarize_now)
+        actions.compact_requested.connect(self.operations.compact)
+        actions.reset_requested.connect(self._on_reset_requested)
+        actions.pause_requested.connect(self.operations.set_summaries_paused)
+        actions.settings_requested.connect(self.show_settings)
+        actions.about_requested.connect(self.show_about)
+        actions.quit_requested.connect(self.quit)
+        # after the workers stopped (connected first, in start): nothing else writes the file then
+        self.shutting_down.connect(self.placement.save_now)
+
     def _on_memory_opened(self, mem: Memory) -> None:
         if self._stopped:
             mem.close()
             return
-        if "summaries" not in vars(mem):  # the summarizer shares the app's keys ("use for this session")
-            mem.summaries = Summaries(mem, keys=self.keys)
-        summaries, errors = seams.summaries_of(mem), seams.errors_of(mem)
-        keys = seams.key_store(mem.summaries.keys)
-        semantic = seams.has_semantic(mem)
-        log.info(
-            "memory: open at %s (semantic search %s, summaries %s, error memory %s)",
-            mem.paths.home,
-            *("yes" if x else "no" for x in (semantic, summaries, errors)),
-        )
-        self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=semantic)
+        summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store(mem.keys)
+        log.info("memory: open at %s", mem.paths.home)
+        self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=True)
         self.shutting_down.connect(self.state.detach)  # before the memory closes
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()
-        if summaries is not None:
-            self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
-            self.tick_timer.start()
-            log.info(
-                "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
-                REFRESH_MS // 1000,
-                TICK_MS // 1000,
-                f"{self.scheduler.next_run():%H:%M}",
-            )
-        else:
-            log.info("timers: state refresh every %d s (no summarizer in this build)", REFRESH_MS // 1000)
+        self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
+        self.tick_timer.start()
+        log.info(
+            "timers: state refresh every %d s, scheduler tick every %d s (next summary run %s)",
+            REFRESH_MS // 1000,
+            TICK_MS // 1000,
+            f"{self.scheduler.next_run():%H:%M}",
+        )
         self.memory_did_open.emit()
 
     def _on_memory_failed(self, exc: BaseException) -> None:
-        message = describe(exc, "opening the memory")
+        message = describe(exc, translate("App", "opening the memory"))
         log.error("memory: cannot open %s: %s", self.paths.home, exc, exc_info=exc if message.bug else None)
         self.state.open_error = message.text
         self.state.state_did_change.emit()
@@ -203,9 +213,10 @@ class Memtray(QObject):
 
     def show_viewer(self, tab: str = "conversation") -> ViewerWindow:
         if self.viewer is None:
-            self.viewer = ViewerWindow(self.state)
+            self.viewer = ViewerWindow(self.state, actions=self.actions, home=self.paths.home)
             self.viewer.summarize_requested.connect(self.operations.summarize_now)
             self.viewer.close_did_request_quit.connect(self.quit)
+            self.placement.manage(self.viewer, "viewer")
             self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
@@ -219,12 +230,12 @@ class Memtray(QObject):
         sid = session if session is not None else new_session_id(mem.clock())
         window = self.chat_windows.get(sid)
         if window is None:
-            keys = self.keys  # the app's key store: a key "for this session only" reaches the chat too
-            window = ChatWindow(self.state, sid, is_new=is_new, chat_factory=lambda mem: Chat(mem, keys=keys))
+            window = ChatWindow(self.state, sid, is_new=is_new)
             window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             window.turn_did_finish.connect(self.state.refresh)
             window.destroyed.connect(lambda _obj=None, sid=sid: self.chat_windows.pop(sid, None))
             self.shutting_down.connect(window.close)
+            self.placement.manage(window, "chat")
             self.chat_windows[sid] = window
         window.present()
         return window
@@ -232,6 +243,7 @@ class Memtray(QObject):
     def show_settings(self) -> SettingsWindow:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.state)
+            self.placement.manage(self.settings_window, "settings")
             self.shutting_down.connect(self.settings_window.deleteLater)
         else:
             self.settings_window.load()
@@ -239,6 +251,15 @@ class Memtray(QObject):
         self.settings_window.raise_()
         self.settings_window.activateWindow()
         return self.settings_window
+
+    def show_about(self) -> AboutDialog:
+        if self.about_dialog is None:
+            self.about_dialog = AboutDialog(self.runner, self.paths)
+            self.shutting_down.connect(self.about_dialog.deleteLater)
+        self.about_dialog.show()
+        self.about_dialog.raise_()
+        self.about_dialog.activateWindow()
+        return self.about_dialog
 
     def _on_reset_requested(self, session: str) -> None:
         self.operations.ask_reset(session, self.viewer if self.viewer and self.viewer.isVisible() else None)
@@ -254,7 +275,7 @@ class Memtray(QObject):
         if self.tray is not None:
             self.tray.show_message(outcome.title, outcome.text, outcome.ok)
         if self.viewer is not None:
-            self.viewer.show_message(f"{outcome.title}: {outcome.text}", outcome.ok)
+            self.viewer.show_message(outcome.line(), outcome.ok)
 
     # -- scheduler --------------------------------------------------------------------------------
 
@@ -314,7 +335,7 @@ def request_quit(paths: Paths) -> int:
     if knocker.notify_running(message=QUIT):
         log.info("asked the memtray running for %s to quit", paths.home)
         return 0
-    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")
+    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")  # the command line: English
     return 1
 
 
@@ -323,7 +344,7 @@ def run(argv: list[str]) -> int:
     refguard.install()
     args = parse_args(argv)
     paths = Paths.resolve(args.home)
-    configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
+    configure_logging(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
     if args.quit:
         return request_quit(paths)
     app = QApplication(sys.argv[:1])
@@ -331,6 +352,7 @@ def run(argv: list[str]) -> int:
     app.setOrganizationName("memtray")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
+    i18n.install(app)
     collector = MainThreadCollector(app)  # cycles holding Qt objects are freed on the GUI thread only
     collector.start()
     qtlog.install()

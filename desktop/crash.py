@@ -11,7 +11,7 @@ import sys
 import traceback
 from types import TracebackType
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.errors import describe
@@ -19,6 +19,8 @@ from desktop.errors import describe
 log = logging.getLogger("memtray.desktop.crash")
 
 _open: QMessageBox | None = None
+
+translate = QCoreApplication.translate
 
 
 def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -42,7 +44,8 @@ def _show(exc: BaseException, details: str) -> QMessageBox | None:
     if _open is not None:
         return None
     message = describe(exc)
-    box = QMessageBox(QMessageBox.Icon.Critical, f"memtray: {message.title}", message.text)
+    title = translate("Crash", "memtray: {title}").format(title=message.title)
+    box = QMessageBox(QMessageBox.Icon.Critical, title, message.text)
     box.setDetailedText(details)
     box.finished.connect(_on_finished)
     _open = box

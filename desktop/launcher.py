@@ -13,7 +13,7 @@ from engine.cli import main as cli_main
 def main(argv: list[str] | None = None) -> int:
     """Run ``memtray``; return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    from engine.cli.parser import wants_gui
+    from engine.cli import wants_gui
 
     if wants_gui(args):
         from desktop.app import run

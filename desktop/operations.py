@@ -11,7 +11,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.errors import describe
@@ -22,6 +22,8 @@ from engine.summary import GenerateResult
 
 log = logging.getLogger("memtray.desktop.operations")
 
+translate = QCoreApplication.translate
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -31,78 +33,134 @@ class Outcome:
     text: str
     ok: bool = True
 
+    def line(self) -> str:
+        """Title and text on one line (a status bar)."""
+        return translate("Operations", "{title}: {text}").format(title=self.title, text=self.text)
+
+
+def seconds_text(seconds: float) -> str:
+    """``2.5 s``: how long something took."""
+    return translate("Operations", "{seconds} s").format(seconds=f"{seconds:.1f}")
+
 
 def compact_words(results: list[CompactResult], seconds: float) -> Outcome:
     """Say what one or more compactions did."""
     trimmed = sum(r.trimmed for r in results)
-    took = f"{seconds:.1f} s"
+    took = seconds_text(seconds)
     if len(results) == 1:
         r = results[0]
+        title = translate("Operations", "Compacted {session}").format(session=r.session)
         if not r.trimmed:
             return Outcome(
-                f"Compacted {r.session}",
-                f"Nothing to trim: history.json is {_size(r.bytes_before)}, under the limit ({took}).",
+                title,
+                translate(
+                    "Operations",
+                    "Nothing to trim: history.json is {size}, under the limit ({took}).",
+                ).format(size=size_text(r.bytes_before), took=took),
             )
         return Outcome(
-            f"Compacted {r.session}",
-            f"{r.trimmed:,} messages trimmed into the archive, {r.kept:,} kept; "
-            f"{_size(r.bytes_before)} → {_size(r.bytes_after)} in {took}.",
+            title,
+            translate(
+                "Operations",
+                "%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.",
+                "",
+                r.trimmed,
+            ).format(
+                kept=f"{r.kept:,}",
+                before=size_text(r.bytes_before),
+                after=size_text(r.bytes_after),
+                took=took,
+            ),
         )
     touched = sum(1 for r in results if r.trimmed)
-    return Outcome(
-        "Compacted all sessions",
-        f"{trimmed:,} messages trimmed in {touched} of {len(results)} sessions in {took}."
-        if trimmed
-        else f"Nothing to trim in {len(results)} sessions ({took}).",
-    )
+    if trimmed:
+        text = translate(
+            "Operations", "%Ln message(s) trimmed in {touched} of {count} sessions in {took}.", "", trimmed
+        ).format(touched=touched, count=len(results), took=took)
+    else:
+        text = translate("Operations", "Nothing to trim in %n session(s) ({took}).", "", len(results)).format(
+            took=took
+        )
+    return Outcome(translate("Operations", "Compacted all sessions"), text)
 
 
 def reset_words(result: ResetResult, seconds: float) -> Outcome:
-    kept = "summary and error memory kept" if result.summary_kept else "error memory kept"
+    took = seconds_text(seconds)
+    if result.summary_kept:
+        text = translate(
+            "Operations",
+            "%Ln message(s) deleted; summary and error memory kept ({took}).",
+            "",
+            result.messages_deleted,
+        )
+    else:
+        text = translate(
+            "Operations", "%Ln message(s) deleted; error memory kept ({took}).", "", result.messages_deleted
+        )
     return Outcome(
-        f"Reset {result.session}",
-        f"{result.messages_deleted:,} messages deleted; {kept} ({seconds:.1f} s).",
+        translate("Operations", "Reset {session}").format(session=result.session), text.format(took=took)
     )
 
 
 def _one_summary(result: object) -> str:
     if not isinstance(result, GenerateResult):
-        return "summarized"
+        return translate("Operations", "Summarized")
     if result.bootstrapped:
-        return "its existing summary was kept; messages after it are summarized from now on"
+        return translate(
+            "Operations", "Its existing summary was kept; messages after it are summarized from now on"
+        )
     if not result.considered:
-        return "nothing new to summarize"
+        return translate("Operations", "Nothing new to summarize")
     if not result.chunks:
-        return f"{result.considered:,} new messages were small talk; the summary is unchanged"
-    parts = "1 part" if result.chunks == 1 else f"{result.chunks} parts"
-    return f"{result.considered:,} new messages merged into the summary ({parts})"
+        return translate(
+            "Operations",
+            "%Ln new message(s) were small talk; the summary is unchanged",
+            "",
+            result.considered,
+        )
+    return translate(
+        "Operations", "%Ln new message(s) merged into the summary ({parts})", "", result.considered
+    ).format(parts=translate("Operations", "%n part(s)", "", result.chunks))
 
 
 def summary_words(
     session: str | None, results: list[object], failed: list[tuple[str, BaseException]], seconds: float
 ) -> Outcome:
-    """Say what "Summarize now" did (one session, or every pending one)."""
-    took = f"{seconds:.1f} s"
+    """Say what "Summarize now" did (one session, or every pending session)."""
+    took = seconds_text(seconds)
     if session:
-        return Outcome(f"Summarized {session}", f"{_one_summary(results[0]).capitalize()} ({took}).")
+        return Outcome(
+            translate("Operations", "Summarized {session}").format(session=session),
+            translate("Operations", "{what} ({took}).").format(what=_one_summary(results[0]), took=took),
+        )
     count = len(results)
     if count:
-        text = f"{count} session{'s' if count != 1 else ''} summarized in {took}."
+        text = translate("Operations", "%n session(s) summarized in {took}.", "", count).format(took=took)
+    elif failed:
+        text = translate("Operations", "No session was summarized.")
     else:
-        text = "No session was summarized." if failed else "Every summary is up to date."
+        text = translate("Operations", "Every summary is up to date.")
+    title = translate("Operations", "Summaries")
     if not failed:
-        return Outcome("Summaries", text)
+        return Outcome(title, text)
     names = ", ".join(sid for sid, _ in failed)
     why = describe(failed[0][1]).text
-    return Outcome("Summaries", f"{text} Failed: {names}. {why}", ok=False)
+    return Outcome(
+        title,
+        translate("Operations", "{done} Failed: {sessions}. {why}").format(
+            done=text, sessions=names, why=why
+        ),
+        ok=False,
+    )
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """A file size in words a person reads: ``4.0 MiB``, ``12 KiB``, ``300 bytes``."""
     if n >= 1024 * 1024:
-        return f"{n / 1024 / 1024:.1f} MiB"
+        return translate("Operations", "{n} MiB").format(n=f"{n / 1024 / 1024:.1f}")
     if n >= 1024:
-        return f"{n / 1024:.0f} KiB"
-    return f"{n} bytes"
+        return translate("Operations", "{n} KiB").format(n=f"{n / 1024:.0f}")
+    return translate("Operations", "%Ln byte(s)", "", n)
 
 
 class Operations(QObject):
@@ -130,7 +188,12 @@ class Operations(QObject):
         if mem is None:
             return
         targets = [session] if session else [s.id for s in self.state.snapshot.sessions]
-        doing = f"compacting {session}" if session else "compacting all sessions"
+        if session:
+            doing = translate("Operations", "compacting {session}").format(session=session)
+            label = translate("Operations", "Compacting {session}").format(session=session)
+        else:
+            doing = translate("Operations", "compacting all sessions")
+            label = translate("Operations", "Compacting all sessions")
 
         def op() -> tuple[list[CompactResult], float]:
             started = time.perf_counter()
@@ -140,7 +203,7 @@ class Operations(QObject):
             op,
             lambda res: self._done(compact_words(*res)),
             lambda exc: self._failed(exc, doing),
-            label=doing.capitalize(),
+            label=label,
         )
 
     # -- reset ------------------------------------------------------------------------------------
@@ -148,16 +211,27 @@ class Operations(QObject):
     def ask_reset(self, session: str, parent: QWidget | None = None) -> QMessageBox:
         """Ask before resetting ``session``; the reset runs only if the user confirms."""
         info = next((s for s in self.state.snapshot.sessions if s.id == session), None)
-        count = f"its {info.total_messages:,} messages" if info else "its messages"
+        if info is not None:
+            what = translate(
+                "Operations",
+                "This deletes its %Ln message(s): the recent history and the archive, with their search index.",
+                "",
+                info.total_messages,
+            )
+        else:
+            what = translate(
+                "Operations",
+                "This deletes its messages: the recent history and the archive, with their search index.",
+            )
+        kept = translate(
+            "Operations", "Kept: the session's summary, and the error memory (it is shared by all sessions)."
+        )
         box = QMessageBox(parent)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("memtray: reset session")
-        box.setText(f"Reset the session “{session}”?")
-        box.setInformativeText(
-            f"This deletes {count}: the recent history and the archive, with their search index.\n\n"
-            "Kept: the session's summary, and the error memory (it is shared by all sessions)."
-        )
-        reset = box.addButton("Reset", QMessageBox.ButtonRole.DestructiveRole)
+        box.setWindowTitle(translate("Operations", "memtray: reset session"))
+        box.setText(translate("Operations", "Reset the session “{session}”?").format(session=session))
+        box.setInformativeText(f"{what}\n\n{kept}")
+        reset = box.addButton(translate("Operations", "Reset"), QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setObjectName("reset-confirmation")
@@ -189,8 +263,10 @@ class Operations(QObject):
         self.runner.run_query(
             op,
             lambda res: self._done(reset_words(*res)),
-            lambda exc: self._failed(exc, f"resetting {session}"),
-            label=f"Resetting {session}",
+            lambda exc: self._failed(
+                exc, translate("Operations", "resetting {session}").format(session=session)
+            ),
+            label=translate("Operations", "Resetting {session}").format(session=session),
         )
 
     # -- summaries --------------------------------------------------------------------------------
@@ -204,7 +280,11 @@ class Operations(QObject):
         summaries = self.state.summaries
         if summaries is None:
             self.operation_did_finish.emit(
-                Outcome("Summaries", "The summarizer is not part of this build.", ok=False)
+                Outcome(
+                    translate("Operations", "Summaries"),
+                    translate("Operations", "The summarizer is not part of this build."),
+                    ok=False,
+                )
             )
             return
 
@@ -224,12 +304,17 @@ class Operations(QObject):
                     failed.append((sid, exc))
             return done, failed, time.perf_counter() - started
 
+        if session:
+            doing = translate("Operations", "summarizing {session}").format(session=session)
+            label = translate("Operations", "Summarizing {session}").format(session=session)
+        else:
+            doing, label = translate("Operations", "summarizing"), translate("Operations", "Summarizing")
         self.runner.run_query(
             op,
             lambda res: self._done(summary_words(session, *res)),
-            lambda exc: self._failed(exc, f"summarizing {session}" if session else "summarizing"),
+            lambda exc: self._failed(exc, doing),
             pool="network",
-            label=f"Summarizing {session}" if session else "Summarizing",
+            label=label,
         )
 
     def set_summaries_paused(self, paused: bool) -> None:
@@ -239,7 +324,12 @@ class Operations(QObject):
         self.runner.run_query(
             lambda: mem.update_settings(summaries_enabled=not paused),
             self.state.set_settings,
-            lambda exc: self._failed(exc, "pausing summaries" if paused else "resuming summaries"),
+            lambda exc: self._failed(
+                exc,
+                translate("Operations", "pausing summaries")
+                if paused
+                else translate("Operations", "resuming summaries"),
+            ),
         )
 
     # -- reporting --------------------------------------------------------------------------------

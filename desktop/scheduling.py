@@ -14,8 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine.jobs import add_maintenance
-from engine.summary.scheduler import SummaryScheduler
+from engine import add_maintenance
+from engine.summary import SummaryScheduler
 
 if TYPE_CHECKING:
     from desktop.seams import SummarySource

@@ -14,7 +14,6 @@ when the engine changes. The adapters translate the real engine APIs:
 - :class:`engine.llm.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
   ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.llm.gemini.make_client`.
 
-``mem.semantic`` present → ``Memory.search(match="semantic"|"hybrid")`` works (see :func:`has_semantic`).
 Every method of every adapter does I/O (SQLite, files, the keyring, the network): call it on a worker.
 """
 
@@ -26,16 +25,19 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QCoreApplication
 
 if TYPE_CHECKING:
-    from engine import Settings
+    from engine import Memory, Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
-    from engine.llm.keys import Keys
-    from engine.summary import Summaries, Summary
-    from engine.summary.schema import CurrentDiscussion, PastDiscussion
+    from engine.llm import Keys
+    from engine.summary import CurrentDiscussion, PastDiscussion, Summaries, Summary
 
 log = logging.getLogger("memtray.desktop.seams")
+
+translate = QCoreApplication.translate
 
 KEY_TEST_PROMPT = "Reply with the single word OK."
 KEY_TEST_TIMEOUT_S = 30.0
@@ -281,19 +283,29 @@ class EngineKeys:
         key = self.keys.get() if status.available else None
         masked = mask(key) if key else ""
         if status.source == "env":
-            text = f"The key comes from the GEMINI_API_KEY environment variable ({masked}); it wins over the keyring."
+            text = translate(
+                "Keys",
+                "The key comes from the GEMINI_API_KEY environment variable ({masked}); it wins over the keyring.",
+            )
         elif status.source == "this-run":
-            text = f"A key ({masked}) is used for this session only: it is forgotten when memtray quits."
+            text = translate(
+                "Keys", "A key ({masked}) is used for this session only: it is forgotten when memtray quits."
+            )
         elif status.source == "keyring":
-            text = f"A key ({masked}) is stored in the OS keyring ({status.backend.rsplit('.', 2)[-2]})."
+            text = translate("Keys", "A key ({masked}) is stored in the OS keyring ({backend}).")
         elif status.secure_store:
-            text = "No key is stored. Paste one and press Save key; it goes to the OS keyring."
+            text = translate(
+                "Keys", "No key is stored. Paste one and press Save key; it goes to the OS keyring."
+            )
         else:
-            text = (
+            text = translate(
+                "Keys",
                 "This computer has no secure key store (OS keyring), and memtray never saves the key in "
                 "plain text. Paste a key and press “Use for this session only”: it is kept in memory until "
-                "memtray quits (or set GEMINI_API_KEY in the environment)."
+                "memtray quits (or set GEMINI_API_KEY in the environment).",
             )
+        backend = status.backend.rsplit(".", 2)[-2] if status.source == "keyring" else ""
+        text = text.format(masked=masked, backend=backend)
         return KeyInfo(text, status.source, status.secure_store, masked)
 
     def set_key(self, value: str) -> KeyInfo:
@@ -305,7 +317,7 @@ class EngineKeys:
         from engine.errors import InvalidInput
 
         if not value.strip() or any(c.isspace() for c in value.strip()):
-            raise InvalidInput("the key must be one word of text")
+            raise InvalidInput(translate("Keys", "the key must be one word of text"))
         self.keys.use_for_this_run(value)
         return self.status()
 
@@ -323,7 +335,7 @@ class EngineKeys:
             NoApiKey: no candidate and no configured key.
             AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
         """
-        from engine.llm.gemini import make_client, translated_errors
+        from engine.llm import make_client, translated_errors
 
         key = candidate.strip() or self.keys.require()
         model = settings.summary_model
@@ -333,26 +345,22 @@ class EngineKeys:
             client.models.generate_content(model=model, contents=KEY_TEST_PROMPT)
         seconds = time.perf_counter() - started
         log.info("key test: %s answered in %.2f s", model, seconds)
-        which = "This key" if candidate.strip() else "The key"
-        return f"{which} works: {model} answered in {seconds:.1f} s."
+        if candidate.strip():
+            text = translate("Keys", "This key works: {model} answered in {seconds} s.")
+        else:
+            text = translate("Keys", "The key works: {model} answered in {seconds} s.")
+        return text.format(model=model, seconds=f"{seconds:.1f}")
 
 
 # -- finding the parts -------------------------------------------------------------------------
 
 
-def has_semantic(mem: object) -> bool:
-    """True when the memory can search by meaning (``match="semantic"|"hybrid"``)."""
-    return getattr(mem, "semantic", None) is not None
+def summaries_of(mem: Memory) -> EngineSummaries:
+    return EngineSummaries(mem.summaries)
 
 
-def summaries_of(mem: Any) -> EngineSummaries | None:
-    part = getattr(mem, "summaries", None)
-    return EngineSummaries(part) if part is not None else None
-
-
-def errors_of(mem: Any) -> EngineErrors | None:
-    part = getattr(mem, "errors", None)
-    return EngineErrors(part) if part is not None else None
+def errors_of(mem: Memory) -> EngineErrors:
+    return EngineErrors(mem.errors)
 
 
 def key_store(keys: Keys) -> EngineKeys:

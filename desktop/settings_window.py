@@ -19,17 +19,19 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -37,34 +39,38 @@ from PySide6.QtWidgets import (
 
 from desktop import autostart
 from desktop.errors import describe, describe_key_test
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.icons import app_icon
+from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
 from engine import Settings
 
 log = logging.getLogger("memtray.desktop.settings")
 
+translate = QCoreApplication.translate
+
 EMBEDDERS = (
-    ("auto", "Automatic (best local model that loads)"),
-    ("e5", "Local: multilingual E5 (better quality)"),
-    ("use", "Local: Universal Sentence Encoder (faster)"),
-    ("gemini", "Gemini embeddings (online)"),
-    ("hash", "Character n-grams (no model; weakest)"),
+    ("auto", QT_TRANSLATE_NOOP("Settings", "Automatic (best local model that loads)")),
+    ("e5", QT_TRANSLATE_NOOP("Settings", "Local: multilingual E5 (better quality)")),
+    ("use", QT_TRANSLATE_NOOP("Settings", "Local: Universal Sentence Encoder (faster)")),
+    ("gemini", QT_TRANSLATE_NOOP("Settings", "Gemini embeddings (online)")),
+    ("hash", QT_TRANSLATE_NOOP("Settings", "Character n-grams (no model; weakest)")),
 )
 LANGUAGES = (
-    ("auto", "Same as the conversation (Chinese as Traditional)"),
-    ("zh-TW", "繁體中文"),
+    ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the conversation (Chinese as Traditional)")),
+    ("zh-TW", "繁體中文"),  # each language by its own name: not translated
     ("en", "English"),
     ("ja", "日本語"),
 )
 MODELS = ("gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro")
+MINIMUM = QSize(640, 400)
 
 
-def _combo(items: tuple[tuple[str, str], ...], editable: bool = False) -> QComboBox:
+def _combo(items: tuple[tuple[str, str], ...]) -> QComboBox:
     box = QComboBox()
-    box.setEditable(editable)
     for value, label in items:
-        box.addItem(label, value)
+        box.addItem(translate("Settings", label), value)  # a label without a translation stays as it is
     return box
 
 
@@ -98,22 +104,23 @@ class SettingsWindow(QWidget):
         self.runner = state.runner
         self.autostart_impl = autostart_impl
         self._embedder_before = ""
-        self.setWindowTitle("memtray — settings")
-        self.setMinimumWidth(680)
+        self.setWindowTitle(translate("Settings", "memtray — settings"))
         self.setWindowIcon(app_icon())
         self.key = QLineEdit()
         self.key.setObjectName("gemini-key")
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("paste a new key to replace the stored one")
+        self.key.setPlaceholderText(translate("Settings", "paste a new key to replace the stored one"))
         self.key_status = QLabel("")
         self.key_status.setObjectName("key-status")
         self.key_status.setWordWrap(True)
-        self.key_save = QPushButton("Save key")
-        self.key_session = QPushButton("Use for this session only")
+        self.key_status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.key_save = QPushButton(translate("Settings", "Save key"))
+        self.key_session = QPushButton(translate("Settings", "Use for this session only"))
         self.key_session.setObjectName("key-session")
         self.key_session.hide()
-        self.key_delete = QPushButton("Delete key")
-        self.key_test = QPushButton("Test")
+        self.key_delete = QPushButton(translate("Settings", "Delete key"))
+        self.key_test = QPushButton(translate("Settings", "Test"))
+        self.key_test.setToolTip(translate("Settings", "Make one call to Gemini with this key"))
         self.summary_model = QComboBox()
         self.summary_model.setEditable(True)
         self.summary_model.addItems(MODELS)
@@ -124,11 +131,25 @@ class SettingsWindow(QWidget):
         self.decision_model.setEditable(True)
         self.decision_model.addItems(("", *MODELS))
         self.reply_lang = _combo(LANGUAGES)
+        self.reply_lang.setToolTip(translate("Settings", "The language of chat replies and summaries"))
         self.window_messages = QSpinBox()
         self.window_messages.setRange(1, 10_000)
+        self.window_messages.setToolTip(
+            translate(
+                "Settings", "How many recent messages of a session the model sees with each new message"
+            )
+        )
         self.history_kib = QSpinBox()
         self.history_kib.setRange(4, 1024 * 1024)
-        self.history_kib.setSuffix(" KiB")
+        self.history_kib.setSuffix(translate("Settings", " KiB"))
+        self.history_kib.setToolTip(
+            translate(
+                "Settings",
+                "When a session's recent history (the messages sent to the model each turn, kept in "
+                "history.json) grows past this size, its older messages move to the archive. They can "
+                "still be searched.",
+            )
+        )
         self.embedder = _combo(EMBEDDERS)
         self.embedder_note = QLabel("")
         self.embedder_note.setObjectName("embedder-note")
@@ -136,19 +157,21 @@ class SettingsWindow(QWidget):
         self.embedder_in_use = QLabel("")
         self.embedder_in_use.setObjectName("embedder-in-use")
         self.embedder_in_use.setWordWrap(True)
-        self.summaries_enabled = QCheckBox("Summarize conversations on a schedule (every 15 minutes)")
-        self.autostart = QCheckBox("Start memtray when I log in")
+        self.summaries_enabled = QCheckBox(
+            translate("Settings", "Summarize conversations on a schedule (every 15 minutes)")
+        )
+        self.autostart = QCheckBox(translate("Settings", "Start memtray when I log in"))
         self.data_folder = QLineEdit()
         self.data_folder.setReadOnly(True)
-        self.open_folder = QPushButton("Open folder")
+        self.open_folder = QPushButton(translate("Settings", "Open folder"))
         self.status = QLabel("")
         self.status.setObjectName("settings-status")
         self.status.setWordWrap(True)
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(translate("Settings", "Save"))
         self.save_button.setDefault(True)
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton(translate("Settings", "Close"))
 
-        gemini = QGroupBox("Gemini")
+        gemini = QGroupBox(translate("Settings", "Gemini"))
         form = QFormLayout(gemini)
         key_row = QHBoxLayout()
         key_row.addWidget(self.key, 1)
@@ -156,35 +179,45 @@ class SettingsWindow(QWidget):
         key_row.addWidget(self.key_session)
         key_row.addWidget(self.key_delete)
         key_row.addWidget(self.key_test)
-        form.addRow("API key", key_row)
-        form.addRow("", self.key_status)
-        form.addRow("Summary model", self.summary_model)
-        form.addRow("Decision model", self.decision_model)
-        form.addRow("Chat model", self.chat_model)
-        form.addRow("Reply language", self.reply_lang)
-        memory = QGroupBox("Memory")
+        form.addRow(translate("Settings", "API key"), key_row)
+        form.addRow(self.key_status)
+        form.addRow(translate("Settings", "Summary model"), self.summary_model)
+        form.addRow(translate("Settings", "Decision model"), self.decision_model)
+        form.addRow(translate("Settings", "Chat model"), self.chat_model)
+        form.addRow(translate("Settings", "Reply language"), self.reply_lang)
+        memory = QGroupBox(translate("Settings", "Memory"))
         form2 = QFormLayout(memory)
-        form2.addRow("Messages sent each turn", self.window_messages)
-        form2.addRow("Compact history.json above", self.history_kib)
-        form2.addRow("Search by meaning with", self.embedder)
-        form2.addRow("In use", self.embedder_in_use)
+        form2.addRow(translate("Settings", "Messages sent each turn"), self.window_messages)
+        form2.addRow(translate("Settings", "Compact history.json above"), self.history_kib)
+        form2.addRow(translate("Settings", "Search by meaning with"), self.embedder)
+        form2.addRow(translate("Settings", "In use"), self.embedder_in_use)
         form2.addRow("", self.embedder_note)
         form2.addRow("", self.summaries_enabled)
-        app_box = QGroupBox("App")
+        app_box = QGroupBox(translate("Settings", "App"))
         form3 = QFormLayout(app_box)
         form3.addRow("", self.autostart)
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.data_folder, 1)
         folder_row.addWidget(self.open_folder)
-        form3.addRow("Data folder", folder_row)
+        form3.addRow(translate("Settings", "Data folder"), folder_row)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.close_button)
+        self.content = QWidget()
+        inner = QVBoxLayout(self.content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(gemini)
+        inner.addWidget(memory)
+        inner.addWidget(app_box)
+        inner.addStretch(1)
+        self.scroll_area = QScrollArea()  # on a small screen the groups scroll; the buttons stay in view
+        self.scroll_area.setObjectName("settings-scroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setWidget(self.content)
         layout = QVBoxLayout(self)
-        layout.addWidget(gemini)
-        layout.addWidget(memory)
-        layout.addWidget(app_box)
+        layout.addWidget(self.scroll_area, 1)
         layout.addLayout(buttons)
 
         self.save_button.clicked.connect(self.save)
@@ -197,6 +230,7 @@ class SettingsWindow(QWidget):
         self.embedder.currentIndexChanged.connect(self._on_embedder_changed)
         state.state_did_change.connect(self._show_embedder_in_use)
         self.load()
+        fit_to_screen(self, 0.6, 0.9, MINIMUM, preferred=self._preferred_size())
 
     # -- values -----------------------------------------------------------------------------------
 
@@ -241,7 +275,7 @@ class SettingsWindow(QWidget):
         if mem is None:
             return
         if not changes:
-            self.status.setText("Nothing changed.")
+            self.status.setText(translate("Settings", "Nothing changed."))
             return
         impl = self.autostart_impl
 
@@ -251,48 +285,55 @@ class SettingsWindow(QWidget):
                 autostart.apply(bool(changes["autostart"]), impl)
             return updated
 
-        self.status.setText("Saving…")
+        self.status.setText(translate("Settings", "Saving…"))
         self.runner.run_query(op, self._on_saved, self._on_save_failed)
 
     def _on_saved(self, settings: Settings) -> None:
         self.state.set_settings(settings)
         note = (
-            " The embedder changed: every message is re-embedded in the background."
+            translate("Settings", " The embedder changed: every message is re-embedded in the background.")
             if settings.embedder != self._embedder_before
             else ""
         )
-        self.status.setText("Saved." + note)
+        self.status.setText(translate("Settings", "Saved.") + note)
         self._embedder_before = settings.embedder
         self.settings_did_save.emit(settings)
 
     def _on_save_failed(self, exc: BaseException) -> None:
-        self.status.setText(describe(exc, "saving the settings").text)
+        self.status.setText(describe(exc, translate("Settings", "saving the settings")).text)
 
     def _on_embedder_changed(self) -> None:
         current = self.state.snapshot.settings.embedder
         self._embedder_before = current
         chosen = self.embedder.currentData()
         self.embedder_note.setText(
-            "Saving re-embeds every message with the new embedder, in the background (progress in the viewer)."
+            translate(
+                "Settings",
+                "Saving re-embeds every message with the new embedder, in the background (progress in the viewer).",
+            )
             if chosen != current
-            else "Changing it re-embeds every message in the background; the viewer's status bar shows "
-            "the progress."
+            else translate(
+                "Settings",
+                "Changing it re-embeds every message in the background; the viewer's status bar shows the progress.",
+            )
         )
-        self.adjustSize()
+        self._fit_height()
 
     def _show_embedder_in_use(self) -> None:
         """The embedder in use and why, from the state the app holds (no I/O)."""
         embedding = self.state.snapshot.embedding
         if self.state.memory is None:
-            text = "The memory is not open yet."
+            text = translate("Settings", "The memory is not open yet.")
         elif embedding is None:
-            text = "Not known yet."
+            text = translate("Settings", "Not known yet.")
         elif embedding.choice is None:
-            text = "loading…"
+            text = translate("Settings", "loading…")
         else:
-            text = f"{embedding.choice.name}: {embedding.choice.reason}"
+            text = translate("Settings", "{name}: {reason}").format(
+                name=embedding.choice.name, reason=embedding.choice.reason
+            )
         if embedding is not None and embedding.queued > 0:
-            text += f" ({embedding.queued:,} messages waiting to be embedded)"
+            text += translate("Settings", " (%Ln message(s) waiting to be embedded)", "", embedding.queued)
         self.embedder_in_use.setText(text)
 
     def _on_open_folder_clicked(self) -> None:
@@ -307,9 +348,9 @@ class SettingsWindow(QWidget):
         for widget in (self.key, self.key_save, self.key_delete, self.key_test):
             widget.setEnabled(available)
         if keys is None:
-            self.key_status.setText("The memory is not open yet.")
+            self.key_status.setText(translate("Settings", "The memory is not open yet."))
             return
-        self.key_status.setText("Looking for the key…")
+        self.key_status.setText(translate("Settings", "Looking for the key…"))
         self.runner.run_query(keys.status, self._on_key_info, self._on_key_failed, owner=self)
 
     def _on_key_save_clicked(self) -> None:
@@ -338,13 +379,17 @@ class SettingsWindow(QWidget):
         if keys is None:
             return
         self.key_test.setEnabled(False)
-        self.key_status.setText(f"Testing the key with one call to {settings.summary_model}…")
+        self.key_status.setText(
+            translate("Settings", "Testing the key with one call to {model}…").format(
+                model=settings.summary_model
+            )
+        )
         self.runner.run_query(
             lambda: keys.test_key(settings, candidate),
             self._on_key_tested,
             self._on_key_test_failed,
             pool="network",
-            label="Testing the Gemini key",
+            label=translate("Settings", "Testing the Gemini key"),
             owner=self,
         )
 
@@ -356,7 +401,9 @@ class SettingsWindow(QWidget):
         self.key_save.setVisible(info.secure_store)
         self.key_session.setVisible(not info.secure_store)
         self.key.setPlaceholderText(
-            f"paste a key to replace {info.masked}" if info.masked else "paste your key"
+            translate("Settings", "paste a key to replace {masked}").format(masked=info.masked)
+            if info.masked
+            else translate("Settings", "paste your key")
         )
         self._set_key_status(info.text)
 
@@ -376,23 +423,43 @@ class SettingsWindow(QWidget):
         if isinstance(exc, KeyringUnavailable):
             self.key_save.hide()
             self.key_session.show()
-        self._set_key_status(describe(exc, "using the key").text)
+        self._set_key_status(describe(exc, translate("Settings", "using the key")).text)
 
     def _set_key_status(self, text: str) -> None:
         self.key_status.setText(text)
-        width = self.key_status.width()
-        if self.key_status.isVisible() and width > 100:  # QFormLayout under-sizes wrapped labels
-            self.key_status.setMinimumHeight(self.key_status.heightForWidth(width))
         self._fit_height()
         self.key_did_change.emit(text)
 
+    def _preferred_size(self) -> QSize:
+        """Wide enough for the rows, tall enough to show every group without scrolling."""
+        hint = self.content.sizeHint()
+        width = max(hint.width(), MINIMUM.width())
+        return QSize(width + 32, self._needed_height(width))
+
+    def _needed_height(self, content_width: int) -> int:
+        """The window height that shows the whole content at ``content_width`` (wrapped labels included)."""
+        inner, layout = self.content.layout(), self.layout()
+        assert inner is not None and layout is not None
+        inner.invalidate()
+        inner.activate()
+        content = self.content.heightForWidth(content_width)
+        if content < 0:
+            content = self.content.sizeHint().height()
+        margins = layout.contentsMargins()
+        buttons = self.save_button.sizeHint().height()
+        return content + buttons + layout.spacing() + margins.top() + margins.bottom() + 4
+
     def _fit_height(self) -> None:
-        """Grow (never shrink) to fit a longer status: word-wrapped labels need the height."""
-        layout = self.layout()
-        if layout is None:
+        """Grow (never shrink, never past the screen) to fit a longer status: wrapped labels need the height.
+
+        Runs once the layouts took in the new text (their requests are posted events)."""
+        QTimer.singleShot(0, self, self._grow_to_fit)
+
+    def _grow_to_fit(self) -> None:
+        if self.content.layout() is None or self.layout() is None:
             return
-        layout.invalidate()
-        layout.activate()
-        needed = max(layout.totalHeightForWidth(self.width()), layout.totalMinimumSize().height())
-        if needed > self.height():
-            self.resize(self.width(), needed)
+        needed = self._needed_height(max(1, self.scroll_area.viewport().width()))
+        limit = int(screen_of(self).availableGeometry().height() * 0.9)
+        target = min(needed, max(limit, self.minimumHeight()))
+        if target > self.height():
+            self.resize(self.width(), target)

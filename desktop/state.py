@@ -26,8 +26,7 @@ from engine import SessionInfo, Settings
 if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
     from desktop.tasks import Task, TaskRunner
-    from engine import Memory
-    from engine.semantic.tier import SemanticStatus
+    from engine import Memory, SemanticStatus
 
 log = logging.getLogger("memtray.desktop.state")
 
@@ -50,7 +49,7 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
     """Read a :class:`Snapshot` (runs on the store worker; reads settings another process may have changed).
 
     The last summary run is the later of the last run this app made and the newest ``summary.json``.
-    ``embedding`` is the semantic tier's status (None without the tier, or when it cannot be read).
+    ``embedding`` is the semantic tier's status (None when it cannot be read).
     """
     settings = mem.reload_settings()
     sessions = mem.sessions(include_temp=True)
@@ -65,12 +64,10 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
             last = max(state.last_run or 0, newest) or None
             note = state.message
     embedding: SemanticStatus | None = None
-    semantic = getattr(mem, "semantic", None)
-    if semantic is not None:
-        try:
-            embedding = semantic.status()
-        except Exception:  # the backlog is a nicety; it must not hide the sessions
-            log.exception("could not read the embedding status")
+    try:
+        embedding = mem.semantic.status()
+    except Exception:  # the backlog is a nicety; it must not hide the sessions
+        log.exception("could not read the embedding status")
     return Snapshot(sessions, settings, last, note, embedding)
 
 
@@ -115,6 +112,7 @@ class AppState(QObject):
         self.keys: KeyStore | None = None
         self.semantic = False
         self.snapshot = Snapshot()
+        self.has_snapshot = False  # True once a snapshot was read (before, "no sessions" means "not known")
         self.open_error: str | None = None
         self._refreshing = False
         self.reembedding: tuple[int, int] | None = None
@@ -137,9 +135,7 @@ class AppState(QObject):
     ) -> None:
         self.memory = mem
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
-        tier = getattr(mem, "semantic", None)
-        if tier is not None:
-            tier.set_progress(_relay(self))
+        mem.semantic.set_progress(_relay(self))
         self.memory_did_open.emit()
         self.state_did_change.emit()
 
@@ -157,13 +153,13 @@ class AppState(QObject):
     def detach(self) -> None:
         """Stop listening to the engine's worker (before the memory closes)."""
         self._embed_poll.stop()
-        tier = getattr(self.memory, "semantic", None)
-        if tier is not None:
-            tier.set_progress(None)
+        if self.memory is not None:
+            self.memory.semantic.set_progress(None)
 
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False
         self.snapshot = snapshot
+        self.has_snapshot = True
         embedding = snapshot.embedding
         if embedding is not None and (
             embedding.queued > 0 or embedding.rebuilding > 0 or embedding.choice is None

@@ -1,89 +1,82 @@
-"""The tray icon and its menu.
+"""The tray icon, its tooltip and its menu.
 
 The menu is rebuilt each time it opens, from :class:`desktop.state.AppState` only: opening it never
-reads the database or a file. "New chat" and "Continue ▸ <recent session>" open the chat window. Every item emits a request signal; :mod:`desktop.app` connects them to the
-viewer, the settings window and :class:`desktop.operations.Operations`.
+reads the database or a file. Its commands are :class:`desktop.actions.AppActions` (the same list the
+main window's menu bar shows); :mod:`desktop.app` connects their requests to the viewer, the chat and
+settings windows and :class:`desktop.operations.Operations`.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import cast
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from desktop.actions import AppActions, all_actions, find_action
 from desktop.state import AppState
 
 log = logging.getLogger("memtray.desktop.tray")
+
+translate = QCoreApplication.translate
 
 
 def ago(ns: int | None, now: float | None = None) -> str:
     """``3 min ago``, ``2 h ago``, ``5 days ago``, or ``never``."""
     if not ns:
-        return "never"
+        return translate("Time", "never")
     seconds = (now if now is not None else datetime.now().timestamp()) - ns / 1e9
     if seconds < 60:
-        return "just now"
+        return translate("Time", "just now")
     if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
+        return translate("Time", "%n min ago", "", int(seconds // 60))
     if seconds < 86400:
-        return f"{int(seconds // 3600)} h ago"
-    days = int(seconds // 86400)
-    return f"{days} day{'s' if days != 1 else ''} ago"
+        return translate("Time", "%n h ago", "", int(seconds // 3600))
+    return translate("Time", "%n day(s) ago", "", int(seconds // 86400))
 
 
 def tooltip_text(state: AppState) -> str:
     """The tooltip: sessions, last summary run, work in progress."""
     if state.memory is None:
-        return "memtray — " + (
-            f"cannot open the memory: {state.open_error}" if state.open_error else "starting…"
-        )
+        if state.open_error:
+            return translate("Tray", "memtray — cannot open the memory: {error}").format(
+                error=state.open_error
+            )
+        return translate("Tray", "memtray — starting…")
     sessions = [s for s in state.snapshot.sessions if not s.temporary]
-    lines = [f"memtray — {len(sessions)} session{'s' if len(sessions) != 1 else ''}"]
+    lines = [translate("Tray", "memtray — %Ln session(s)", "", len(sessions))]
     if state.summaries is not None:
+        when = ago(state.snapshot.last_summary_run)
         if state.summaries_paused:
-            why = " (paused)"
+            line = translate("Tray", "Last summary run: {when} (paused)")
         elif state.snapshot.summarizer_note:  # the engine says why summaries are off: only a missing key
-            why = " (off: no Gemini key; add one in Settings)"
+            line = translate("Tray", "Last summary run: {when} (off: no Gemini key; add one in Settings)")
         else:
-            why = ""
-        lines.append(f"Last summary run: {ago(state.snapshot.last_summary_run)}{why}")
+            line = translate("Tray", "Last summary run: {when}")
+        lines.append(line.format(when=when))
     work = [t.label for t in state.work]
-    lines.append("Working: " + ", ".join(work) if work else "Idle")
+    if work:
+        lines.append(translate("Tray", "Working: {tasks}").format(tasks=", ".join(work)))
+    else:
+        lines.append(translate("Tray", "Idle"))
     return "\n".join(lines)
 
 
 class Tray(QObject):
-    """The system tray icon, its tooltip and its menu.
+    """The system tray icon, its tooltip and its menu (the commands of :class:`AppActions`)."""
 
-    Signals:
-        open_sessions_requested(): "Open sessions…".
-        search_requested(): "Search…".
-        chat_requested(object): "New chat" (None) or "Continue ▸ <session>" (the session id).
-        summarize_requested(): "Summarize now".
-        compact_requested(object): a session id, or None for every session.
-        reset_requested(str): a session id (the confirmation comes next).
-        pause_requested(bool): True to pause scheduled summaries, False to resume.
-        settings_requested(): "Settings…".
-        quit_requested(): "Quit".
-    """
-
-    open_sessions_requested = Signal()
-    search_requested = Signal()
-    chat_requested = Signal(object)
-    summarize_requested = Signal()
-    compact_requested = Signal(object)
-    reset_requested = Signal(str)
-    pause_requested = Signal(bool)
-    settings_requested = Signal()
-    quit_requested = Signal()
-
-    def __init__(self, state: AppState, icon: QIcon, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        state: AppState,
+        icon: QIcon,
+        parent: QObject | None = None,
+        actions: AppActions | None = None,
+    ) -> None:
         super().__init__(parent)
         self.state = state
+        self.actions = actions or AppActions(state, self)
         self.icon = QSystemTrayIcon(icon, self)
         self.menu = QMenu()
         self.menu.setObjectName("tray-menu")
@@ -108,80 +101,14 @@ class Tray(QObject):
 
     def rebuild(self) -> None:
         """Fill the menu from the state the app holds (no I/O)."""
-        menu = self.menu
-        menu.clear()
-        ready = self.state.memory is not None
-        self._add(menu, "Open sessions…", self.open_sessions_requested.emit, "open-sessions", ready)
-        self._add(menu, "Search…", self.search_requested.emit, "search", ready)
-        recent = self.state.recent_sessions()
-        self._add(menu, "New chat", lambda: self.chat_requested.emit(None), "new-chat", ready)
-        chat = menu.addMenu("Continue")
-        chat.setObjectName("continue-menu")
-        chat.setEnabled(ready and bool(recent))
-        for info in recent:
-            self._add(chat, info.id, lambda sid=info.id: self.chat_requested.emit(sid), f"continue:{info.id}")
-        menu.addSeparator()
-        summarize = self._add(
-            menu,
-            "Summarize now",
-            self.summarize_requested.emit,
-            "summarize",
-            ready and self.state.summaries is not None,
-        )
-        if self.state.summaries is None:
-            summarize.setToolTip("The summarizer is not part of this build")
-        compact = menu.addMenu("Compact")
-        compact.setObjectName("compact-menu")
-        compact.setEnabled(ready and bool(recent))
-        for info in recent:
-            self._add(
-                compact, info.id, lambda sid=info.id: self.compact_requested.emit(sid), f"compact:{info.id}"
-            )
-        if recent:
-            compact.addSeparator()
-        self._add(compact, "All sessions", lambda: self.compact_requested.emit(None), "compact:*")
-        reset = menu.addMenu("Reset")
-        reset.setObjectName("reset-menu")
-        reset.setEnabled(ready and bool(recent))
-        for info in recent:
-            self._add(
-                reset, f"{info.id}…", lambda sid=info.id: self.reset_requested.emit(sid), f"reset:{info.id}"
-            )
-        menu.addSeparator()
-        paused = self.state.summaries_paused
-        self._add(
-            menu,
-            "Resume summaries" if paused else "Pause summaries",
-            lambda: self.pause_requested.emit(not paused),
-            "pause",
-            ready,
-        )
-        self._add(menu, "Settings…", self.settings_requested.emit, "settings", ready)
-        menu.addSeparator()
-        self._add(menu, "Quit", self.quit_requested.emit, "quit")
+        self.actions.fill_menu(self.menu)
 
     def action(self, name: str) -> QAction:
         """The menu action with object name ``name`` (tests and the tray check use it)."""
-        for act in self._all_actions(self.menu):
-            if act.objectName() == name:
-                return act
-        raise KeyError(name)
+        return find_action(self.menu, name)
 
     def _all_actions(self, menu: QMenu) -> list[QAction]:
-        found = []
-        for act in menu.actions():
-            found.append(act)
-            if act.menu() is not None:
-                found.extend(self._all_actions(cast(QMenu, act.menu())))
-        return found
-
-    @staticmethod
-    def _add(menu: QMenu, text: str, slot: object, name: str, enabled: bool = True) -> QAction:
-        act = menu.addAction(text)
-        act.setObjectName(name)
-        act.triggered.connect(lambda _checked=False: slot())  # type: ignore[operator]
-        act.setEnabled(enabled)
-        return act
+        return all_actions(menu)
 
     # -- slots ------------------------------------------------------------------------------------
 
@@ -193,4 +120,4 @@ class Tray(QObject):
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
-            self.open_sessions_requested.emit()
+            self.actions.open_sessions_requested.emit()

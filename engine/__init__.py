@@ -12,15 +12,24 @@ The public face is small and stable; everything else is internal::
 
 This package never imports Qt or the desktop app. Plain frozen dataclasses cross its border, and every
 error it raises on purpose is an :class:`engine.errors.EngineError`.
+
+The design follows the memory of Agenvoy, an LLM agent whose session folders memtray reads and writes
+alike; comments call it "the original". ``docs/architecture.md`` explains the tiers, the layers, the
+append/replay protocol, the search pipeline and where each tuned number came from.
 """
 
 from __future__ import annotations
 
+from engine import errors
 from engine.errors import EngineError
+from engine.jobs import add_maintenance
+from engine.logs import configure as configure_logging
 from engine.memory import Memory
 from engine.messages import Message
+from engine.paths import Paths
 from engine.search.pipeline import Hit
 from engine.search.query import query_terms
+from engine.semantic.tier import SemanticStatus
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
@@ -32,8 +41,13 @@ __all__ = [
     "Hit",
     "Memory",
     "Message",
+    "Paths",
     "ResetResult",
+    "SemanticStatus",
     "SessionInfo",
     "Settings",
+    "add_maintenance",
+    "configure_logging",
+    "errors",
     "query_terms",
 ]

@@ -1,6 +1,6 @@
 """Time: the injectable clock and the few time formats the memory uses.
 
-Times are integers of Unix nanoseconds (UTC, as the seed stores them). Shown times are local.
+Times are integers of Unix nanoseconds (UTC, as history.json's ``sendAt`` holds them). Shown times are local.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ Clock = Callable[[], int]
 
 NS_PER_SECOND = 1_000_000_000
 DAY_NS = 24 * 3600 * NS_PER_SECOND
-# The seed's time ranges for keyword search (memory-engine.md §5.4).
+# The time ranges of a search (``1m`` is 30 days, ``1y`` 365), as the original's tools take them.
 TIME_RANGES: dict[str, int] = {"1d": DAY_NS, "7d": 7 * DAY_NS, "1m": 30 * DAY_NS, "1y": 365 * DAY_NS}
 
 

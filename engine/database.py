@@ -36,6 +36,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m006_trigram_session_key", archive.m006_trigram_session_key),
     ("m007_context_neighbours", context.m007_context_neighbours),
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
+    ("m009_session_titles", archive.m009_session_titles),
 )
 
 
@@ -47,3 +48,24 @@ def open_store(path: Path) -> Store:
         StorageError: it cannot be created or opened.
     """
     return Store(path, migrations=MIGRATIONS, setup=archive.ensure_fts)
+
+
+class SettingsTable:
+    """The ``settings`` table (``key``, ``value`` as JSON) of a store: what :class:`engine.settings.StoredSettings`
+    reads and writes."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def setting_rows(self) -> dict[str, str]:
+        with self._store.read() as conn:
+            return {str(k): str(v) for k, v in conn.exec_driver_sql("SELECT key, value FROM settings")}
+
+    def save_setting_rows(self, rows: dict[str, str]) -> None:
+        with self._store.write() as conn:
+            for key, value in rows.items():
+                conn.exec_driver_sql(
+                    "INSERT INTO settings(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )

@@ -1,6 +1,6 @@
 """Messages: the plain dataclass that crosses the engine's border, and the history.json record shape.
 
-A record in ``history.json`` is ``{"role", "content", "sendAt"?, "sender"?}`` (memory-engine.md §2.1):
+A record in ``history.json`` is ``{"role", "content", "sendAt"?, "sender"?}`` (Agenvoy's format):
 ``sendAt`` is Unix nanoseconds and left out when 0; ``sender`` is left out when empty; ``content`` is a
 string, though a list of content parts is tolerated on read.
 """
@@ -116,7 +116,7 @@ def from_record(record: Any) -> Message | None:
 
 
 def prefix_line(message: Message) -> str:
-    """The seed's prefix line: ``sendAt: YYYY-MM-DD HH:MM:SS[, sender: NAME]`` (local time)."""
+    """The window's prefix line: ``sendAt: YYYY-MM-DD HH:MM:SS[, sender: NAME]`` (local time)."""
     line = f"sendAt: {format_local(message.send_at)}" if message.send_at else "sendAt: unknown"
     if message.sender:
         line += f", sender: {message.sender}"
@@ -128,7 +128,7 @@ def with_prefix(message: Message) -> str:
     return f"{prefix_line(message)}\n{message.content}"
 
 
-# The older Agenvoy format (memory-engine.md §2.5): the time sits in a header at the start of the content.
+# The older Agenvoy format: the time sits in a header at the start of the content.
 _LEGACY_KEYS = r"當前時間|工作目錄|傳送者|當前 chat ID|當前 channel"
 _LEGACY_HEADER = re.compile(rf"^[ \t]*({_LEGACY_KEYS})[ \t]*[:：][ \t]*(.*?)[ \t\r]*$")
 _PREFIX_LINE = re.compile(r"^[ \t]*(sendAt|sender|channelId):[ \t]*(.*?)[ \t\r]*$")
@@ -139,7 +139,7 @@ MAX_HEADER_LINES = 12
 
 
 def normalize_legacy(message: Message) -> Message:
-    """Convert a record in the older format, whose time sits in a header inside the content (§2.5).
+    """Convert a record in the older format, whose time sits in a header inside the content.
 
     Only a header at the very start of the content is taken, in any order and repeated:
 

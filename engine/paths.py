@@ -119,6 +119,3 @@ class Paths:
 
     def cursor_file(self, session_id: str) -> Path:
         return self.session_dir(session_id) / ".summary_cursor"
-
-    def lock_file(self, session_id: str) -> Path:
-        return self.locks_dir / f"{validate_session_id(session_id)}.lock"

@@ -1,8 +1,9 @@
 """User settings: one typed, validated object, stored in the database's ``settings`` table.
 
-Defaults follow the seed (16 messages in the window, 4 MiB before compaction). A stored value that no
-longer validates (an older version, a hand edit) falls back to the default with a log line, as the seed
-does for limits that are missing or not positive.
+Defaults are the original's (16 messages in the window, 4 MiB before compaction). A stored value that
+no longer validates (an older version, a hand edit) falls back to the default with a log line, as the
+original does for limits that are missing or not positive. :class:`StoredSettings` holds the copy one
+memory uses.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import dataclasses
 import json
 import logging
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Protocol
 
 from engine.errors import InvalidSetting
 
@@ -133,3 +134,39 @@ def render(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+class SettingRows(Protocol):
+    """Where settings are kept as ``{name: json}`` rows (the database's ``settings`` table)."""
+
+    def setting_rows(self) -> dict[str, str]: ...
+
+    def save_setting_rows(self, rows: dict[str, str]) -> None: ...
+
+
+class StoredSettings:
+    """The settings of one database: the copy in use, changed or re-read from the ``settings`` table."""
+
+    def __init__(self, store: SettingRows) -> None:
+        self._store = store
+        self._current = from_stored(store.setting_rows())
+
+    def get(self) -> Settings:
+        """The settings in use (as last read or changed by this process)."""
+        return self._current
+
+    def reload(self) -> Settings:
+        """Re-read the settings (another process may have changed them) and use them from now on."""
+        self._current = from_stored(self._store.setting_rows())
+        return self._current
+
+    def update(self, **changes: Any) -> Settings:
+        """Validate and store setting changes; return the new settings.
+
+        Raises:
+            InvalidSetting: an unknown name or a bad value (nothing is stored).
+        """
+        updated = self._current.replace(**changes)
+        self._store.save_setting_rows({k: v for k, v in to_stored(updated).items() if k in changes})
+        self._current = updated
+        return updated

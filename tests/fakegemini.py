@@ -1,6 +1,6 @@
 """A fake Gemini REST server on 127.0.0.1 for tests: the real google-genai SDK talks to it.
 
-It speaks the shapes of platform-notes.md §6 (``generateContent``, ``streamGenerateContent?alt=sse``,
+It speaks the REST shapes the SDK uses (``generateContent``, ``streamGenerateContent?alt=sse``,
 ``batchEmbedContents``, ``countTokens``), records every request, and plays scripted replies in order:
 
     with FakeGemini() as fake:

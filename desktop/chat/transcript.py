@@ -32,12 +32,12 @@ def _quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
 
 
-def markdown(entries: Sequence[Entry]) -> str:
-    """The transcript's Markdown: a heading line per message, the user's text quoted."""
+def markdown(entries: Sequence[Entry], you: str = YOU) -> str:
+    """The transcript's Markdown: a heading line per message (``you`` names the user), the user's text quoted."""
     blocks = []
     for entry in entries:
         if entry.role == "user":
-            blocks.append(f"**{YOU}**\n\n{_quoted(entry.text)}")
+            blocks.append(f"**{you}**\n\n{_quoted(entry.text)}")
         else:
             blocks.append(f"**{ASSISTANT}**\n\n{entry.text or '…'}")
     return "\n\n".join(blocks) + "\n"

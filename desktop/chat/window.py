@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -32,9 +32,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import contrast
 from desktop.chat.transcript import Entry, markdown
 from desktop.errors import describe
 from desktop.icons import app_icon
+from desktop.placement import fit_to_screen
 from desktop.tasks import CancelToken
 from engine.chat import Chat, TurnResult
 from engine.errors import TurnCancelled
@@ -46,6 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtray.desktop.chat")
 
 ChatFactory = Callable[["Memory"], Chat]
+MINIMUM = QSize(420, 360)
+"""Room for a few lines of the transcript, the input box and the buttons (fits 800×500)."""
+
+translate = QCoreApplication.translate
 
 
 class _Relay(QObject):
@@ -107,23 +113,26 @@ class ChatWindow(QWidget):
         self._relay = _Relay(self)
         self._token: CancelToken | None = None
         self._entries: list[Entry] = []
-        self.setWindowTitle(f"memtray — chat {session}")
+        self.setWindowTitle(translate("Chat", "memtray — chat {session}").format(session=session))
         self.setWindowIcon(app_icon())
-        self.resize(760, 680)
 
         self.transcript = QTextBrowser()
         self.transcript.setObjectName("transcript")
         self.transcript.setOpenExternalLinks(True)
         self.input = QPlainTextEdit()
         self.input.setObjectName("input")
-        self.input.setPlaceholderText("Write a message… (Ctrl+Enter sends)")
+        self.input.setPlaceholderText(translate("Chat", "Write a message… (Ctrl+Enter sends)"))
         self.input.setFixedHeight(96)
-        self.send_button = QPushButton("Send")
+        self.send_button = QPushButton(translate("Chat", "Send"))
         self.send_button.setObjectName("send")
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(translate("Chat", "Stop"))
         self.stop_button.setObjectName("stop")
         self.stop_button.setEnabled(False)
-        self.status = QLabel("New conversation." if is_new else "Loading the conversation…")
+        self.status = QLabel(
+            translate("Chat", "New conversation.")
+            if is_new
+            else translate("Chat", "Loading the conversation…")
+        )
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -146,6 +155,8 @@ class ChatWindow(QWidget):
         self._relay.tool_did_run.connect(self.tool_did_run)
         self.reply_did_grow.connect(self._on_reply_did_grow)
         self.tool_did_run.connect(self._on_tool_did_run)
+        self.transcript.setMinimumHeight(80)
+        fit_to_screen(self, 0.45, 0.75, MINIMUM)
         self._render()
         if not is_new:
             self._load_history()
@@ -177,11 +188,17 @@ class ChatWindow(QWidget):
         self._entries = earlier + self._entries
         self._render()
         if not self.busy:
-            self.status.setText(f"{len(earlier)} recent messages of {self.session}." if earlier else "")
+            self.status.setText(
+                translate("Chat", "%Ln recent message(s) of {session}.", "", len(earlier)).format(
+                    session=self.session
+                )
+                if earlier
+                else ""
+            )
         self.history_did_load.emit(len(earlier))
 
     def _on_history_failed(self, exc: BaseException) -> None:
-        self._show_error(exc, "loading the conversation")
+        self._show_error(exc, translate("Chat", "loading the conversation"))
 
     # -- a turn -----------------------------------------------------------------------------------
 
@@ -196,7 +213,7 @@ class ChatWindow(QWidget):
         self.input.clear()
         self._entries += [Entry("user", text, saved=False), Entry("assistant", "", saved=False)]
         self._render()
-        self._set_busy(True, "Thinking…")
+        self._set_busy(True, translate("Chat", "Thinking…"))
         session, holder = self.session, self._chat
         grow, tool = self._relay.reply_did_grow.emit, self._relay.tool_did_run.emit
 
@@ -214,7 +231,7 @@ class ChatWindow(QWidget):
             self._weak(lambda w, result: w._on_turn_done(token, result)),
             self._weak(lambda w, exc: w._on_turn_failed(token, text, exc)),
             pool="network",
-            label=f"Chat in {session}",
+            label=translate("Chat", "Chat in {session}").format(session=session),
         )
 
     def stop(self) -> None:
@@ -223,18 +240,18 @@ class ChatWindow(QWidget):
             return
         self._token.cancel()
         self.stop_button.setEnabled(False)
-        self.status.setText("Stopping…")
+        self.status.setText(translate("Chat", "Stopping…"))
 
     def _on_reply_did_grow(self, text: str) -> None:
         if self.busy and self._entries and self._entries[-1].role == "assistant":
             self._entries[-1] = Entry("assistant", text, saved=False)
             self._render()
             if not self._token or not self._token.cancelled:
-                self.status.setText("Answering…")
+                self.status.setText(translate("Chat", "Answering…"))
 
     def _on_tool_did_run(self, name: str) -> None:
         if self.busy and self._token is not None and not self._token.cancelled:
-            self.status.setText(f"Looked into the memory ({name})…")
+            self.status.setText(translate("Chat", "Looked into the memory ({tool})…").format(tool=name))
 
     def _on_turn_done(self, token: CancelToken, result: TurnResult) -> None:
         if token is not self._token:
@@ -242,8 +259,11 @@ class ChatWindow(QWidget):
         self._token = None
         self._entries[-2:] = [Entry("user", result.user.content), Entry("assistant", result.reply.content)]
         self._render()
-        tools = f", {len(result.tool_calls)} memory lookups" if result.tool_calls else ""
-        self._set_busy(False, f"Saved{tools}.")
+        if result.tool_calls:
+            done = translate("Chat", "Saved, %n memory lookup(s).", "", len(result.tool_calls))
+        else:
+            done = translate("Chat", "Saved.")
+        self._set_busy(False, done)
         self.turn_did_finish.emit(result)
 
     def _on_turn_failed(self, token: CancelToken, text: str, exc: BaseException) -> None:
@@ -256,7 +276,7 @@ class ChatWindow(QWidget):
         if not self.input.toPlainText().strip():
             self.input.setPlainText(text)
         self._set_busy(False, "")
-        words = self._show_error(exc, "sending the message")
+        words = self._show_error(exc, translate("Chat", "sending the message"))
         self.turn_did_fail.emit(words)
 
     def _weak(self, call: Callable[[ChatWindow, Any], None]) -> Callable[[Any], None]:
@@ -284,12 +304,13 @@ class ChatWindow(QWidget):
             log.error("chat: %s failed", doing, exc_info=exc)
         elif not isinstance(exc, TurnCancelled):
             log.info("chat: %s failed: %s", doing, type(exc).__name__)
-        self.status.setStyleSheet("" if isinstance(exc, TurnCancelled) else "color:#a40000;")
+        red = contrast.warning(self.palette()).name()
+        self.status.setStyleSheet("" if isinstance(exc, TurnCancelled) else f"color:{red};")
         self.status.setText(message.text)
         return message.text
 
     def _render(self) -> None:
-        self.transcript.setMarkdown(markdown(self._entries))
+        self.transcript.setMarkdown(markdown(self._entries, you=translate("Chat", "You")))
         self.transcript.moveCursor(QTextCursor.MoveOperation.End)
         bar = self.transcript.verticalScrollBar()
         bar.setValue(bar.maximum())

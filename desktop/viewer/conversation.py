@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +28,8 @@ from desktop.viewer.export import FORMATS, write_export
 from engine import Memory, Message
 
 log = logging.getLogger("memtray.desktop.viewer.conversation")
+
+translate = QCoreApplication.translate
 
 
 def as_text(messages: list[Message]) -> str:
@@ -50,10 +53,12 @@ class ConversationPane(QWidget):
         self.runner = runner
         self.memory: Memory | None = None
         self.model = ConversationModel(runner, self)
-        self.title = QLabel("Choose a session on the left.")
+        self.title = QLabel(translate("Conversation", "Choose a session on the left."))
         self.title.setObjectName("conversation-title")
-        self.copy_button = QPushButton("Copy")
-        self.export_button = QPushButton("Export…")
+        self.copy_button = QPushButton(translate("Conversation", "Copy"))
+        self.copy_button.setToolTip(translate("Conversation", "Copy the selected messages as text"))
+        self.export_button = QPushButton(translate("Conversation", "Export…"))
+        self.export_button.setToolTip(translate("Conversation", "Save the whole session to a file"))
         self.export_button.setEnabled(False)
         self.list = QListView()
         self.list.setObjectName("conversation-list")
@@ -109,7 +114,9 @@ class ConversationPane(QWidget):
         self._reveal_id = reveal
         self._scroll_to_end = reveal is None
         self._settling = True  # no older pages until the newest messages are shown and scrolled to
-        self.title.setText(f"<b>{session}</b> — loading…")
+        self.title.setText(
+            translate("Conversation", "<b>{session}</b> — loading…").format(session=html.escape(session))
+        )
         self.detail.clear()
         self.export_button.setEnabled(True)
         self.model.open(mem, session)
@@ -161,14 +168,18 @@ class ConversationPane(QWidget):
 
     def _on_export_clicked(self) -> None:
         session = self.model.session or "session"
+        filters = {fmt: translate("Export", label) for fmt, label in FORMATS.items()}
         dialog = QFileDialog(
-            self, "Export session", str(Path.home() / f"{session}.md"), ";;".join(FORMATS.values())
+            self,
+            translate("Conversation", "Export session"),
+            str(Path.home() / f"{session}.md"),
+            ";;".join(filters.values()),
         )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def on_selected(name: str) -> None:
-            fmt = "jsonl" if dialog.selectedNameFilter() == FORMATS["jsonl"] else "markdown"
+            fmt = "jsonl" if dialog.selectedNameFilter() == filters["jsonl"] else "markdown"
             self.export_to(Path(name), fmt)
 
         dialog.fileSelected.connect(on_selected)
@@ -178,8 +189,11 @@ class ConversationPane(QWidget):
 
     def _on_session_did_load(self, session: str) -> None:
         hot = sum(1 for r in self.model.rows[(self.model.cut_row() or -1) + 1 :] if isinstance(r, Message))
-        cut = " · compacted" if self.model.cut else ""
-        self.title.setText(f"<b>{session}</b> — {hot:,} recent messages{cut}")
+        if self.model.cut:
+            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", hot)
+        else:
+            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", hot)
+        self.title.setText(title.format(session=html.escape(session)))
         if self._reveal_id is not None:
             target, self._reveal_id = self._reveal_id, None
             self.reveal(target)
@@ -204,7 +218,7 @@ class ConversationPane(QWidget):
     def _on_load_did_fail(self, exc: BaseException) -> None:
         from desktop.errors import describe
 
-        self.title.setText(describe(exc, "loading the conversation").text)
+        self.title.setText(describe(exc, translate("Conversation", "loading the conversation")).text)
 
     def _on_rows_about_to_be_inserted(self, parent: QModelIndex, first: int, _last: int) -> None:
         if first == 0 and self.model.rowCount() and self._reveal_id is None:

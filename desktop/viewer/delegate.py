@@ -7,10 +7,18 @@ labelled line across the list.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import (
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.viewer.conversation_model import KindRole, MessageRole
 from desktop.viewer.timefmt import local_time
 
@@ -19,11 +27,23 @@ PAD = 6
 STRIPE = 4
 PREVIEW_CHARS = 600
 ROLE_COLORS = {"user": QColor("#2b78c5"), "assistant": QColor("#2e9d5b")}
-CUT_TEXT = "compaction cut — older messages live in the archive only"
+CUT_TEXT = QT_TRANSLATE_NOOP("Message", "compaction cut — older messages live in the archive only")
+ROLE_NAMES = {
+    "user": QT_TRANSLATE_NOOP("Message", "user"),
+    "assistant": QT_TRANSLATE_NOOP("Message", "assistant"),
+}
+
+translate = QCoreApplication.translate
+
+
+def role_name(role: str) -> str:
+    """The role as the UI shows it (``user``, ``assistant``; another role as it is)."""
+    source = ROLE_NAMES.get(role)
+    return translate("Message", source) if source else role
 
 
 def header_text(role: str, sender: str, send_at: int) -> str:
-    parts = [role]
+    parts = [role_name(role)]
     if sender:
         parts.append(sender)
     parts.append(local_time(send_at))
@@ -85,7 +105,8 @@ class MessageDelegate(QStyledItemDelegate):
     def _paint_cut(painter: QPainter, rect: QRect, palette: QPalette, font: QFont) -> None:
         color = QColor("#d9822b")
         fm = QFontMetrics(font)
-        label_width = fm.horizontalAdvance(CUT_TEXT) + 2 * PAD
+        label = translate("Message", CUT_TEXT)
+        label_width = fm.horizontalAdvance(label) + 2 * PAD
         mid = rect.center().y()
         painter.setPen(QPen(color, 2, Qt.PenStyle.DashLine))
         left_end = rect.center().x() - label_width // 2
@@ -95,5 +116,5 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(color)
         painter.setFont(font)
         painter.drawText(
-            QRect(left_end, rect.top(), label_width, rect.height()), Qt.AlignmentFlag.AlignCenter, CUT_TEXT
+            QRect(left_end, rect.top(), label_width, rect.height()), Qt.AlignmentFlag.AlignCenter, label
         )

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,10 +31,23 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.errors import describe
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.seams import ErrorRecordView, ErrorSource
 from desktop.tasks import TaskRunner
 
-COLUMNS = ("Tool", "Symptom", "Action", "Outcome", "Expires in")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("ErrorMemory", "Tool"),
+    QT_TRANSLATE_NOOP("ErrorMemory", "Symptom"),
+    QT_TRANSLATE_NOOP("ErrorMemory", "Action"),
+    QT_TRANSLATE_NOOP("ErrorMemory", "Outcome"),
+    QT_TRANSLATE_NOOP("ErrorMemory", "Expires in"),
+)
+OUTCOMES = {
+    "resolved": QT_TRANSLATE_NOOP("ErrorMemory", "resolved"),
+    "failed": QT_TRANSLATE_NOOP("ErrorMemory", "failed"),
+    "abandoned": QT_TRANSLATE_NOOP("ErrorMemory", "abandoned"),
+}
+translate = QCoreApplication.translate
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -51,7 +71,7 @@ class ErrorTableModel(QAbstractTableModel):
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return translate("ErrorMemory", COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -60,18 +80,20 @@ class ErrorTableModel(QAbstractTableModel):
         r = self.records[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             days = r.expires_in_days()
-            expires = "unknown" if days is None else f"{days} day{'s' if days != 1 else ''}"
-            return (r.tool, r.symptom, r.action, r.outcome, expires)[index.column()]
+            if days is None:
+                expires = translate("ErrorMemory", "unknown")
+            else:
+                expires = translate("ErrorMemory", "%n day(s)", "", days)
+            outcome = translate("ErrorMemory", OUTCOMES[r.outcome]) if r.outcome in OUTCOMES else r.outcome
+            return (r.tool, r.symptom, r.action, outcome, expires)[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(
-                x
-                for x in (
-                    f"id {r.id}",
-                    f"cause: {r.cause}" if r.cause else "",
-                    "keywords: " + ", ".join(r.keywords),
-                )
-                if x
+            lines = [translate("ErrorMemory", "id {id}").format(id=r.id)]
+            if r.cause:
+                lines.append(translate("ErrorMemory", "cause: {cause}").format(cause=r.cause))
+            lines.append(
+                translate("ErrorMemory", "keywords: {keywords}").format(keywords=", ".join(r.keywords))
             )
+            return "\n".join(lines)
         return None
 
 
@@ -93,9 +115,19 @@ class ErrorMemoryPanel(QWidget):
         self.model = ErrorTableModel(self)
         self.box = QLineEdit()
         self.box.setObjectName("errors-search")
-        self.box.setPlaceholderText("Search the error memory (tool, symptom, cause)")
+        self.box.setPlaceholderText(
+            translate("ErrorMemory", "Search the error memory (tool, symptom, cause)")
+        )
+        self.box.setToolTip(
+            translate(
+                "ErrorMemory",
+                "Tool errors and their fixes, shared by every session; a record is kept 90 days after its "
+                "last use",
+            )
+        )
         self.box.setClearButtonEnabled(True)
-        self.forget_button = QPushButton("Forget")
+        self.forget_button = QPushButton(translate("ErrorMemory", "Forget"))
+        self.forget_button.setToolTip(translate("ErrorMemory", "Delete the selected records"))
         self.status = QLabel("")
         self.table = QTableView()
         self.table.setObjectName("errors-table")
@@ -141,20 +173,22 @@ class ErrorMemoryPanel(QWidget):
 
     def _on_loaded(self, records: list[ErrorRecordView], total: int | None = None) -> None:
         self.model.set_records(records)
-        shown = f"{len(records)} record{'s' if len(records) != 1 else ''}"
-        if total is None:
-            text = f"{shown} found" if self.box.text().strip() else shown
-        elif total > len(records):
-            text = f"The newest {shown} of {total:,}"
+        count = len(records)
+        if total is None and self.box.text().strip():
+            text = translate("ErrorMemory", "%n record(s) found", "", count)
+        elif total is not None and total > count:
+            text = translate("ErrorMemory", "The newest %n record(s) of {total}", "", count).format(
+                total=f"{total:,}"
+            )
         else:
-            text = shown
+            text = translate("ErrorMemory", "%n record(s)", "", count)
         self.status.setText(text)
         self.records_did_load.emit(records)
 
     def _on_forgotten(self, record_id: str) -> None:
-        self.status.setText(f"Forgot {record_id[:12]}")
+        self.status.setText(translate("ErrorMemory", "Forgot {id}").format(id=record_id[:12]))
         self.record_did_forget.emit(record_id)
         self.refresh()
 
     def _on_failed(self, exc: BaseException) -> None:
-        self.status.setText(describe(exc, "using the error memory").text)
+        self.status.setText(describe(exc, translate("ErrorMemory", "using the error memory")).text)

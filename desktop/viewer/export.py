@@ -10,11 +10,16 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import CancelToken
 from engine import Message
-from engine.sessions import export as exporters
+from engine.sessions import render_export
 
-FORMATS = {"jsonl": "JSON Lines (*.jsonl)", "markdown": "Markdown (*.md)"}
+FORMATS = {
+    "jsonl": QT_TRANSLATE_NOOP("Export", "JSON Lines (*.jsonl)"),
+    "markdown": QT_TRANSLATE_NOOP("Export", "Markdown (*.md)"),
+}
+"""The file dialog's filters (untranslated: ``translate("Export", label)`` where they are shown)."""
 
 
 def write_export(
@@ -34,7 +39,7 @@ def write_export(
 
     try:
         with tmp.open("w", encoding="utf-8") as out:
-            out.writelines(exporters.render(fmt, session, checked()))
+            out.writelines(render_export(fmt, session, checked()))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -31,42 +31,65 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.i18n import QT_TRANSLATE_NOOP
+from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from engine import Memory
-from engine.importers import DESCRIPTIONS, ImportReport, readers
+from engine.importers import ImportReport, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
+translate = QCoreApplication.translate
+
 FORMATS = (
-    ("chatgpt", "ChatGPT data export"),
-    ("claude", "Claude data export"),
-    ("agenvoy", "Agenvoy sessions folder"),
-    ("jsonl", "JSON Lines (one message per line)"),
+    ("chatgpt", QT_TRANSLATE_NOOP("Import", "ChatGPT data export")),
+    ("claude", QT_TRANSLATE_NOOP("Import", "Claude data export")),
+    ("agenvoy", QT_TRANSLATE_NOOP("Import", "Agenvoy sessions folder")),
+    ("jsonl", QT_TRANSLATE_NOOP("Import", "JSON Lines (one message per line)")),
 )
+DESCRIPTIONS = {
+    "agenvoy": QT_TRANSLATE_NOOP(
+        "Import", "an Agenvoy sessions/ folder, or one session folder (history.json, summary.json)"
+    ),
+    "chatgpt": QT_TRANSLATE_NOOP(
+        "Import", "conversations.json of a ChatGPT data export (the file, its folder, or the .zip)"
+    ),
+    "claude": QT_TRANSLATE_NOOP(
+        "Import", "conversations.json of a Claude data export (the file, its folder, or the .zip)"
+    ),
+    "jsonl": QT_TRANSLATE_NOOP("Import", "one history.json record per line, into one session"),
+}
+"""What to choose for each format (the engine's ``engine.importers.DESCRIPTIONS``, in the UI language)."""
 FILTERS = {
-    "jsonl": "JSON Lines (*.jsonl *.json);;All files (*)",
-    "chatgpt": "ChatGPT export (conversations.json *.zip);;All files (*)",
-    "claude": "Claude export (conversations.json *.zip);;All files (*)",
+    "jsonl": QT_TRANSLATE_NOOP("Import", "JSON Lines (*.jsonl *.json)"),
+    "chatgpt": QT_TRANSLATE_NOOP("Import", "ChatGPT export (conversations.json *.zip)"),
+    "claude": QT_TRANSLATE_NOOP("Import", "Claude export (conversations.json *.zip)"),
 }
 
 
 def import_words(report: ImportReport, seconds: float) -> str:
     """Say what an import did, in one or two sentences."""
-    took = f"{seconds:.1f} s"
+    took = translate("Import", "{seconds} s").format(seconds=f"{seconds:.1f}")
     if not report.sessions:
-        text = f"The file held no conversation to import ({took})."
+        text = translate("Import", "The file held no conversation to import ({took}).").format(took=took)
     else:
-        convs = f"{report.sessions:,} conversation{'s' if report.sessions != 1 else ''}"
-        text = (
-            f"Read {convs} in {took}: {report.messages_added:,} message"
-            f"{'s' if report.messages_added != 1 else ''} added"
-        )
+        convs = translate("Import", "%Ln conversation(s)", "", report.sessions)
+        added = translate("Import", "%Ln message(s) added", "", report.messages_added)
         if report.messages_already_present:
-            text += f", {report.messages_already_present:,} already in the memory"
-        text += "."
+            text = translate(
+                "Import", "Read {conversations} in {took}: {added}, {present} already in the memory."
+            )
+        else:
+            text = translate("Import", "Read {conversations} in {took}: {added}.")
+        text = text.format(
+            conversations=convs, took=took, added=added, present=f"{report.messages_already_present:,}"
+        )
     if report.skipped:
         ordered = sorted(report.skipped.items(), key=lambda item: (-item[1], item[0]))
-        text += " Left out: " + ", ".join(f"{n:,} × {why}" for why, n in ordered) + "."
+        reasons = ", ".join(
+            translate("Import", "{count} × {why}").format(count=f"{n:,}", why=why) for why, n in ordered
+        )
+        text += translate("Import", " Left out: {reasons}.").format(reasons=reasons)
     return text
 
 
@@ -95,7 +118,8 @@ def start_import(
         return report, time.perf_counter() - started
 
     log.info("importing %s (%s)", path, fmt)
-    return runner.run_query(op, on_success, on_failure, label=f"Importing {path.name or path}", token=token)
+    label = translate("Import", "Importing {name}").format(name=path.name or path)
+    return runner.run_query(op, on_success, on_failure, label=label, token=token)
 
 
 class ImportDialog(QDialog):
@@ -109,33 +133,33 @@ class ImportDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("memtray — import conversations")
-        self.setMinimumWidth(560)
+        self.setWindowTitle(translate("Import", "memtray — import conversations"))
+        self.setMinimumWidth(min(560, SMALL_SCREEN.width()))
         self.format = QComboBox()
         self.format.setObjectName("import-format")
         for value, label in FORMATS:
-            self.format.addItem(label, value)
+            self.format.addItem(translate("Import", label), value)
         self.about = QLabel("")
         self.about.setWordWrap(True)
         self.path = QLineEdit()
         self.path.setObjectName("import-path")
-        self.choose = QPushButton("Choose…")
+        self.choose = QPushButton(translate("Import", "Choose…"))
         self.session = QLineEdit()
         self.session.setObjectName("import-session")
-        self.session.setPlaceholderText("optional: one conversation into this session")
+        self.session.setPlaceholderText(translate("Import", "optional: one conversation into this session"))
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         self.import_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.import_button.setText("Import")
+        self.import_button.setText(translate("Import", "Import"))
         form = QFormLayout()
-        form.addRow("Format", self.format)
+        form.addRow(translate("Import", "Format"), self.format)
         form.addRow("", self.about)
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         row.addWidget(self.choose)
-        form.addRow("File or folder", row)
-        form.addRow("Session", self.session)
+        form.addRow(translate("Import", "File or folder"), row)
+        form.addRow(translate("Import", "Session"), self.session)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.buttons)
@@ -152,7 +176,12 @@ class ImportDialog(QDialog):
 
     def _on_format_changed(self) -> None:
         fmt = self.format.currentData()
-        self.about.setText(f"Choose {DESCRIPTIONS.get(fmt, '')}. Importing the same file again adds nothing.")
+        what = translate("Import", DESCRIPTIONS[fmt]) if fmt in DESCRIPTIONS else ""
+        self.about.setText(
+            translate("Import", "Choose {what}. Importing the same file again adds nothing.").format(
+                what=what
+            )
+        )
 
     def _on_path_changed(self) -> None:
         self.import_button.setEnabled(bool(self.path.text().strip()))
@@ -160,9 +189,13 @@ class ImportDialog(QDialog):
     def _on_choose_clicked(self) -> None:
         fmt = self.format.currentData()
         if fmt == "agenvoy":
-            chosen = QFileDialog.getExistingDirectory(self, "Agenvoy sessions folder")
+            chosen = QFileDialog.getExistingDirectory(self, translate("Import", "Agenvoy sessions folder"))
         else:
-            chosen, _ = QFileDialog.getOpenFileName(self, "File to import", "", FILTERS.get(fmt, ""))
+            filters = [translate("Import", FILTERS[fmt])] if fmt in FILTERS else []
+            filters.append(translate("Import", "All files (*)"))
+            chosen, _ = QFileDialog.getOpenFileName(
+                self, translate("Import", "File to import"), "", ";;".join(filters)
+            )
         if chosen:
             self.path.setText(chosen)
 

@@ -10,10 +10,13 @@ determinate bar while everything is re-embedded after an embedder switch. Neithe
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from desktop.state import AppState
 from desktop.tasks import Task, TaskRunner
+
+translate = QCoreApplication.translate
 
 
 class StatusProgress(QWidget):
@@ -27,7 +30,7 @@ class StatusProgress(QWidget):
         self.bar.setObjectName("progress-bar")
         self.bar.setRange(0, 0)
         self.bar.setMaximumWidth(120)
-        self.cancel = QPushButton("Cancel")
+        self.cancel = QPushButton(translate("Progress", "Cancel"))
         self.cancel.setObjectName("progress-cancel")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -48,8 +51,11 @@ class StatusProgress(QWidget):
         self.setVisible(task is not None)
         if task is None:
             return
-        more = f" (+{count - 1} more)" if count > 1 else ""
-        self.label.setText(f"{task.label}…{more}")
+        if count > 1:
+            text = translate("Progress", "{task}… (+{more} more)").format(task=task.label, more=count - 1)
+        else:
+            text = translate("Progress", "{task}…").format(task=task.label)
+        self.label.setText(text)
         self.cancel.setVisible(task.cancellable)
         self.cancel.setEnabled(not task.token.cancelled)
         self._show_progress(task)
@@ -72,7 +78,7 @@ class StatusProgress(QWidget):
         if task is not None and task.cancellable:
             task.token.cancel()
             self.cancel.setEnabled(False)
-            self.label.setText(f"{task.label}: cancelling…")
+            self.label.setText(translate("Progress", "{task}: cancelling…").format(task=task.label))
 
 
 class EmbeddingProgress(QWidget):
@@ -100,19 +106,23 @@ class EmbeddingProgress(QWidget):
         embedding = self.state.snapshot.embedding
         if reembedding is not None:
             done, total = reembedding
-            self.label.setText(f"Re-embedding messages: {done:,} of {total:,}…")
+            self.label.setText(
+                translate("Progress", "Re-embedding messages: {done} of {total}…").format(
+                    done=f"{done:,}", total=f"{total:,}"
+                )
+            )
             self.bar.setRange(0, total)
             self.bar.setValue(min(done, total))
             self.setVisible(True)
         elif embedding is not None and embedding.queued > 0:
             count = embedding.queued
-            self.label.setText(f"Embedding {count:,} message{'s' if count != 1 else ''}…")
+            self.label.setText(translate("Progress", "Embedding %Ln message(s)…", "", count))
             self.bar.setRange(0, 0)
             self.setVisible(True)
         elif embedding is not None and embedding.rebuilding > 0:
             count = embedding.rebuilding
             self.label.setText(
-                f"Rebuilding the search index of {count:,} session{'s' if count != 1 else ''}…"
+                translate("Progress", "Rebuilding the search index of %Ln session(s)…", "", count)
             )
             self.bar.setRange(0, 0)
             self.setVisible(True)

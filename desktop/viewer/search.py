@@ -1,6 +1,14 @@
 """The search pane: one box; keyword, semantic or hybrid; this session or all; a time range.
 
-Results show the hit with its context (two messages before, one after), query terms highlighted.
+It searches as you type: each change waits :data:`TYPING_MS` for the next keystroke, then one search
+runs on the store worker (while one runs, only the newest text is searched next; an older answer is
+never shown). Enter or the button searches at once. A search asks the engine for up to
+:data:`desktop.viewer.hits.MAX_RESULTS` hits and reads the context of the first page; the status says how many
+there are ("50 of 76 results") and "More results" reads and shows the next page.
+
+Results show the hit with its context (two messages before, one after), query terms highlighted in the
+palette's Highlight colours (so a dark theme gets a dark-theme highlight), context lines in a muted text
+colour that is still readable.
 Activating a result (clicking it, or :meth:`SearchPane.activate`) asks the window to scroll the
 conversation to it. Searching runs on the store worker.
 """
@@ -9,9 +17,8 @@ from __future__ import annotations
 
 import html
 import logging
-from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -23,69 +30,64 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import contrast
 from desktop.errors import describe
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
 from desktop.viewer.delegate import header_text
 from desktop.viewer.highlight import excerpt, highlight_html, terms
-from engine import Hit, Memory, Message
+from desktop.viewer.hits import PAGE, Found, Query, Result, run_search, with_context
+from engine import Memory
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
+translate = QCoreApplication.translate
+
 TIME_RANGES = (
-    ("Any time", None),
-    ("Last day", "1d"),
-    ("Last week", "7d"),
-    ("Last month", "1m"),
-    ("Last year", "1y"),
+    (QT_TRANSLATE_NOOP("Search", "Any time"), None),
+    (QT_TRANSLATE_NOOP("Search", "Last day"), "1d"),
+    (QT_TRANSLATE_NOOP("Search", "Last week"), "7d"),
+    (QT_TRANSLATE_NOOP("Search", "Last month"), "1m"),
+    (QT_TRANSLATE_NOOP("Search", "Last year"), "1y"),
 )
-MATCH_LABELS = {"keyword": "Keywords", "semantic": "Meaning", "hybrid": "Keywords + meaning"}
+MATCH_LABELS = {
+    "keyword": QT_TRANSLATE_NOOP("Search", "Keywords"),
+    "semantic": QT_TRANSLATE_NOOP("Search", "Meaning"),
+    "hybrid": QT_TRANSLATE_NOOP("Search", "Keywords + meaning"),
+}
+TYPING_MS = 300
+"""How long the box waits for the next keystroke before it searches."""
+SOURCE_LABELS = {
+    "recent": QT_TRANSLATE_NOOP("Search", "recent"),
+    "archive": QT_TRANSLATE_NOOP("Search", "archive"),
+    "semantic": QT_TRANSLATE_NOOP("Search", "semantic"),
+    "hybrid": QT_TRANSLATE_NOOP("Search", "hybrid"),
+}
 
 
-@dataclass(frozen=True)
-class Result:
-    """A hit with its context (oldest first, the hit included)."""
-
-    hit: Hit
-    context: list[Message]
-
-
-@dataclass(frozen=True)
-class Query:
-    text: str
-    match: str
-    session: str | None
-    time_range: str | None
-    limit: int = 50
-
-
-def run_search(mem: Memory, query: Query) -> list[Result]:
-    """Search, then read each hit's 2-before/1-after context (runs on the store worker)."""
-    hits = mem.search(
-        query.text,
-        session=query.session,
-        match=query.match,
-        scope="all",
-        time_range=query.time_range,
-        limit=query.limit,
-    )
-    results = []
-    for hit in hits:
-        m = hit.message
-        context = mem.around(m.session, m.id, before=2, after=1) if m.session and m.id is not None else [m]
-        results.append(Result(hit, context or [m]))
-    return results
+def count_text(shown: int, total: int, capped: bool) -> str:
+    """``3 results``, ``50 of 76 results``, ``50 of 200+ results``, ``The first 200 results``."""
+    if capped:
+        if shown < total:
+            return translate("Search", "{shown} of %n+ results", "", total).format(shown=shown)
+        return translate("Search", "The first %n results (more words narrow the search)", "", total)
+    if shown < total:
+        return translate("Search", "{shown} of %n result(s)", "", total).format(shown=shown)
+    return translate("Search", "%n result(s)", "", total)
 
 
 class SearchPane(QWidget):
     """Search box, options and results.
 
     Signals:
-        search_did_finish(object): the list of :class:`Result` of the last search.
+        search_did_finish(object): the list of :class:`Result` of the last search (its first page).
+        page_did_load(object): the list of every :class:`Result` shown, after "More results".
         search_did_fail(object): the exception of a failed search.
         result_did_activate(str, int): the user chose a result (session, message id).
     """
 
     search_did_finish = Signal(object)
+    page_did_load = Signal(object)
     search_did_fail = Signal(object)
     result_did_activate = Signal(str, int)
 
@@ -95,24 +97,36 @@ class SearchPane(QWidget):
         self.memory: Memory | None = None
         self.current_session: str | None = None
         self.results: list[Result] = []
+        self.found: Found | None = None
         self._words: list[str] = []
+        self._running: Query | None = None  # the search on the worker now
+        self._again = False  # the box changed while it ran: search again when it ends
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(TYPING_MS)
+        self._typing.timeout.connect(self.search)
         self.box = QLineEdit()
         self.box.setObjectName("search-box")
-        self.box.setPlaceholderText('Search your conversations ("quoted phrase" stays a phrase)')
+        self.box.setPlaceholderText(
+            translate("Search", 'Search your conversations ("quoted phrase" stays a phrase)')
+        )
         self.box.setClearButtonEnabled(True)
         self.match = QComboBox()
         self.match.setObjectName("search-match")
         self.scope = QComboBox()
         self.scope.setObjectName("search-scope")
-        self.scope.addItem("All sessions", "all")
-        self.scope.addItem("This session", "session")
+        self.scope.addItem(translate("Search", "All sessions"), "all")
+        self.scope.addItem(translate("Search", "This session"), "session")
         self.time_range = QComboBox()
         self.time_range.setObjectName("search-time")
         for label, value in TIME_RANGES:
-            self.time_range.addItem(label, value)
-        self.button = QPushButton("Search")
+            self.time_range.addItem(translate("Search", label), value)
+        self.button = QPushButton(translate("Search", "Search"))
         self.status = QLabel("")
         self.status.setObjectName("search-status")
+        self.more_button = QPushButton(translate("Search", "More results"))
+        self.more_button.setObjectName("search-more")
+        self.more_button.hide()
         self.view = QTextBrowser()
         self.view.setObjectName("search-results")
         self.view.setOpenLinks(False)
@@ -124,13 +138,21 @@ class SearchPane(QWidget):
         row.addWidget(self.button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        counts = QHBoxLayout()
+        counts.addWidget(self.status, 1)
+        counts.addWidget(self.more_button)
         layout.addLayout(row)
-        layout.addWidget(self.status)
+        layout.addLayout(counts)
         layout.addWidget(self.view, 1)
         self.set_semantic_available(False)
         self.box.returnPressed.connect(self.search)
+        self.box.textChanged.connect(self._on_typed)
+        for box in (self.match, self.scope, self.time_range):
+            box.currentIndexChanged.connect(self._on_typed)
         self.button.clicked.connect(self.search)
+        self.more_button.clicked.connect(self.show_more)
         self.view.anchorClicked.connect(self._on_anchor_clicked)
+        self.view.installEventFilter(self)
 
     def set_semantic_available(self, available: bool) -> None:
         """Offer semantic and hybrid search only when the engine has the semantic tier."""
@@ -138,11 +160,13 @@ class SearchPane(QWidget):
         self.match.clear()
         choices = ("hybrid", "keyword", "semantic") if available else ("keyword",)
         for value in choices:
-            self.match.addItem(MATCH_LABELS[value], value)
+            self.match.addItem(translate("Search", MATCH_LABELS[value]), value)
         index = self.match.findData(current)
         self.match.setCurrentIndex(max(0, index))
         self.match.setToolTip(
-            "" if available else "Search by meaning becomes available with the semantic index"
+            ""
+            if available
+            else translate("Search", "Search by meaning becomes available with the semantic index")
         )
 
     def query(self) -> Query:
@@ -152,13 +176,38 @@ class SearchPane(QWidget):
         )
 
     def search(self) -> None:
+        """Search for the box's text now (after the running search, if one runs)."""
+        self._typing.stop()
         mem = self.memory
         query = self.query()
         if mem is None or not query.text:
             return
-        self._words = terms(query.text)
-        self.status.setText("Searching…")
-        self.runner.run_query(lambda: run_search(mem, query), self._on_results, self._on_failure)
+        if self._running is not None:
+            self._again = True
+            return
+        self._running = query
+        self._again = False
+        self.status.setText(translate("Search", "Searching…"))
+        self.runner.run_query(
+            lambda: run_search(mem, query),
+            lambda found: self._on_found(query, found),
+            lambda exc: self._on_failure(query, exc),
+            owner=self,
+        )
+
+    def show_more(self) -> None:
+        """Read and show the next page of the last search's hits."""
+        mem, found = self.memory, self.found
+        if mem is None or found is None or len(self.results) >= len(found.hits):
+            return
+        hits = found.hits[len(self.results) : len(self.results) + PAGE]
+        self.more_button.setEnabled(False)
+        self.runner.run_query(
+            lambda: with_context(mem, hits),
+            lambda page: self._on_page(found, page),
+            lambda exc: self._on_failure(found.query, exc),
+            owner=self,
+        )
 
     def activate(self, index: int) -> None:
         """Act as if result ``index`` was clicked."""
@@ -166,22 +215,64 @@ class SearchPane(QWidget):
         if message.session and message.id is not None:
             self.result_did_activate.emit(message.session, message.id)
 
-    def _on_results(self, results: list[Result]) -> None:
-        self.results = results
-        self.status.setText(
-            f"{len(results)} result{'s' if len(results) != 1 else ''}" if results else "No results."
-        )
-        self.view.setHtml(self.results_html(results))
-        self.search_did_finish.emit(results)
+    def _on_typed(self, *_args: object) -> None:
+        if self.box.text().strip():
+            self._typing.start()
+        else:
+            self._typing.stop()
 
-    def _on_failure(self, exc: BaseException) -> None:
-        message = describe(exc, "searching")
+    def _finished(self, query: Query) -> bool:
+        """The search of ``query`` ended; True if its answer is still the one to show."""
+        self._running = None
+        if self._again or query != self.query():
+            self.search()  # the box changed meanwhile: that answer is out of date
+            return False
+        return True
+
+    def _on_found(self, query: Query, found: Found) -> None:
+        if not self._finished(query):
+            return
+        self._words = terms(query.text)
+        self.found = found
+        self.results = list(found.results)
+        self._show_results()
+        self.search_did_finish.emit(self.results)
+
+    def _on_page(self, found: Found, page: list[Result]) -> None:
+        self.more_button.setEnabled(True)
+        if found is not self.found:
+            return
+        self.results += page
+        self._show_results()
+        self.page_did_load.emit(self.results)
+
+    def _show_results(self) -> None:
+        found = self.found
+        total = len(found.hits) if found is not None else 0
+        if not total:
+            self.status.setText(translate("Search", "No results."))
+        else:
+            self.status.setText(count_text(len(self.results), total, found is not None and found.capped))
+        self.more_button.setVisible(len(self.results) < total)
+        self.view.setHtml(self.results_html(self.results))
+
+    def _on_failure(self, query: Query, exc: BaseException) -> None:
+        self.more_button.setEnabled(True)
+        if not self._finished(query):
+            return
+        message = describe(exc, translate("Search", "searching"))
         self.status.setText(message.text)
         self.results = []
+        self.found = None
+        self.more_button.hide()
         self.view.clear()
         self.search_did_fail.emit(exc)
 
     def results_html(self, results: list[Result]) -> str:
+        palette = self.view.palette()
+        background, foreground = contrast.highlight(palette)
+        mark = f"background-color:{background.name()};color:{foreground.name()};"
+        quiet = f"color:{contrast.muted(palette).name()};"
         blocks = []
         for i, result in enumerate(results):
             hit = result.hit.message
@@ -189,18 +280,26 @@ class SearchPane(QWidget):
             for m in result.context:
                 is_hit = m.id == hit.id
                 text = (
-                    highlight_html(excerpt(m.content, self._words), self._words)
+                    highlight_html(excerpt(m.content, self._words), self._words, mark=mark)
                     if is_hit
                     else html.escape(excerpt(m.content, [], 160))
                 )
-                style = "" if is_hit else "color:#777;"
+                style = "" if is_hit else quiet
                 head = html.escape(header_text(m.role, m.sender, m.send_at))
                 lines.append(f'<div style="{style}margin-left:8px;"><small>{head}</small><br>{text}</div>')
+            source = SOURCE_LABELS.get(result.hit.source)
+            where = translate("Search", source) if source else result.hit.source
             blocks.append(
                 f'<div style="margin-bottom:10px;"><a href="memtray:result/{i}"><b>{html.escape(hit.session or "")}</b></a>'
-                f" <small>({result.hit.source})</small>{''.join(lines)}</div><hr>"
+                f" <small>({html.escape(where)})</small>{''.join(lines)}</div><hr>"
             )
         return "".join(blocks)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The results' new palette (the theme switched to dark, say): show them in its colours."""
+        if watched is self.view and event.type() == QEvent.Type.PaletteChange and self.results:
+            self.view.setHtml(self.results_html(self.results))
+        return False
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
         text = url.toString()

@@ -10,6 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QCoreApplication,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -27,11 +28,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tray import ago
 from desktop.viewer.timefmt import local_time
 from engine import SessionInfo
 
-COLUMNS = ("Session", "Last activity", "Recent", "Archived", "Summary")
+COLUMNS = (
+    QT_TRANSLATE_NOOP("Sessions", "Session"),
+    QT_TRANSLATE_NOOP("Sessions", "Last activity"),
+    QT_TRANSLATE_NOOP("Sessions", "Recent"),
+    QT_TRANSLATE_NOOP("Sessions", "Archived"),
+    QT_TRANSLATE_NOOP("Sessions", "Summary"),
+)
+TOOLTIPS = (
+    "",
+    "",
+    QT_TRANSLATE_NOOP("Sessions", "Messages in the recent history, the part sent to the model each turn"),
+    QT_TRANSLATE_NOOP("Sessions", "Messages kept only in the archive (still searchable)"),
+    QT_TRANSLATE_NOOP("Sessions", "When the session's summary was last written"),
+)
+translate = QCoreApplication.translate
 SortRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
 
@@ -58,7 +74,9 @@ class SessionsModel(QAbstractTableModel):
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return translate("Sessions", COLUMNS[section])
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return translate("Sessions", TOOLTIPS[section]) if TOOLTIPS[section] else None
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -68,11 +86,13 @@ class SessionsModel(QAbstractTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                info.id + (" (temporary)" if info.temporary else ""),
+                translate("Sessions", "{session} (temporary)").format(session=info.id)
+                if info.temporary
+                else info.id,
                 ago(info.last_activity),
                 f"{info.hot_messages:,}",
                 f"{info.archived_messages:,}",
-                ago(info.summary_updated) if info.summary_updated else "none",
+                ago(info.summary_updated) if info.summary_updated else translate("Sessions", "none"),
             )[col]
         if role == SortRole:
             return (
@@ -136,9 +156,12 @@ class SessionsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self.filter = QLineEdit()
         self.filter.setObjectName("sessions-filter")
-        self.filter.setPlaceholderText("Filter sessions")
+        self.filter.setPlaceholderText(translate("Sessions", "Filter sessions"))
         self.filter.setClearButtonEnabled(True)
-        self.temporary = QCheckBox("Show temporary sessions")
+        self.temporary = QCheckBox(translate("Sessions", "Show temporary sessions"))
+        self.temporary.setToolTip(
+            translate("Sessions", "Sessions whose name starts with temp- (scratch work of other tools)")
+        )
         self.table = QTableView()
         self.table.setObjectName("sessions-table")
         self.table.setModel(self.proxy)

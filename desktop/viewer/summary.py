@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop.errors import describe
@@ -16,37 +16,46 @@ from desktop.seams import Discussion, SummarySource, SummaryView
 from desktop.tasks import TaskRunner
 from desktop.viewer.timefmt import local_time
 
+translate = QCoreApplication.translate
+
 
 def _discussion_html(d: Discussion) -> str:
-    parts = [f"<b>{html.escape(d.topic or '(untitled)')}</b>"]
+    topic = d.topic or translate("Summary", "(untitled)")
+    parts = [f"<b>{html.escape(topic)}</b>"]
     if d.last_discussed:
         parts.append(f" <small>({html.escape(d.last_discussed)})</small>")
-    for label, value in (
-        ("", d.description),
-        ("Perspectives: ", d.perspectives),
-        ("Direction: ", d.direction),
+    if d.description:
+        parts.append(f"<br>{html.escape(d.description)}")
+    for template, value in (
+        (translate("Summary", "Perspectives: {text}"), d.perspectives),
+        (translate("Summary", "Direction: {text}"), d.direction),
     ):
         if value:
-            parts.append(f"<br>{label}{html.escape(value)}")
+            parts.append("<br>" + template.format(text=html.escape(value)))
     return "".join(parts)
 
 
 def summary_html(view: SummaryView | None) -> str:
     if view is None:
-        return "<p>No summary yet. Summaries are written when a conversation grows.</p>"
-    out = ["<h3>Key decisions</h3>"]
+        return "<p>{}</p>".format(
+            html.escape(
+                translate("Summary", "No summary yet. Summaries are written when a conversation grows.")
+            )
+        )
+    none = "<p><i>{}</i></p>".format(html.escape(translate("Summary", "none")))
+    out = ["<h3>{}</h3>".format(html.escape(translate("Summary", "Key decisions")))]
     out.append(
         "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in view.key_decisions) + "</ul>"
         if view.key_decisions
-        else "<p><i>none</i></p>"
+        else none
     )
-    out.append("<h3>Current discussion</h3>")
-    out.append(f"<p>{_discussion_html(view.current)}</p>" if view.current else "<p><i>none</i></p>")
-    out.append("<h3>Past discussions</h3>")
+    out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Current discussion"))))
+    out.append(f"<p>{_discussion_html(view.current)}</p>" if view.current else none)
+    out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Past discussions"))))
     out.append(
         "<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in view.past) + "</ul>"
         if view.past
-        else "<p><i>none</i></p>"
+        else none
     )
     return "".join(out)
 
@@ -69,7 +78,7 @@ class SummaryPanel(QWidget):
         self.session: str | None = None
         self.cursor_label = QLabel("")
         self.cursor_label.setObjectName("summary-cursor")
-        self.button = QPushButton("Summarize now")
+        self.button = QPushButton(translate("Summary", "Summarize now"))
         self.button.setEnabled(False)
         self.view = QTextBrowser()
         self.view.setObjectName("summary-view")
@@ -85,7 +94,7 @@ class SummaryPanel(QWidget):
     def show_session(self, session: str) -> None:
         self.session = session
         self.button.setEnabled(True)
-        self.cursor_label.setText("Loading…")
+        self.cursor_label.setText(translate("Summary", "Loading…"))
         source = self.source
         self.runner.run_query(
             lambda: source.load(session),
@@ -98,16 +107,16 @@ class SummaryPanel(QWidget):
         if session != self.session:
             return
         self.cursor_label.setText(
-            f"Summarized up to {local_time(view.cursor_ns)}"
+            translate("Summary", "Summarized up to {time}").format(time=local_time(view.cursor_ns))
             if view and view.cursor_ns
-            else "Not summarized yet"
+            else translate("Summary", "Not summarized yet")
         )
         self.view.setHtml(summary_html(view))
         self.summary_did_load.emit(view)
 
     def _on_failed(self, session: str, exc: BaseException) -> None:
         if session == self.session:
-            self.cursor_label.setText(describe(exc, "loading the summary").text)
+            self.cursor_label.setText(describe(exc, translate("Summary", "loading the summary")).text)
 
     def _on_button_clicked(self) -> None:
         if self.session:

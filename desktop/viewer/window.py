@@ -1,8 +1,13 @@
 """The viewer window: sessions on the left; conversation, search, summary and error memory on the right.
 
-File ▸ Import… reads another tool's export into sessions (:mod:`desktop.viewer.importing`); its progress
-shows in the status bar and its report in a message box. The status bar also shows the embedding backlog
-and the re-embedding after an embedder switch (:class:`desktop.viewer.progress.EmbeddingProgress`).
+Its menu bar holds every command of the tray menu (:class:`desktop.actions.AppActions`, laid out as File,
+Memory and Help), so the window alone is enough where there is no tray. File ▸ Import… reads another
+tool's export into sessions (:mod:`desktop.viewer.importing`); its progress shows in the status bar and
+its report in a message box. The status bar also shows the embedding backlog and the re-embedding after
+an embedder switch (:class:`desktop.viewer.progress.EmbeddingProgress`).
+
+While the home holds no sessions, a welcome page (:class:`desktop.viewer.welcome.WelcomePanel`) replaces
+the empty lists and says how to begin.
 
 Closing it hides it (the tray keeps running), except when there is no system tray: then it is the main
 window, says so in a banner, and closing it quits.
@@ -13,13 +18,24 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from desktop.actions import AppActions, find_action
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Outcome
+from desktop.placement import fit_to_screen
 from desktop.state import AppState
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.errormemory import ErrorMemoryPanel
@@ -28,8 +44,14 @@ from desktop.viewer.progress import EmbeddingProgress, StatusProgress
 from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
 from desktop.viewer.summary import SummaryPanel
+from desktop.viewer.welcome import WelcomePanel
 
 log = logging.getLogger("memtray.desktop.viewer")
+
+translate = QCoreApplication.translate
+
+MINIMUM = QSize(640, 420)
+"""The sessions list, a readable conversation and the status bar (fits 800×500)."""
 
 
 class ViewerWindow(QMainWindow):
@@ -45,14 +67,23 @@ class ViewerWindow(QMainWindow):
     summarize_requested = Signal(str)
     import_did_finish = Signal(object)
 
-    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        state: AppState,
+        parent: QWidget | None = None,
+        *,
+        actions: AppActions | None = None,
+        home: Path | None = None,
+    ) -> None:
+        """``actions``: the app's commands for the menu bar (without them the window makes its own, whose
+        Import… opens its dialog and whose other requests go nowhere); ``home``: the data folder."""
         super().__init__(parent)
         self.state = state
         self.runner = state.runner
+        self.home = home
         self.is_main_window = False
-        self.setWindowTitle("memtray — sessions")
+        self.setWindowTitle(translate("Viewer", "memtray — sessions"))
         self.setWindowIcon(app_icon())
-        self.resize(1200, 720)
         self.banner = QLabel("")
         self.banner.setObjectName("viewer-banner")
         self.banner.setWordWrap(True)
@@ -63,8 +94,8 @@ class ViewerWindow(QMainWindow):
         self.search = SearchPane(self.runner)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("viewer-tabs")
-        self.tabs.addTab(self.conversation, "Conversation")
-        self.tabs.addTab(self.search, "Search")
+        self.tabs.addTab(self.conversation, translate("Viewer", "Conversation"))
+        self.tabs.addTab(self.search, translate("Viewer", "Search"))
         self.summary: SummaryPanel | None = None
         self.errors: ErrorMemoryPanel | None = None
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -73,10 +104,15 @@ class ViewerWindow(QMainWindow):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
         split.setSizes([440, 660])
+        self.welcome = WelcomePanel()
+        self.pages = QStackedWidget()
+        self.browser = split
+        self.pages.addWidget(split)
+        self.pages.addWidget(self.welcome)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addWidget(self.banner)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
         self.progress = StatusProgress(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
@@ -84,11 +120,23 @@ class ViewerWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.embedding)
         self.import_dialog: ImportDialog | None = None
         self.import_report: QMessageBox | None = None
-        file_menu = self.menuBar().addMenu("&File")
-        self.import_action = file_menu.addAction("&Import…")
-        self.import_action.setObjectName("import")
-        self.import_action.setEnabled(state.memory is not None)
-        self.import_action.triggered.connect(lambda _checked=False: self.show_import())
+        if actions is None:
+            actions = AppActions(state, self)
+            actions.import_requested.connect(self.show_import)
+        self.commands = actions
+        self.menus = actions.fill_menu_bar(self.menuBar())
+        for menu in self.menus.values():
+            menu.aboutToShow.connect(self._refill_menus)
+        self._menus_stale = QTimer(self)  # refill after the event that changed the state, never inside it
+        self._menus_stale.setSingleShot(True)
+        self._menus_stale.setInterval(0)
+        self._menus_stale.timeout.connect(self.rebuild_menus)
+        self.welcome.import_requested.connect(actions.import_requested)
+        self.welcome.chat_requested.connect(lambda: actions.chat_requested.emit(None))
+        self.welcome.settings_requested.connect(actions.settings_requested)
+        self.welcome.open_folder_requested.connect(self._on_open_folder_requested)
+        self.welcome.set_home(home)
+        fit_to_screen(self, 0.75, 0.8, MINIMUM)
 
         self.sessions.session_did_select.connect(self._on_session_did_select)
         self.search.result_did_activate.connect(self._on_result_did_activate)
@@ -100,6 +148,27 @@ class ViewerWindow(QMainWindow):
 
     # -- public -----------------------------------------------------------------------------------
 
+    def action(self, name: str) -> QAction:
+        """The menu-bar action with object name ``name`` (the tray menu's names)."""
+        return find_action(self.menuBar(), name)
+
+    @property
+    def import_action(self) -> QAction:
+        return self.action("import")
+
+    def rebuild_menus(self) -> None:
+        """Refill the menu bar from the state the app holds (no I/O); not while one of its menus is open."""
+        if not any(menu.isVisible() for menu in self.menus.values()):
+            self._refill_menus()
+
+    def _refill_menus(self) -> None:
+        self.commands.fill_menu_bar(self.menuBar(), self.menus)
+
+    @property
+    def welcoming(self) -> bool:
+        """Whether the welcome page is shown (the memory is open and holds no sessions)."""
+        return self.pages.currentWidget() is self.welcome
+
     def become_main_window(self, reason: str) -> None:
         """No tray: this window is the app; say why, and quit when it closes."""
         self.is_main_window = True
@@ -107,7 +176,7 @@ class ViewerWindow(QMainWindow):
         self.banner.show()
 
     def show_message(self, text: str, ok: bool = True) -> None:
-        self.statusBar().showMessage(text if ok else f"⚠ {text}", 15000)
+        self.statusBar().showMessage(text if ok else f"⚠ {text}", 15000)  # ⚠ needs no translation
 
     def present(self, tab: str = "conversation") -> None:
         """Show, raise and focus the window on ``tab`` (``conversation`` or ``search``)."""
@@ -160,13 +229,15 @@ class ViewerWindow(QMainWindow):
         from engine.importers import ImportReport
 
         assert isinstance(report, ImportReport)
-        outcome = Outcome(f"Imported {path.name}", import_words(report, seconds))
+        outcome = Outcome(
+            translate("Viewer", "Imported {name}").format(name=path.name), import_words(report, seconds)
+        )
         log.info("%s: %s", outcome.title, outcome.text)
         self.state.refresh()
         self._report_import(outcome)
 
     def _on_import_failed(self, path: Path, exc: BaseException) -> None:
-        message = describe(exc, f"importing {path.name}")
+        message = describe(exc, translate("Viewer", "importing {name}").format(name=path.name))
         if message.bug:
             log.error("import of %s failed", path, exc_info=exc)
         else:
@@ -174,14 +245,14 @@ class ViewerWindow(QMainWindow):
         from engine.errors import InvalidInput
 
         # The reader checks the whole file before anything is stored: a refused file imported nothing.
-        nothing = " Nothing was imported." if isinstance(exc, InvalidInput) else ""
+        nothing = translate("Viewer", " Nothing was imported.") if isinstance(exc, InvalidInput) else ""
         self._report_import(Outcome(message.title, message.text + nothing, ok=False))
 
     def _report_import(self, outcome: Outcome) -> None:
-        self.show_message(f"{outcome.title}: {outcome.text}", outcome.ok)
+        self.show_message(outcome.line(), outcome.ok)
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Information if outcome.ok else QMessageBox.Icon.Warning)
-        box.setWindowTitle("memtray: import")
+        box.setWindowTitle(translate("Viewer", "memtray: import"))
         box.setText(outcome.title)
         box.setInformativeText(outcome.text)
         box.setObjectName("import-report")
@@ -193,21 +264,29 @@ class ViewerWindow(QMainWindow):
     # -- slots ------------------------------------------------------------------------------------
 
     def _on_memory_did_open(self) -> None:
-        self.import_action.setEnabled(True)
+        self._menus_stale.start()
         self.conversation.memory = self.state.memory
         self.search.memory = self.state.memory
         self.search.set_semantic_available(self.state.semantic)
         if self.state.summaries is not None and self.summary is None:
             self.summary = SummaryPanel(self.runner, self.state.summaries)
             self.summary.summarize_requested.connect(self.summarize_requested)
-            self.tabs.addTab(self.summary, "Summary")
+            self.tabs.addTab(self.summary, translate("Viewer", "Summary"))
         if self.state.errors is not None and self.errors is None:
             self.errors = ErrorMemoryPanel(self.runner, self.state.errors)
-            self.tabs.addTab(self.errors, "Error memory")
+            self.tabs.addTab(self.errors, translate("Viewer", "Error memory"))
             self.errors.refresh()
 
     def _on_state_did_change(self) -> None:
-        self.sessions.set_sessions(self.state.snapshot.sessions)
+        sessions = self.state.snapshot.sessions
+        self.sessions.set_sessions(sessions)
+        empty = self.state.has_snapshot and not any(not s.temporary for s in sessions)
+        self.pages.setCurrentWidget(self.welcome if empty else self.browser)
+        self._menus_stale.start()
+
+    def _on_open_folder_requested(self) -> None:
+        if self.home is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.home)))
 
     def _on_session_did_select(self, session: str) -> None:
         self.open_session(session)

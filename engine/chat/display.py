@@ -1,4 +1,4 @@
-"""What of a reply that is still streaming may be shown (memory-engine.md §3, output hygiene).
+"""What of a reply that is still streaming may be shown (output hygiene while it streams).
 
 The saved reply is :func:`engine.summary.hygiene.strip_reply` of the whole text. While it streams, the
 text so far is cleaned the same way, and also: an unclosed ``<summary>``/``[summary]`` block is hidden

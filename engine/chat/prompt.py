@@ -1,4 +1,4 @@
-"""What one chat turn sends to Gemini, built from the memory's turn context (memory-engine.md §3).
+"""What one chat turn sends to Gemini, built from the memory's turn context.
 
 Order: the system prompt (memtray's chat instructions, then the ``Prior Conversation Context`` guidance),
 the window (each message with its ``sendAt:`` prefix line), the turn-context ``user`` message (the time

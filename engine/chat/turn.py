@@ -2,14 +2,14 @@
 
 :meth:`Chat.send` does, in order:
 
-1. takes the turn's start time (the user message's ``sendAt``, memory-engine.md §2.2) and the Gemini key
+1. takes the turn's start time (the user message's ``sendAt``) and the Gemini key
    (``NoApiKey`` without one);
 2. builds the request from :meth:`engine.Memory.turn_context` (a new session has no window and no
    summary): the system prompt with the ``Prior Conversation Context`` guidance, the window with its
    prefixes, the turn-context ``user`` message, the user's input (:mod:`engine.chat.prompt`);
 3. streams the model's answer. When the model calls tools (``chat_history``, ``error_history``: the
    registry of :mod:`engine.tools.registry`), they run here, locally, and their results go back to the
-   model; after a failed call the error memory's hint is added (§11.4). After ``max_rounds`` rounds of
+   model; after a failed call the error memory's hint is added. After ``max_rounds`` rounds of
    tool calls the model is asked to answer without tools;
 4. shows the final answer as it streams (``on_text`` gets the visible reply so far, cleaned by
    :mod:`engine.chat.display`), then applies output hygiene (``strip_reply``) to the whole of it;
@@ -35,7 +35,6 @@ from engine.chat import prompt
 from engine.chat.display import visible_reply
 from engine.errormemory.hint import after_tool_call
 from engine.errors import EmptyReply, EngineError, InvalidInput, NoApiKey, TurnCancelled
-from engine.llm import usage as usage_mod
 from engine.llm.gemini import (
     ClientFactory,
     Usage,
@@ -119,8 +118,8 @@ class Chat:
 
     Args:
         mem: the memory (the session's window, summary, tools and the place replies are saved).
-        keys: where the Gemini key comes from (default: the summarizer's, so a key given for this run
-            only is shared).
+        keys: where the Gemini key comes from (default: the memory's, so a key given for this run only
+            is shared).
         client_factory: ``(api_key, base_url) -> genai.Client`` (tests: fast retries).
         tools: the tools offered to the model (default: :func:`engine.tools.registry.memory_tools`).
         max_rounds: rounds of tool calls before the model must answer without tools.
@@ -138,7 +137,7 @@ class Chat:
         system_prompt: str = prompt.SYSTEM_PROMPT,
     ) -> None:
         self.mem = mem
-        self.keys = keys if keys is not None else mem.summaries.keys
+        self.keys = keys if keys is not None else mem.keys
         self.client_factory = client_factory or default_client_factory
         self.tools = list(tools) if tools is not None else memory_tools()
         self.max_rounds = max(0, max_rounds)
@@ -325,7 +324,7 @@ class Chat:
 
     def _record(self, session: str, model: str, used: Usage) -> None:
         try:
-            usage_mod.record(self.mem.store, UsageEvent(session, model, "chat", used), self.mem.clock())
+            self.mem.usage.record(UsageEvent(session, model, "chat", used))
         except EngineError as exc:
             log.warning("could not record Gemini usage: %s", exc)
 

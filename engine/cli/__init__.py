@@ -10,10 +10,12 @@ from __future__ import annotations
 import logging
 import sys
 
-from engine.cli.parser import build_parser
+from engine.cli.parser import build_parser, wants_gui
 from engine.errors import EngineError
 
 log = logging.getLogger("memtray.cli")
+
+__all__ = ["main", "wants_gui"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,25 +1,38 @@
-"""CLI commands that move conversations in and out: import, export."""
+"""CLI commands that move conversations in and out: import, export.
+
+``memtray import FORMAT PATH`` reads everything first (the reader checks the whole file), then stores it;
+on a terminal a progress line on stderr is rewritten in place (quiet when stderr is not a terminal), and at
+the end one line on stdout says how many messages went into how many sessions and what was left out, and
+why. The transcript formats (``claude-code``, ``codex``) remember how far each file was read in
+``<home>/.store/import-state.json``, written only once the messages are stored.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 from engine.cli.output import open_memory, write
-from engine.errors import InvalidInput, SessionNotFound
-from engine.importers import DESCRIPTIONS, readers
+from engine.errors import EngineError, InvalidInput, SessionNotFound
+from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
+from engine.importers.importstate import ImportState
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
 
-PROGRESS_EVERY = 1.0
+log = logging.getLogger("memtray.cli")
+
+PROGRESS_EVERY = 0.2
 EXTENSIONS = {"jsonl": ".jsonl", "markdown": ".md"}
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    formats = "\n".join(f"  {name:<9} {DESCRIPTIONS.get(name, '')}" for name in sorted(readers()))
+    formats = "\n".join(f"  {name:<12} {DESCRIPTIONS.get(name, '')}" for name in sorted(readers()))
     p = commands.add_parser(
         "import",
         help="import conversations from a file or folder",
@@ -28,8 +41,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("format", choices=sorted(readers()))
-    p.add_argument("path", type=Path)
+    p.add_argument(
+        "path", type=Path, nargs="?", help="the file or folder to import ('-': standard input, jsonl only)"
+    )
     p.add_argument("--session", default=None, help="the session to import into (only with one conversation)")
+    p.add_argument(
+        "--hook",
+        action="store_true",
+        help="claude-code only: read a Claude Code hook's JSON on standard input and import its "
+        "transcript_path (PATH is then left out); never fails the hook",
+    )
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("export", help="export a session's complete history (or every session's)")
@@ -47,34 +68,92 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.set_defaults(handler=cmd_export)
 
 
-class _Progress:
-    """Prints ``importing: done/total messages`` to stderr, at most once a second and at the end."""
+class Progress:
+    """``importing: 1,234/5,000 messages (24 %)`` on stderr, rewritten in place, only on a terminal."""
 
-    def __init__(self) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._on = _is_terminal(self._stream)
         self._last = 0.0
+        self._shown = False
+
+    def note(self, text: str) -> None:
+        """Show ``text`` as the progress line (e.g. ``reading …``)."""
+        if self._on:
+            self._show(text)
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if done < total and now - self._last < PROGRESS_EVERY:
+        if not self._on or (done < total and now - self._last < PROGRESS_EVERY):
             return
         self._last = now
-        sys.stderr.write(f"importing: {done:,}/{total:,} messages\n")
-        sys.stderr.flush()
+        share = f" ({done * 100 // total} %)" if total else ""
+        self._show(f"importing: {done:,}/{total:,} messages{share}")
+
+    def _show(self, text: str) -> None:
+        self._stream.write(f"\r{text}\x1b[K")
+        self._stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        """Clear the progress line, so that what follows starts on a clean line."""
+        if self._shown:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+            self._shown = False
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    reader = readers()[args.format]
+    if args.hook:
+        return _import_from_hook(args)
+    if args.path is None:
+        raise InvalidInput("name the file or folder to import")
+    progress = Progress()
     with open_memory(args) as mem:  # first, so that warnings about skipped records are logged
-        result = reader(args.path, args.session)  # everything is read and checked before anything is stored
-        report = mem.import_sessions(result.sessions, _Progress()).with_skipped(result.skipped)
-        mem.wait_idle()
-    ordered = sorted(report.skipped.items(), key=lambda item: (-item[1], item[0]))
-    skipped = ", ".join(f"{n} {why}" for why, n in ordered) or "none"
-    write(
-        f"imported {report.messages_added} messages into {report.sessions} session(s); "
-        f"{report.messages_already_present} already present; skipped: {skipped}"
-    )
+        state = ImportState.for_store(mem.paths.store_dir) if args.format in INCREMENTAL else None
+        reader = readers(state)[args.format]
+        try:
+            progress.note(f"reading {args.path} …")
+            result = reader(args.path, args.session)  # everything is read and checked before it is stored
+            report = mem.import_sessions(result.sessions, progress).with_read(result)
+            if state is not None:
+                state.save()  # only now: a crash before this reads the same lines again, adding nothing
+            mem.wait_idle()
+        finally:
+            progress.close()
+    write(report.describe())
     return 0
+
+
+def _import_from_hook(args: argparse.Namespace) -> int:
+    """``memtray import claude-code --hook``: the transcript named by a Claude Code hook's input.
+
+    Claude Code runs a ``Stop`` or ``SessionEnd`` hook with a JSON object on standard input whose
+    ``transcript_path`` is the session's transcript. A hook that exits 2 blocks Claude, so this always exits
+    0: a failure is one line on standard error (which Claude Code shows in its transcript view) and in the
+    log, and the next hook run imports what this one missed (the import is incremental).
+    """
+    if args.format != "claude-code":
+        raise InvalidInput("--hook goes with 'memtray import claude-code'")
+    try:
+        payload = json.loads(sys.stdin.read(1024 * 1024) or "null")
+        transcript = payload.get("transcript_path") if isinstance(payload, dict) else None
+        if not isinstance(transcript, str) or not transcript:
+            raise InvalidInput("the hook's input has no transcript_path")
+        args.path = Path(transcript)
+        args.hook = False
+        return cmd_import(args)
+    except (EngineError, ValueError) as exc:
+        log.warning("claude-code hook: nothing imported: %s", exc)
+        sys.stderr.write(f"memtray: nothing imported from the hook: {exc}\n")
+        return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:

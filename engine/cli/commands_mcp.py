@@ -11,8 +11,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser(
         "mcp",
         help="serve the memory to agents over the Model Context Protocol (stdio)",
-        description="A Model Context Protocol server on stdin/stdout: tools chat_history, error_history, "
-        "append_messages, turn_context and list_sessions. Logs go to the log file and stderr.",
+        description="A Model Context Protocol server on stdin/stdout: tools search, read, list_sessions, "
+        "turn_context, save, forget_message, forget_session and the error memory's; the sessions as "
+        "resources; prompts recall and catch_up. Logs go to the log file, warnings to stderr.",
     )
     p.set_defaults(handler=cmd_mcp)
 

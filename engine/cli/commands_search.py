@@ -41,7 +41,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             limit=args.limit,
         )
         _print_hits(hits, as_json=args.json)
-        if idle and mem.semantic is not None and mem.semantic.status().rebuilding:
+        if idle and mem.semantic.status().rebuilding:
             # The search found an archive index damaged or out of date and scheduled its rebuild: finish
             # it (the results are out already) rather than race the exit, so the next search finds it.
             sys.stdout.flush()

@@ -16,6 +16,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_sessions)
 
+    p = commands.add_parser("title", help="show a session's title, or give it one ('' resets it)")
+    p.add_argument("--session", required=True)
+    p.add_argument("title", nargs="?", default=None, help="the new title; leave out to show the current one")
+    p.set_defaults(handler=cmd_title)
+
     p = commands.add_parser("append", help="append one message to a session (creating it)")
     p.add_argument("--session", required=True)
     p.add_argument("--role", required=True, choices=["user", "assistant"])
@@ -57,6 +62,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             [
                 {
                     "id": i.id,
+                    "title": i.title,
+                    "titleSource": i.title_source,
+                    "firstMessageAt": i.first_message_at,
+                    "lastMessageAt": i.last_message_at,
                     "lastActivity": i.last_activity,
                     "hotMessages": i.hot_messages,
                     "archivedMessages": i.archived_messages,
@@ -72,7 +81,22 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         write("no sessions yet")
     for i in infos:
         when = format_local(i.last_activity) if i.last_activity else "-"
-        write(f"{i.id}\t{when}\t{i.hot_messages} recent\t{i.archived_messages} archived")
+        title = i.title or "(no title)"
+        write(f"{i.id}\t{when}\t{i.total_messages} messages\t{title}")
+    return 0
+
+
+def cmd_title(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        if args.title is None:
+            info = next((i for i in mem.sessions() if i.id == args.session), None)
+            if info is None:
+                mem.set_title(args.session, "")  # raises SessionNotFound with the CLI's usual words
+                return 1
+            write(info.title or "(no title)")
+            return 0
+        stored = mem.set_title(args.session, args.title)
+    write(stored or "(title reset: the first message is shown)")
     return 0
 
 

@@ -63,10 +63,7 @@ def _keys(args: argparse.Namespace) -> Keys:
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     keys = _keys(args)
-    with open_memory(args) as mem:
-        from engine.summary import Summaries
-
-        mem.summaries = Summaries(mem, keys=keys)
+    with open_memory(args, keys) as mem:
         if args.session is not None:
             results = [mem.summaries.generate(args.session)]
         else:
@@ -139,10 +136,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-summary")
     store_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-store")
     try:
-        with open_memory(args) as mem:
-            from engine.summary import Summaries
-
-            mem.summaries = Summaries(mem, keys=keys)
+        with open_memory(args, keys) as mem:
             scheduler = SummaryScheduler(mem.summaries.run_pending, executor, enabled=mem.summaries.enabled)
             add_maintenance(scheduler.scheduler, mem, store_worker.submit)
             store_worker.submit(mem.cleanup_temp_sessions)

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from engine.clock import format_local
+from engine.llm.keys import Keys
 from engine.logs import configure
 from engine.memory import Memory
 from engine.messages import Message
@@ -18,15 +19,18 @@ from engine.search.pipeline import Hit
 BACKGROUND_COMMANDS = {"search", "daemon", "mcp"}
 
 
-def open_memory(args: argparse.Namespace) -> Memory:
-    """Open the memory named by ``--home`` (or the default), with logging set up."""
+def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
+    """Open the memory named by ``--home`` (or the default), with logging set up.
+
+    ``keys``: the Gemini key store (default: ``GEMINI_API_KEY``, then the OS keyring).
+    """
     paths = Paths.resolve(getattr(args, "home", None))
     configure(
         paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING
     )
     # Only long-running commands and searches embed; the others queue their messages for the app/daemon.
     background = getattr(args, "command_name", None) in BACKGROUND_COMMANDS
-    return Memory.open(paths.home, background=background)
+    return Memory.open(paths.home, keys=keys, background=background)
 
 
 def write(text: str) -> None:

@@ -1,4 +1,4 @@
-"""Error memory: tool errors and their fixes, remembered across sessions for 90 days (seed tier 4).
+"""Error memory: tool errors and their fixes, remembered across sessions for 90 days.
 
 ::
 

@@ -1,4 +1,4 @@
-"""The automatic hint after a tool call (memory-engine.md §11.4), as text for the tool message.
+"""The automatic hint after a tool call, as text for the tool message.
 
 After a tool call the chat loop asks :func:`after_tool_call` for the tool message:
 

@@ -1,14 +1,14 @@
-"""The keyword fallback of error-memory search: the seed's scan plus full-text matching.
+"""The keyword fallback of error-memory search: the original's scan plus full-text matching.
 
-Used when vectors are off or find nothing at or above the floor (memory-engine.md §11.3 step 4, with
-decisions.md's fix). Two sources, the full-text matches first:
+Used when vectors are off or find nothing at or above the floor (the original has only the scan, and
+no floor). Two sources, the full-text matches first:
 
 * **full text** over keywords, symptom, cause and action (not the tool name: error texts name their
   tool, which would match every record of it). Each term of the query that is neither a stop word nor
   an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.keyword`
   (words to ``error_memory_fts``, CJK runs of 3+ to ``error_memory_tri``, shorter CJK runs to ``LIKE``).
   A record must match at least half of the terms; more terms, then a better BM25, rank first;
-* **the seed's scan**: with a tool, that tool's records tagged ``error_type:<class>`` of the query
+* **the original's scan**: with a tool, that tool's records tagged ``error_type:<class>`` of the query
   (nothing when the class is ``unknown``); without one, records whose tool name, symptom or cause
   contains the lower-cased query, or one of whose keywords contains it or is contained in it.
 
@@ -43,7 +43,7 @@ ERROR_WORDS = frozenset(
 def seed_scan(
     conn: Connection, query: str, tool_name: str | None, now: int, limit: int, *, strict: bool = False
 ) -> list[int]:
-    """The original keyword scan (§11.3 step 4), newest first.
+    """The original's keyword scan, newest first.
 
     ``strict`` (after vectors found nothing at or above the floor) keeps only what is specific: the
     tool's records of the query's error class unless that class is the catch-all ``other``; without a
@@ -136,7 +136,7 @@ def keyword_search(
     *,
     strict: bool = False,
 ) -> list[int]:
-    """Row numbers of the keyword fallback: full-text matches first, then the seed's scan.
+    """Row numbers of the keyword fallback: full-text matches first, then the original's scan.
 
     ``strict``: vectors were searched and found nothing at or above the floor, so only specific keyword
     evidence may still return a record (see :func:`seed_scan`).

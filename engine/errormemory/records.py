@@ -1,6 +1,6 @@
 """Error records: the :class:`ErrorRecord` dataclass, input limits, keyword normalisation, the classifier.
 
-A record remembers one tool error and what was done about it (memory-engine.md §11.1). Its id is the
+A record remembers one tool error and what was done about it. Its id is the
 sha256 hex of ``tool_name + decimal(unix_ns)``. Keywords are trimmed, lower-cased, de-duplicated (first
 seen wins) and tagged ``error_type:<class>`` by :func:`classify` of ``symptom + "\\n" + cause``.
 """
@@ -26,7 +26,7 @@ MAX_TOOL_CHARS = 128
 MAX_KEYWORDS = 32
 MAX_KEYWORD_CHARS = 200
 
-# (class, triggers): the first class whose trigger appears in the lower-cased text wins (§11.1).
+# (class, triggers): the first class whose trigger appears in the lower-cased text wins (as in the original).
 _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tool_not_exist", ("not exist:", "tool not found", "unsupported tool")),
     ("required_param", ("required",)),
@@ -106,7 +106,7 @@ def tagged_keywords(keywords: list[str] | tuple[str, ...], symptom: str, cause: 
 
 
 def record_id(tool_name: str, ns: int) -> str:
-    """sha256 hex of ``tool_name + decimal(ns)`` (the seed's key ``<tool_name>:<unix_ns>``, hashed)."""
+    """sha256 hex of ``tool_name + decimal(ns)`` (the original's key ``<tool_name>:<unix_ns>``, hashed)."""
     return hashlib.sha256(f"{tool_name}{ns}".encode()).hexdigest()
 
 

@@ -67,7 +67,7 @@ class Remembered:
 
 
 def clamp_limit(limit: int | None) -> int:
-    """The seed's rule: ≤ 0 (or None) becomes 4, anything above 16 becomes 16."""
+    """The original's rule: ≤ 0 (or None) becomes 4, anything above 16 becomes 16."""
     if limit is None or limit <= 0:
         return DEFAULT_LIMIT
     return min(int(limit), MAX_LIMIT)
@@ -241,7 +241,7 @@ class ErrorMemory:
         Args:
             query: an error text or keywords (may be empty when ``tool_name`` is given).
             tool_name: only this tool's records.
-            limit: 4 by default; at most 16 (the seed's clamp).
+            limit: 4 by default; at most 16 (the original's clamp).
             use_vectors: False to use the keyword fallback only.
 
         Raises:

@@ -12,16 +12,28 @@ is skipped:
 - JSONL holds one conversation, so any bad line stops it (the line is named).
 
 Things left out on purpose (system and tool messages, attachments, images, hidden nodes) are counted per
-reason in ``skipped``; the report at the end adds them up.
+reason in ``skipped``; the report at the end adds them up. A file of another kind than the one asked for
+(a Claude export given to the ChatGPT reader) is an error that names its kind (:mod:`engine.importers.detect`).
+
+Agents' transcripts (Claude Code, Codex) are read incrementally when the caller passes an
+:class:`~engine.importers.importstate.ImportState`: only what was appended since the last import is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.messages import Message
+
+if TYPE_CHECKING:
+    from engine.importers.importstate import ImportState
+
+
+__all__ = ["DESCRIPTIONS", "INCREMENTAL", "ImportReport", "ImportedSession", "ReadResult", "readers"]
 
 
 @dataclass(frozen=True)
@@ -33,12 +45,25 @@ class ImportedSession:
         messages: its messages, oldest first.
         summary: a summary.json object to install when the session has none (Agenvoy folders), or None.
         skipped: (reason, count) of records that were left out on purpose.
+        title: the conversation's title in the source (ChatGPT ``title``, Claude ``name``, an agent's
+            project and first prompt), or None when the source has none.
     """
 
     session: str
     messages: list[Message]
     summary: dict[str, object] | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    title: str | None = None
+
+    @property
+    def first_at(self) -> int:
+        """Unix ns of the oldest message with a known time, or 0."""
+        return min((m.send_at for m in self.messages if m.send_at), default=0)
+
+    @property
+    def last_at(self) -> int:
+        """Unix ns of the newest message with a known time, or 0."""
+        return max((m.send_at for m in self.messages if m.send_at), default=0)
 
 
 @dataclass(frozen=True)
@@ -53,37 +78,80 @@ class ReadResult:
 
     sessions: list[ImportedSession]
     skipped: dict[str, int] = field(default_factory=dict)
+    unchanged: int = 0
+    """Transcripts with nothing new since the last import (incremental readers only)."""
 
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did, over all its sessions."""
+    """What an import did, over all its sessions.
+
+    Attributes:
+        sessions: conversations read (each one a session).
+        messages_added: messages stored now.
+        messages_already_present: messages the session already held (same role, text and time).
+        skipped: (reason, count) of what was left out.
+        unchanged: transcripts with nothing new since the last import.
+    """
 
     sessions: int
     messages_added: int
     messages_already_present: int
     skipped: dict[str, int]
+    unchanged: int = 0
 
     def with_skipped(self, more: dict[str, int]) -> ImportReport:
         """This report with ``more`` skipped records added (a reader's file-level skips)."""
         merged = dict(self.skipped)
         for reason, count in more.items():
             merged[reason] = merged.get(reason, 0) + count
-        return ImportReport(self.sessions, self.messages_added, self.messages_already_present, merged)
+        return replace(self, skipped=merged)
+
+    def with_read(self, result: ReadResult) -> ImportReport:
+        """This report with what the reader found besides the sessions (its skips, unchanged files)."""
+        return replace(self.with_skipped(result.skipped), unchanged=self.unchanged + result.unchanged)
+
+    def describe(self) -> str:
+        """The report in words: what went into how many sessions, and what was left out and why."""
+        added = _count(self.messages_added, "message")
+        text = f"imported {added} into {_count(self.sessions, 'session')}"
+        if self.messages_already_present:
+            text += f"; {self.messages_already_present:,} already there"
+        if self.unchanged:
+            text += f"; {_count(self.unchanged, 'transcript')} unchanged since the last import"
+        ordered = sorted(self.skipped.items(), key=lambda item: (-item[1], item[0]))
+        left_out = ", ".join(f"{n:,} {why}" for why, n in ordered)
+        return f"{text}; left out: {left_out or 'nothing'}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 Reader = Callable[[Path, "str | None"], ReadResult]
 
 DESCRIPTIONS = {
-    "agenvoy": "an Agenvoy sessions/ folder, or one session folder (history.json, summary.json)",
-    "chatgpt": "conversations.json of a ChatGPT data export (the file, its folder, or the .zip)",
-    "claude": "conversations.json of a Claude data export (the file, its folder, or the .zip)",
-    "jsonl": "one history.json record per line, into one session",
+    "agenvoy": "an Agenvoy home (~/.config/agenvoy: sessions/ and .store/history.db), its sessions/ folder, "
+    "or one session folder",
+    "chatgpt": "a ChatGPT data export: the .zip, its folder, or conversations.json (or conversations-000.json …)",
+    "claude": "a Claude data export: the .zip, its folder, or conversations.json",
+    "claude-code": "Claude Code transcripts: ~/.claude/projects, a project folder, or one .jsonl file",
+    "codex": "Codex CLI rollouts: ~/.codex/sessions, a folder below it, or one rollout-….jsonl file",
+    "jsonl": "one history.json record per line, into one session ('-' reads standard input)",
 }
+INCREMENTAL = ("claude-code", "codex")
+"""Formats that remember how far each file was read (see :mod:`engine.importers.importstate`)."""
 
 
-def readers() -> dict[str, Reader]:
-    """The formats ``memtray import`` knows, by name."""
-    from engine.importers import agenvoy, chatgpt, claude, jsonl
+def readers(state: ImportState | None = None) -> dict[str, Reader]:
+    """The formats ``memtray import`` knows, by name; ``state`` makes the transcript readers incremental."""
+    from engine.importers import agenvoy, chatgpt, claude, claude_code, codex, jsonl
 
-    return {"agenvoy": agenvoy.read, "chatgpt": chatgpt.read, "claude": claude.read, "jsonl": jsonl.read}
+    return {
+        "agenvoy": agenvoy.read,
+        "chatgpt": chatgpt.read,
+        "claude": claude.read,
+        "claude-code": partial(claude_code.read, state=state),
+        "codex": partial(codex.read, state=state),
+        "jsonl": jsonl.read,
+    }

@@ -1,95 +1,146 @@
-"""Agenvoy import: a ``sessions/`` folder (one subfolder per session), its parent, or one session folder.
+"""Agenvoy import: its home (``~/.config/agenvoy``), its ``sessions/`` folder, one session folder, or history.db.
 
-A session folder holds ``history.json`` (a JSON array of ``{"role", "content", "sendAt"?, "sender"?}``)
-and ``summary.json`` (memory-engine.md §1.2, §2.1, §8.1). Both history formats are read: records with
-``sendAt`` (Unix ns), and the older ones whose time sits in a ``當前時間:`` header inside the content
-(§2.5, converted by :func:`engine.messages.normalize_legacy`). Content given as a list keeps its text
-parts. ``summary.json`` is mapped to today's keys (:mod:`engine.importers.agenvoy_summary`) and installed
-only when the memtray session has no summary yet.
+A session folder ``sessions/<id>/`` holds ``history.json`` (a JSON array of ``{"role", "content", "sendAt"?,
+"sender"?}``) and ``summary.json``. What Agenvoy compacted out of history.json is still in its archive,
+``.store/history.db`` beside ``sessions/`` (:mod:`engine.importers.agenvoy_db`, opened read-only): both are
+read and merged, a message in both (same role and text, at the same time or at a time one of them only
+guessed) counted once. A session only in history.db is imported too.
+
+Times and senders: a record's ``sendAt`` (any epoch unit, told by its size; an impossible time is skipped
+with the reason) and ``sender`` come first, then history.db's ``send_at`` and ``sender``, then the header
+older versions wrote into the text, which is removed (every layout: :mod:`engine.importers.agenvoy_headers`).
+Content given as a list keeps its text parts. ``summary.json`` is mapped to today's keys
+(:mod:`engine.importers.agenvoy_summary`) and installed only when the memtray session has no summary yet.
 
 The folder name is the session id (``cli-…``, ``tg-…``, ``dc-…``, ``http-…``). ``temp-`` sessions (throwaway
 subagent runs) and hidden folders (``.Trash``) are skipped with a reason, and so are system and tool
-messages and assistant messages that carry tool calls (Agenvoy never saves those, §2.2).
+messages and assistant messages that carry tool calls (Agenvoy never saves those).
 
 What is fatal: for one session folder, an unreadable ``history.json`` is an error and nothing is imported.
-For a ``sessions/`` folder, such a session is skipped (named in the log) and the others are imported.
-A broken record inside a history is skipped and counted.
+For a ``sessions/`` folder, such a session is skipped (named in the log) and the others are imported; so is
+an unreadable history.db (history.json is then all there is). A broken record is skipped and counted.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, agenvoy_summary
-from engine.importers.records import Tally, message, short
-from engine.messages import MAX_SEND_AT, Message, normalize_legacy, text_of
+from engine.importers import ImportedSession, ReadResult, agenvoy_db, agenvoy_headers, agenvoy_summary, detect
+from engine.importers.records import BadTime, Tally, epoch_ns, message, short
+from engine.messages import Message, text_of
 from engine.paths import validate_session_id
 
 log = logging.getLogger("memtray.import")
 
 TEMP_PREFIX = "temp-"
-HISTORY, SUMMARY = "history.json", "summary.json"
+HISTORY, SUMMARY, SESSIONS, DATABASE = "history.json", "summary.json", "sessions", "history.db"
 MAX_FILE_BYTES = 512 * 1024 * 1024
+NS = 1_000_000_000
+ZONE_STEP_NS = 15 * 60 * NS
+MAX_ZONE_NS = 26 * 3600 * NS
+"""Two copies of a message whose times differ by whole quarter hours (up to 26 h) differ by a time zone:
+a header's local time read on another machine than the one that wrote it."""
 
 
 class UnreadableSession(Exception):
     """A session folder whose history.json cannot be used at all."""
 
 
+class Rank:
+    """How much a message's time can be trusted, best last: where it came from."""
+
+    NONE, HEADER, DATABASE, RECORD = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A message and the :class:`Rank` of its time and of its sender."""
+
+    message: Message
+    time_rank: int
+    sender_rank: int
+
+
 def read(path: Path, session: str | None = None) -> ReadResult:
-    """Read an Agenvoy ``sessions/`` folder, one session folder, or a session's ``history.json``.
+    """Read an Agenvoy home, ``sessions/`` folder, one session folder (or its history.json), or history.db.
 
     Args:
-        path: the folder (or the ``history.json`` in a session folder).
+        path: the folder or file.
         session: import into this session instead; only for one session folder.
 
     Raises:
         InvalidInput: the path is not a folder, or ``session`` with a folder of many sessions.
-        ImportFormatError: a single session's history.json is not a JSON list (nothing is imported), or
-            the folder holds no session.
+        ImportFormatError: a single session's history.json is not a JSON list (nothing is imported), the
+            folder holds no session, or the path looks like another kind of history.
     """
     path = path.expanduser()
+    database: Path | None = None
     if path.is_file() and path.name in (HISTORY, SUMMARY):
         path = path.parent
+    elif path.is_file() and path.name == DATABASE:
+        database, path = path, path.parent.parent if path.parent.name == ".store" else path.parent
+        if not agenvoy_db.is_archive(database):
+            raise ImportFormatError(f"{database}: not Agenvoy's history.db (no messages table)")
+    detect.require(path, "agenvoy")
     if not path.is_dir():
         raise InvalidInput(f"not a folder: {path} (give an Agenvoy sessions/ folder or one session folder)")
-    if is_session_folder(path):
+    if is_session_folder(path) and database is None:
         return _single(path, session)
-    if (path / "sessions").is_dir():
-        path = path / "sessions"  # the Agenvoy home (~/.config/agenvoy)
-    folders = _subfolders(path)
+    if database is None:
+        database = _database_of(path)
+    if (path / SESSIONS).is_dir():
+        path = path / SESSIONS  # the Agenvoy home (~/.config/agenvoy)
     if session is not None:
         raise InvalidInput(f"--session needs one session folder; {path} is a folder of sessions")
     tally = Tally()
-    sessions: list[ImportedSession] = []
-    found = 0
-    for folder in folders:
-        if not is_session_folder(folder):
-            continue
-        found += 1
-        if folder.name.startswith(TEMP_PREFIX):
-            tally.skip("temp- session (throwaway)")
-            continue
-        try:
-            session_id = validate_session_id(folder.name)
-        except InvalidInput:
-            tally.broken("folder name is not a session id", str(folder), "not a valid session id")
-            continue
-        try:
-            item = read_session(folder, session_id)
-        except UnreadableSession as exc:
-            tally.broken("session with an unreadable history.json", str(folder), str(exc))
-            continue
-        _add(item, sessions, tally)
-    if not found:
+    archived = _rows(database, None, tally)
+    folders = {f.name: f for f in _subfolders(path) if is_session_folder(f)} if path.is_dir() else {}
+    if not folders and not archived:
         raise ImportFormatError(
             f"{path}: no Agenvoy session in this folder (no history.json or summary.json)"
         )
+    sessions: list[ImportedSession] = []
+    for name in sorted(set(folders) | set(archived)):
+        if name.startswith(TEMP_PREFIX):
+            tally.skip("temp- session (throwaway)")
+            continue
+        try:
+            session_id = validate_session_id(name)
+        except InvalidInput:
+            tally.broken("folder name is not a session id", str(path / name), "not a valid session id")
+            continue
+        try:
+            item = read_session(folders.get(name), session_id, archived.get(name, []))
+        except UnreadableSession as exc:
+            tally.broken("session with an unreadable history.json", str(path / name), str(exc))
+            continue
+        _add(item, sessions, tally)
     return ReadResult(sessions, tally.as_dict())
+
+
+def _database_of(path: Path) -> Path | None:
+    """history.db of an Agenvoy home, or of the home whose ``sessions/`` folder ``path`` is."""
+    for home in (path, path.parent) if path.name == SESSIONS else (path,):
+        candidate = home / ".store" / DATABASE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _rows(database: Path | None, only: str | None, tally: Tally) -> dict[str, list[agenvoy_db.Row]]:
+    if database is None:
+        return {}
+    try:
+        return agenvoy_db.read_rows(database, only)
+    except agenvoy_db.UnreadableDatabase as exc:
+        tally.broken("unreadable history.db (only history.json was read)", str(database), str(exc))
+        return {}
 
 
 def _single(folder: Path, session: str | None) -> ReadResult:
@@ -103,8 +154,10 @@ def _single(folder: Path, session: str | None) -> ReadResult:
         raise InvalidInput(
             f"cannot use the folder name {folder.name!r} as a session id; pass --session"
         ) from exc
+    database = _database_of(folder.parent) if folder.parent.name == SESSIONS else None
+    rows = _rows(database, folder.name, tally).get(folder.name, [])
     try:
-        item = read_session(folder, target)
+        item = read_session(folder, target, rows)
     except UnreadableSession as exc:
         raise ImportFormatError(f"{folder / HISTORY}: {exc}") from exc
     sessions: list[ImportedSession] = []
@@ -132,35 +185,89 @@ def _subfolders(path: Path) -> list[Path]:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def read_session(folder: Path, session_id: str) -> ImportedSession:
-    """One session folder: its messages (oldest first), its summary, and what was skipped.
+def read_session(
+    folder: Path | None, session_id: str, rows: Iterable[agenvoy_db.Row] = ()
+) -> ImportedSession:
+    """One session: its history.db rows and its folder's history.json merged (oldest first), its summary.
 
     Raises:
         UnreadableSession: history.json exists but is not a readable JSON list.
     """
     tally = Tally()
-    messages: list[Message] = []
-    history = _load(folder / HISTORY)
-    if history is not None:
-        if not isinstance(history, list):
-            raise UnreadableSession(f"expected a JSON list of messages, not {type(history).__name__}")
-        for index, record in enumerate(history, start=1):
-            found = parse_record(record, tally, f"{folder.name}/{HISTORY} record {index}")
-            if found is not None:
-                messages.append(found)
+    archived = [p for i, row in enumerate(rows, start=1) if (p := _row(row, tally, f"{session_id} row {i}"))]
+    recent: list[Parsed] = []
     summary = None
+    if folder is not None:
+        history = _load(folder / HISTORY)
+        if history is not None:
+            if not isinstance(history, list):
+                raise UnreadableSession(f"expected a JSON list of messages, not {type(history).__name__}")
+            for index, record in enumerate(history, start=1):
+                found = _record(record, tally, f"{folder.name}/{HISTORY} record {index}")
+                if found is not None:
+                    recent.append(found)
+        summary = _summary(folder, tally)
+    merged = merge(archived, recent, tally) if archived else [p.message for p in recent]
+    return ImportedSession(session_id, merged, summary, tally.as_dict())
+
+
+def _summary(folder: Path, tally: Tally) -> dict[str, object] | None:
     try:
         raw_summary = _load(folder / SUMMARY)
     except UnreadableSession as exc:
         tally.broken("unreadable summary.json", f"{folder.name}/{SUMMARY}", str(exc))
-    else:
-        if raw_summary is not None:
-            summary = agenvoy_summary.convert(raw_summary)
-            if summary is None:
-                tally.broken(
-                    "summary.json without summary keys", f"{folder.name}/{SUMMARY}", "no summary keys"
-                )
-    return ImportedSession(session_id, messages, summary, tally.as_dict())
+        return None
+    if raw_summary is None:
+        return None
+    summary = agenvoy_summary.convert(raw_summary)
+    if summary is None:
+        tally.broken("summary.json without summary keys", f"{folder.name}/{SUMMARY}", "no summary keys")
+    return summary
+
+
+def merge(archived: list[Parsed], recent: list[Parsed], tally: Tally) -> list[Message]:
+    """history.db's messages with history.json's: one message for a pair with the same role and text whose
+    times agree (equal, one of them unknown, or a time zone apart), with the better time and sender.
+
+    The order is history.db's, history.json's messages not in it after them; by time when every message
+    has one.
+    """
+    waiting: dict[tuple[str, str], list[int]] = {}
+    for index, item in enumerate(archived):
+        waiting.setdefault((item.message.role, item.message.content), []).append(index)
+    merged = list(archived)
+    extra: list[Parsed] = []
+    for item in recent:
+        candidates = waiting.get((item.message.role, item.message.content), [])
+        match = next((i for i in candidates if _same_time(archived[i], item)), None)
+        if match is None:
+            extra.append(item)
+            continue
+        candidates.remove(match)
+        merged[match] = _better(archived[match], item)
+        tally.skip("message in both history.db and history.json (imported once)")
+    result = [p.message for p in merged + extra]
+    if all(m.send_at for m in result):
+        result.sort(key=lambda m: m.send_at)
+    return result
+
+
+def _same_time(a: Parsed, b: Parsed) -> bool:
+    x, y = a.message.send_at, b.message.send_at
+    if x == y or not x or not y:
+        return True
+    apart = abs(x - y)
+    return Rank.HEADER in (a.time_rank, b.time_rank) and apart <= MAX_ZONE_NS and apart % ZONE_STEP_NS == 0
+
+
+def _better(a: Parsed, b: Parsed) -> Parsed:
+    send_at = a.message.send_at if a.time_rank >= b.time_rank else b.message.send_at
+    sender = a.message.sender if a.sender_rank >= b.sender_rank else b.message.sender
+    return Parsed(
+        replace(a.message, send_at=send_at, sender=sender),
+        max(a.time_rank, b.time_rank),
+        max(a.sender_rank, b.sender_rank),
+    )
 
 
 def _load(path: Path) -> Any:
@@ -192,7 +299,12 @@ def _load(path: Path) -> Any:
 
 
 def parse_record(record: Any, tally: Tally, where: str) -> Message | None:
-    """A message from one history.json record (either format), or None (counted) to skip it."""
+    """A message from one history.json record (any version), or None (counted) to skip it."""
+    found = _record(record, tally, where)
+    return found.message if found is not None else None
+
+
+def _record(record: Any, tally: Tally, where: str) -> Parsed | None:
     if not isinstance(record, dict):
         tally.broken("broken message", where, "not an object")
         return None
@@ -217,16 +329,35 @@ def parse_record(record: Any, tally: Tally, where: str) -> Message | None:
     if not isinstance(content, str):
         tally.broken("broken message", where, "'content' is not text")
         return None
-    send_at = record.get("sendAt", 0)
-    if send_at is None:
-        send_at = 0
-    if isinstance(send_at, float) and send_at.is_integer():
-        send_at = int(send_at)
-    if not isinstance(send_at, int) or isinstance(send_at, bool) or not 0 <= send_at <= MAX_SEND_AT:
-        tally.broken("broken message", where, f"sendAt {short(send_at)}")
+    try:
+        send_at = epoch_ns(record.get("sendAt"))
+    except BadTime as exc:
+        tally.broken(str(exc), where, f"sendAt {short(record.get('sendAt'))}")
         return None
     sender = record.get("sender", "")
-    if not isinstance(sender, str):
-        sender = ""
-    legacy = normalize_legacy(Message(role=role, content=content, send_at=send_at, sender=sender))
-    return message(legacy.role, legacy.content, legacy.send_at, legacy.sender, tally, where)
+    sender = sender if isinstance(sender, str) else ""
+    return _parsed(role, content, (send_at, Rank.RECORD), (sender, Rank.RECORD), tally, where)
+
+
+def _row(row: agenvoy_db.Row, tally: Tally, where: str) -> Parsed | None:
+    if row.role not in ("user", "assistant"):
+        tally.skip(f"{short(row.role, 20)} message")
+        return None
+    return _parsed(
+        row.role, row.content, (row.send_at, Rank.DATABASE), (row.sender, Rank.DATABASE), tally, where
+    )
+
+
+def _parsed(
+    role: str, content: str, time: tuple[int, int], sender: tuple[str, int], tally: Tally, where: str
+) -> Parsed | None:
+    """The message with its header removed; the header's time and sender where none was given."""
+    stripped = agenvoy_headers.strip(content)
+    send_at, time_rank = (
+        time if time[0] else (stripped.send_at, Rank.HEADER if stripped.send_at else Rank.NONE)
+    )
+    who, sender_rank = (
+        sender if sender[0] else (stripped.sender, Rank.HEADER if stripped.sender else Rank.NONE)
+    )
+    found = message(role, stripped.text, send_at, who, tally, where)
+    return Parsed(found, time_rank, sender_rank) if found is not None else None

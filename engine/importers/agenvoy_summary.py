@@ -1,4 +1,4 @@
-"""An Agenvoy ``summary.json`` in today's shape (memory-engine.md §8.1), whatever its age.
+"""An Agenvoy ``summary.json`` in today's shape, whatever its age.
 
 Today's keys are ``key_decisions``, ``past_discussions`` and ``current_discussion``. Older files carry
 ``core_discussion`` (the topic), ``confirmed_needs`` (agreed requirements), ``excluded_options`` (rejected

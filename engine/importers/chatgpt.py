@@ -1,13 +1,18 @@
 """ChatGPT import: the ``conversations.json`` of a ChatGPT data export, one session per conversation.
 
+Large accounts get the export split into ``conversations-000.json``, ``conversations-001.json`` …: every part
+is read, in order (:mod:`engine.importers.exportfile`); a conversation found in two parts is imported once
+(the copy updated last).
+
 A conversation is ``{"id"|"conversation_id", "title", "create_time", "mapping", "current_node"}`` where
 ``mapping`` is a tree of ``{node id: {"message", "parent", "children"}}``: every edit or regeneration is a
 branch. What the user last saw is the branch that ends at ``current_node``, so that branch is followed up
 through ``parent`` and reversed (oldest first); other branches are not imported. Without a usable
 ``current_node`` the newest leaf is taken.
 
-Kept: user and assistant messages addressed to everyone, their text parts, ``create_time`` (float
-seconds) as Unix ns. Left out and counted: system and tool messages, assistant calls to tools, hidden
+Kept: user and assistant messages addressed to everyone, their text parts (citation and entity markers
+rendered or removed, :mod:`engine.importers.chatgpt_markers`), ``create_time`` (float seconds) as Unix ns,
+and the conversation's ``title``. Left out and counted: system and tool messages, assistant calls to tools, hidden
 nodes, non-text messages (code for a tool, reasoning, ...), image and file parts, attachments.
 
 The session id is ``gpt-<conversation id>``, so importing the same export again adds nothing. A broken
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, exportfile
+from engine.importers import ImportedSession, ReadResult, chatgpt_markers, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,
@@ -54,23 +59,40 @@ def read(path: Path, session: str | None = None) -> ReadResult:
         ImportFormatError: not valid JSON, or not a list of conversations (nothing is imported).
         InvalidInput: the path cannot be read, or ``session`` with more than one conversation.
     """
-    data, source = exportfile.load(path)
-    if not isinstance(data, list):
-        raise ImportFormatError(f"{source}: expected a JSON list of conversations, not {type(data).__name__}")
-    sessions: list[ImportedSession] = []
+    detect.require(path, "chatgpt")
+    found: dict[str, tuple[float, ImportedSession]] = {}
     file_tally = Tally()
-    for index, conversation in enumerate(data, start=1):
-        where = conversation_name(index, conversation, "id")
-        tally = Tally()
-        try:
-            item = conversation_session(conversation, tally, where)
-        except BrokenRecord as exc:
-            file_tally.broken("broken conversation", where, str(exc))
-            continue
-        if item is None:
-            file_tally.skip("conversation without messages")
-            continue
-        sessions.append(item)
+    index = 0
+    for part in exportfile.parts(path):
+        data = part.data
+        if not isinstance(data, list):
+            raise ImportFormatError(
+                f"{part.source}: expected a JSON list of conversations, not {type(data).__name__}"
+            )
+        kind = detect.of_export(data)
+        detect.check(kind, "chatgpt", part.source)
+        if data and kind is None:
+            raise ImportFormatError(f"{part.source}: not a ChatGPT export (no conversation has a 'mapping')")
+        for conversation in data:
+            index += 1
+            where = conversation_name(index, conversation, "id")
+            tally = Tally()
+            try:
+                item = conversation_session(conversation, tally, where)
+            except BrokenRecord as exc:
+                file_tally.broken("broken conversation", where, str(exc))
+                continue
+            if item is None:
+                file_tally.skip("conversation without messages")
+                continue
+            updated = conversation.get("update_time")
+            when = float(updated) if _is_number(updated) else 0.0
+            if item.session in found:
+                file_tally.skip("conversation found twice (the copy updated last is imported)")
+                if found[item.session][0] > when:
+                    continue
+            found[item.session] = (when, item)
+    sessions = [item for _, item in found.values()]
     return ReadResult(retarget(sessions, session), file_tally.as_dict())
 
 
@@ -93,7 +115,9 @@ def conversation_session(conversation: Any, tally: Tally, where: str) -> Importe
             messages.append(found)
     if not messages:
         return None
-    return ImportedSession(session_id, messages, skipped=tally.as_dict())
+    title = conversation.get("title")
+    title = title.strip() if isinstance(title, str) and title.strip() else None
+    return ImportedSession(session_id, messages, skipped=tally.as_dict(), title=title)
 
 
 def _session_id(conversation: dict[str, Any]) -> str:
@@ -177,6 +201,7 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
     text = _text(msg.get("content"), tally, where)
     if text is None:
         return None
+    text = chatgpt_markers.clean(text, metadata)
     send_at = _send_at(msg.get("create_time"))
     if send_at is None:
         tally.broken("broken message", where, f"create_time {short(msg.get('create_time'))}")

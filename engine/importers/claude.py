@@ -7,7 +7,7 @@ conversation a ``current_leaf_message_uuid``: then the branch ending at that lea
 user last saw), otherwise the messages in file order.
 
 Kept: the text parts of ``content`` (or ``text`` when there is no content list), ``created_at`` as Unix
-ns, ``human`` as user. Left out and counted: tool use, tool results, thinking and other non-text parts,
+ns, ``human`` as user, the conversation's ``name`` as its title. Left out and counted: tool use, tool results, thinking and other non-text parts,
 attachments and files (their extracted text too: it is the file, not the conversation).
 
 The session id is ``claude-<conversation uuid>``, so importing the same export again adds nothing. A broken
@@ -17,24 +17,23 @@ error and nothing is imported.
 
 from __future__ import annotations
 
-import calendar
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, exportfile
+from engine.importers import ImportedSession, ReadResult, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,
     conversation_name,
     derived_session_id,
+    iso_to_ns,
     message,
     retarget,
     short,
 )
-from engine.messages import MAX_SEND_AT, Message
+from engine.messages import Message
 
 PREFIX = "claude-"
 ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
@@ -52,22 +51,34 @@ def read(path: Path, session: str | None = None) -> ReadResult:
         ImportFormatError: not valid JSON, or not a list of conversations (nothing is imported).
         InvalidInput: the path cannot be read, or ``session`` with more than one conversation.
     """
-    data, source = exportfile.load(path)
-    if not isinstance(data, list):
-        raise ImportFormatError(f"{source}: expected a JSON list of conversations, not {type(data).__name__}")
+    detect.require(path, "claude")
     sessions: list[ImportedSession] = []
     file_tally = Tally()
-    for index, conversation in enumerate(data, start=1):
-        where = conversation_name(index, conversation, "uuid")
-        try:
-            item = conversation_session(conversation, Tally(), where)
-        except BrokenRecord as exc:
-            file_tally.broken("broken conversation", where, str(exc))
-            continue
-        if item is None:
-            file_tally.skip("conversation without messages")
-            continue
-        sessions.append(item)
+    index = 0
+    for part in exportfile.parts(path):
+        data = part.data
+        if not isinstance(data, list):
+            raise ImportFormatError(
+                f"{part.source}: expected a JSON list of conversations, not {type(data).__name__}"
+            )
+        kind = detect.of_export(data)
+        detect.check(kind, "claude", part.source)
+        if data and kind is None:
+            raise ImportFormatError(
+                f"{part.source}: not a Claude export (no conversation has 'chat_messages')"
+            )
+        for conversation in data:
+            index += 1
+            where = conversation_name(index, conversation, "uuid")
+            try:
+                item = conversation_session(conversation, Tally(), where)
+            except BrokenRecord as exc:
+                file_tally.broken("broken conversation", where, str(exc))
+                continue
+            if item is None:
+                file_tally.skip("conversation without messages")
+                continue
+            sessions.append(item)
     return ReadResult(retarget(sessions, session), file_tally.as_dict())
 
 
@@ -98,7 +109,9 @@ def conversation_session(conversation: Any, tally: Tally, where: str) -> Importe
             messages.append(found)
     if not messages:
         return None
-    return ImportedSession(session_id, messages, skipped=tally.as_dict())
+    name = conversation.get("name")
+    title = name.strip() if isinstance(name, str) and name.strip() else None
+    return ImportedSession(session_id, messages, skipped=tally.as_dict(), title=title)
 
 
 def _branch(chat: list[Any], leaf: Any) -> list[tuple[int, Any]]:
@@ -163,22 +176,3 @@ def _text(item: dict[str, Any], tally: Tally, where: str) -> str | None:
         tally.broken("broken message", where, "'text' is not text")
         return None
     return text
-
-
-def iso_to_ns(value: Any) -> int | None:
-    """An ISO 8601 time (``2024-05-01T12:34:56.789Z``; naive means UTC) as Unix ns; 0 when absent.
-
-    Returns None for a value that is not such a time.
-    """
-    if value is None or value == "":
-        return 0
-    if not isinstance(value, str) or len(value) > 64:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    ns = calendar.timegm(moment.utctimetuple()) * 1_000_000_000 + moment.microsecond * 1000
-    return ns if 0 <= ns <= MAX_SEND_AT else None

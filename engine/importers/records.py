@@ -2,19 +2,25 @@
 
 Also the session ids of imported conversations (``gpt-<id>``, ``claude-<uuid>``): a foreign id is made
 safe (letters, digits, ``.``, ``_``, ``-``; at most 128 characters) and stays the same on every import,
-which is what makes importing a file twice add nothing.
+which is what makes importing a file twice add nothing. And times: an epoch number in whatever unit the
+source used (seconds, ms, µs or ns, told apart by magnitude), and ISO 8601 text, both as Unix ns.
 """
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import logging
+import math
 import re
 from collections import Counter
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
 
 from engine.errors import InvalidInput
 from engine.importers import ImportedSession
-from engine.messages import Message, validate
+from engine.messages import MAX_SEND_AT, Message, validate
 from engine.paths import validate_session_id
 
 log = logging.getLogger("memtray.import")
@@ -49,6 +55,62 @@ class Tally:
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.counts)
+
+
+class BadTime(ValueError):
+    """A time that cannot be a message's: the text is the reason, fit to count skipped messages by."""
+
+
+NS = 1_000_000_000
+MIN_SEND_AT = 631_152_000 * NS
+"""1990-01-01 UTC: an earlier time is a unit mistake or a placeholder, not when a message was written."""
+# Which unit an epoch number is in, by its size: now is ~1.7e9 s, 1.7e12 ms, 1.7e15 µs, 1.7e18 ns.
+_UNITS = ((10**11, NS), (10**14, 1_000_000), (10**17, 1_000), (None, 1))
+
+
+def epoch_ns(value: object) -> int:
+    """An epoch time in seconds, milliseconds, microseconds or nanoseconds (by magnitude) as Unix ns.
+
+    ``None`` and ``0`` mean unknown and give 0. A float may carry a fraction (``1736600000.12`` seconds).
+
+    Raises:
+        BadTime: not a number, negative, before 1990 or after 2200 (the reason says which).
+    """
+    if value is None or value == 0:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadTime("message with a time that is not a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadTime("message with a time that is not a number")
+    if value < 0:
+        raise BadTime("message with a negative time")
+    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    factor = next(f for limit, f in _UNITS if limit is None or exact < limit)
+    ns = int(exact * factor)
+    if ns < MIN_SEND_AT:
+        raise BadTime("message with a time before 1990")
+    if ns > MAX_SEND_AT:
+        raise BadTime("message with a time after 2200")
+    return ns
+
+
+def iso_to_ns(value: object) -> int | None:
+    """An ISO 8601 time (``2024-05-01T12:34:56.789Z``; naive means UTC) as Unix ns; 0 when absent.
+
+    Returns None for a value that is not such a time.
+    """
+    if value is None or value == "":
+        return 0
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    ns = calendar.timegm(moment.utctimetuple()) * NS + moment.microsecond * 1000
+    return ns if 0 <= ns <= MAX_SEND_AT else None
 
 
 def message(role: str, content: str, send_at: int, sender: str, tally: Tally, where: str) -> Message | None:
@@ -111,5 +173,4 @@ def retarget(sessions: list[ImportedSession], session: str | None) -> list[Impor
             f"--session needs exactly one conversation to import; this has {len(sessions)} "
             "(leave --session out to import one session per conversation)"
         )
-    only = sessions[0]
-    return [ImportedSession(session, only.messages, only.summary, only.skipped)]
+    return [replace(sessions[0], session=session)]

@@ -1,7 +1,8 @@
 """Gemini token usage, recorded per session in the ``usage`` table (migration ``m004_usage``).
 
 Every answered Gemini call adds one row: the session it was made for, the model, the purpose
-(``summary``, ``prune`` or ``relevance``) and the tokens Gemini reported. :func:`totals` sums them up.
+(``summary``, ``prune``, ``relevance`` or ``chat``) and the tokens Gemini reported. :func:`totals` sums
+them up. :class:`Usage` is the table of one memory (``mem.usage``), dated by its clock.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlalchemy import Connection, text
 from engine.llm.gemini import UsageEvent
 
 if TYPE_CHECKING:
+    from engine.clock import Clock
     from engine.storage.store import Store
 
 
@@ -79,3 +81,23 @@ def totals(store: Store, session: str | None = None, purpose: str | None = None)
     with store.read() as conn:
         row = conn.execute(text(sql), params).one()
     return UsageTotals(int(row[0] or 0), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0))
+
+
+class Usage:
+    """The Gemini usage of one memory: :meth:`record` an answered call, :meth:`totals` to sum them."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def record(self, event: UsageEvent) -> None:
+        """Add one usage row, dated now.
+
+        Raises:
+            StorageError: the database failed.
+        """
+        record(self._store, event, self._clock())
+
+    def totals(self, session: str | None = None, purpose: str | None = None) -> UsageTotals:
+        """The usage of one session (or all), optionally of one purpose."""
+        return totals(self._store, session, purpose)

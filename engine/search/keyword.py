@@ -4,7 +4,8 @@ Two kinds of query:
 
 * natural language (the viewer, the CLI, hybrid search): any non-stop-word term matches; each term is
   quoted; a ``"double-quoted phrase"`` stays a phrase; rows are ranked by BM25;
-* a seed phrase (the ``chat_history`` tool's keyword mode): the whole keyword is one phrase, newest first.
+* one phrase (the ``chat_history`` tool's keyword mode, as in the original): the whole keyword, newest
+  first.
 
 Routes: words of spaced scripts go to ``messages_fts`` (porter over unicode61, diacritics removed); a CJK
 run of 3+ characters becomes its trigrams in ``messages_tri``; a CJK run of exactly 2 characters (the

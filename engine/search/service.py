@@ -8,9 +8,9 @@ search puts three rankings side by side — the context index (each message betw
 (:mod:`engine.search.hybrid`). Without vectors (no embedder), hybrid search says so in the log and fuses
 the keyword rankings alone.
 
-It is also a :class:`engine.sessions.listeners.Tier`: the context index follows the archive through the
-same hooks as the vectors (a new message gets its row and becomes its previous message's ``next``, a
-forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
+It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
+through the same hooks as the vectors (a new message gets its row and becomes its previous message's
+``next``, a forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ class Search:
                 break
         return hits
 
-    # -- the context index follows the archive (Tier hooks) ---------------------------------------
+    # -- the context index follows the archive (ArchiveListener hooks) ---------------------------
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
         if self._context:

@@ -1,7 +1,7 @@
 """Tier 2 and beyond: message vectors and their nearest-neighbour search (:class:`SemanticTier`).
 
-The tier follows the archive through the :class:`engine.memory.Tier` hooks: appended messages are queued
-for embedding in the append's transaction (the background :class:`EmbedWorker` embeds them), a
+The tier follows the archive as an :class:`engine.sessions.listeners.ArchiveListener`: appended messages
+are queued for embedding in the append's transaction (the background :class:`EmbedWorker` embeds them), a
 compaction schedules a rebuild of the session's archive index, a reset or removal deletes the session's
 vectors, queue rows and index files.
 
@@ -9,9 +9,10 @@ Search, per session:
 
 - the recent tier (messages since the compaction cut, i.e. still in history.json): exact float32 search
   over the session's vectors with id >= the cut, cached in memory and checked against SQLite each time;
-- the archive (``scope="all"``, beyond the seed): the vectors below the cut, through the session's Annoy
-  index when there are at least ``annoyindex.EXACT_BELOW`` of them, else exactly. A missing, stale or
-  damaged index file is rebuilt in the background (with a log line) and the search runs exactly meanwhile.
+- the archive (``scope="all"``; the original searched recent messages only): the vectors below the cut,
+  through the session's Annoy index when there are at least ``annoyindex.EXACT_BELOW`` of them, else
+  exactly. A missing, stale or damaged index file is rebuilt in the background (with a log line) and the
+  search runs exactly meanwhile.
 
 ``session=None`` searches every session and merges by score. The tier ranks by vectors only; keyword and
 hybrid search, and the hits, are :class:`engine.search.service.Search`'s.
@@ -130,7 +131,7 @@ class SemanticTier:
         """Use another embedder; everything is re-embedded in the background (see :meth:`set_progress`)."""
         self._worker.switch(self._loader(setting, embedder))
 
-    # -- Tier hooks -------------------------------------------------------------------------------
+    # -- ArchiveListener hooks --------------------------------------------------------------------
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
         rows.enqueue(conn, messages, self._clock())

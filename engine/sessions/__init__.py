@@ -1,5 +1,13 @@
 """Tiers 1 and 3 kept in step: each session's history.json and its rows in the SQLite archive.
 
-The append/replay protocol that keeps them consistent lives in :mod:`engine.sessions.log`; the archive's SQL
-in :mod:`engine.sessions.archive`; the history file in :mod:`engine.sessions.historyfile`.
+The append/replay protocol that keeps them consistent lives in :mod:`engine.sessions.log`, the recovery
+after an interrupted write in :mod:`engine.sessions.recovery`; the archive's SQL in
+:mod:`engine.sessions.archive`; the history file in :mod:`engine.sessions.historyfile`.
 """
+
+from __future__ import annotations
+
+from engine.sessions.export import FORMATS as EXPORT_FORMATS
+from engine.sessions.export import render as render_export
+
+__all__ = ["EXPORT_FORMATS", "render_export"]

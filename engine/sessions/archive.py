@@ -1,12 +1,13 @@
 """Tier 3, the full-text archive: the ``messages`` table and its per-session bookkeeping.
 
-Every message written to history.json is also written here (the seed's dual write) and never deleted by
-compaction. Functions take an open connection so the caller decides the transaction.
+Every message written to history.json is also written here (every append writes both) and never
+deleted by compaction. Functions take an open connection so the caller decides the transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +122,15 @@ def to_message(row: Any) -> Message:
     )
 
 
+def ids_from(conn: Connection, session_id: str, first_id: int) -> list[int]:
+    """The ids of the session's messages with ``id >= first_id``, in order."""
+    rows = conn.execute(
+        text("SELECT id FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
+        {"s": session_id, "i": first_id},
+    )
+    return [int(r[0]) for r in rows]
+
+
 def rows_from(conn: Connection, session_id: str, first_id: int) -> list[Message]:
     """The session's messages with ``id >= first_id``, oldest first."""
     result = conn.exec_driver_sql(
@@ -170,18 +180,78 @@ def by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Message]:
     return found
 
 
-def counts(conn: Connection) -> dict[str, tuple[int, int]]:
-    """Per session: (all archived messages, messages before the compaction cut)."""
-    result: dict[str, tuple[int, int]] = {}
+@dataclass(frozen=True)
+class SessionStats:
+    """What the archive knows of one session.
+
+    Attributes:
+        total: archived messages.
+        before_cut: those before the compaction cut (no longer in history.json).
+        first_at: Unix ns of the earliest message with a known time (0: none).
+        last_at: Unix ns of the latest message (0: none with a known time).
+        title: the imported or user-given title ("" when none).
+        title_source: ``imported``, ``user`` or "".
+    """
+
+    total: int = 0
+    before_cut: int = 0
+    first_at: int = 0
+    last_at: int = 0
+    title: str = ""
+    title_source: str = ""
+
+
+def stats(conn: Connection) -> dict[str, SessionStats]:
+    """Per session: counts, first and last message times and the stored title (one pass over messages)."""
+    titles = {
+        str(sid): (str(title or ""), str(source or ""))
+        for sid, title, source in conn.execute(text("SELECT id, title, title_source FROM sessions"))
+    }
+    result: dict[str, SessionStats] = {}
     rows = conn.execute(
         text(
-            "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END) "
+            "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END), "
+            "MIN(CASE WHEN m.send_at > 0 THEN m.send_at END), MAX(m.send_at) "
             "FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id GROUP BY m.session_id"
         )
     )
-    for sid, total, archived in rows:
-        result[str(sid)] = (int(total), int(archived or 0))
+    for sid, total, archived, first_at, last_at in rows:
+        title, source = titles.pop(str(sid), ("", ""))
+        result[str(sid)] = SessionStats(
+            int(total), int(archived or 0), int(first_at or 0), int(last_at or 0), title, source
+        )
+    for sid, (title, source) in titles.items():
+        result[sid] = SessionStats(title=title, title_source=source)
     return result
+
+
+def stats_title(conn: Connection, session_id: str) -> tuple[str, str]:
+    """The session's stored (title, title_source); ("", "") when it has none."""
+    row = conn.execute(
+        text("SELECT title, title_source FROM sessions WHERE id = :s"), {"s": session_id}
+    ).first()
+    return ("", "") if row is None else (str(row[0] or ""), str(row[1] or ""))
+
+
+def first_user_text(conn: Connection, session_id: str) -> str:
+    """The text of the session's first archived user message ("" when it has none)."""
+    row = conn.execute(
+        text(
+            "SELECT content FROM messages WHERE session_id = :s AND role = 'user' AND trim(content) != '' "
+            "ORDER BY id LIMIT 1"
+        ),
+        {"s": session_id},
+    ).first()
+    return "" if row is None else str(row[0])
+
+
+def set_title(conn: Connection, session_id: str, title: str, source: str, now: int) -> None:
+    """Store a session's title (``source``: ``imported`` or ``user``; an empty title clears it)."""
+    session_key(conn, session_id, now)
+    conn.execute(
+        text("UPDATE sessions SET title = :t, title_source = :src, updated_at = :now WHERE id = :s"),
+        {"t": title, "src": source if title else "", "now": now, "s": session_id},
+    )
 
 
 def delete_session(conn: Connection, session_id: str) -> int:
@@ -189,3 +259,34 @@ def delete_session(conn: Connection, session_id: str) -> int:
     deleted = conn.execute(text("DELETE FROM messages WHERE session_id = :s"), {"s": session_id}).rowcount
     conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
     return int(deleted or 0)
+
+
+def delete_message(conn: Connection, message_id: int) -> None:
+    """Delete one archived message (the FTS tables follow by trigger)."""
+    conn.execute(text("DELETE FROM messages WHERE id = :i"), {"i": message_id})
+
+
+def delete_range(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
+    """Delete the session's messages with ``first_id <= id <= last_id`` (the FTS tables follow by trigger)."""
+    conn.execute(
+        text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
+        {"s": session_id, "lo": first_id, "hi": last_id},
+    )
+
+
+@contextmanager
+def without_overwrite(conn: Connection) -> Iterator[None]:
+    """Deletes in this block are not overwritten (``secure_delete=FAST``): overwriting needs free space.
+
+    For taking back rows when the disk may be full; ``secure_delete`` is on again afterwards.
+    """
+    conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+    try:
+        yield
+    finally:
+        conn.exec_driver_sql("PRAGMA secure_delete=ON")
+
+
+def unregister(conn: Connection, session_id: str) -> None:
+    """Delete the session's ``sessions`` row (its short key): the last step of removing a session."""
+    conn.execute(text("DELETE FROM sessions WHERE id = :s"), {"s": session_id})

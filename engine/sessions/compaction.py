@@ -1,4 +1,4 @@
-"""Compaction of history.json (memory-engine.md §7): where to cut, as a pure function.
+"""Compaction of history.json: where to cut, as a pure function (docs/architecture.md, *Compaction*).
 
 When history.json grows past ``max_history_bytes`` the oldest messages are trimmed until it is about 80 %
 of the limit, the cut ending right after an assistant message (a complete user+assistant pair). The

@@ -30,13 +30,19 @@ class SessionInfo:
 
     Attributes:
         id: the session id.
-        last_activity: Unix ns of the newest change to its files (0 if none).
+        last_activity: Unix ns of its last message; where no message has a time, of the newest change to
+            its files (0 if none). Lists sort by it, newest first.
         hot_messages: archived messages still in history.json.
         archived_messages: archived messages cut out of history.json by compaction.
         history_bytes: the size of history.json.
         summary_updated: Unix ns when summary.json last changed, 0 if there is none.
         temporary: a ``temp-`` session (subagents; cleaned when idle).
         private: a ``priv-`` session, a temporary chat that is never archived (see :func:`is_private`).
+        title: what lists show: the imported or user-given title, else the first user message shortened
+            ("" when the session has no user message).
+        title_source: ``imported`` or ``user`` for a stored title, ``auto`` for one made from a message.
+        first_message_at: Unix ns of its earliest message with a known time (0: unknown).
+        last_message_at: Unix ns of its latest message (0: unknown).
     """
 
     id: str
@@ -47,6 +53,10 @@ class SessionInfo:
     summary_updated: int
     temporary: bool
     private: bool = False
+    title: str = ""
+    title_source: str = ""
+    first_message_at: int = 0
+    last_message_at: int = 0
 
     @property
     def total_messages(self) -> int:
@@ -97,7 +107,7 @@ def mark_summary_stale(paths: Paths, session_id: str) -> None:
     """Delete summary.json and its cursor so the next summary run rebuilds it from what remains.
 
     Used when a message is forgotten: the old summary may mention it. Deleting only the cursor would not
-    do, since a summary without a cursor just gets its cursor set (seed step 1) and is kept.
+    do, since a summary without a cursor just gets its cursor set (step 1 of ``Generate``) and is kept.
     """
     paths.summary_file(session_id).unlink(missing_ok=True)
     paths.cursor_file(session_id).unlink(missing_ok=True)

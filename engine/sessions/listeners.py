@@ -1,4 +1,4 @@
-"""What the memory's extra tiers (vectors, indexes) must offer, and the result of a reset."""
+"""What a part that follows the archive (the vectors) must offer, and the result of a reset."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ from sqlalchemy import Connection
 from engine.messages import Message
 
 
-class Tier(Protocol):
-    """A part of the memory that follows the archive (for example the vectors)."""
+class ArchiveListener(Protocol):
+    """A part of the memory that follows the archive (the vectors), told of every change by the session log.
+
+    The hooks that take a connection run inside the archive's write transaction, so what the listener
+    writes there commits or rolls back with the change itself.
+    """
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
         """Called inside the append's write transaction with the archived messages (ids set)."""

@@ -1,4 +1,5 @@
-"""The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``) and its
+"""The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
+``m009_session_titles``) and its
 full-text indexes, (re)made after every open by :func:`ensure_fts`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
@@ -41,6 +42,19 @@ def m006_trigram_session_key(conn: Connection) -> None:
     for suffix in ("ai", "ad", "aud", "aui"):
         conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
     conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+
+
+def m009_session_titles(conn: Connection) -> None:
+    """``sessions.title`` and ``sessions.title_source``: a title imported or set by the user.
+
+    ``title_source`` is ``imported`` or ``user`` (a user's title is never replaced by an import); an empty
+    title means the session shows its first user message, shortened (:mod:`engine.sessions.titles`).
+    """
+    have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(sessions)")}
+    if "title" not in have:
+        conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+    if "title_source" not in have:
+        conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT ''")
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

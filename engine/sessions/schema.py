@@ -30,8 +30,8 @@ class MessageRow(SQLModel, table=True):
 class MessageMeta(SQLModel, table=True):
     """Per-session archive state.
 
-    ``start_at`` is the seed's compaction cutoff (the first kept ``sendAt``); ``start_id`` is the row id of
-    the first message still in history.json; ``hot_last_id`` is the last row id known to be written to
+    ``start_at`` is the original's compaction cutoff (the first kept ``sendAt``); ``start_id`` is the row id
+    of the first message still in history.json; ``hot_last_id`` is the last row id known to be written to
     history.json (rows above it belong to an append that was interrupted and are replayed).
     """
 
@@ -44,7 +44,10 @@ class MessageMeta(SQLModel, table=True):
 
 
 class SessionRow(SQLModel, table=True):
-    """A session known to the store. ``num`` gives the short key used to filter FTS matches."""
+    """A session known to the store. ``num`` gives the short key used to filter FTS matches.
+
+    The table as ``m001_initial`` made it; ``m009_session_titles`` adds ``title`` and ``title_source``.
+    """
 
     __tablename__ = "sessions"
 

@@ -65,7 +65,7 @@ class SessionLocks:
             thread_lock.release()
 
     def forget(self, name: str) -> None:
-        """Drop the lock object of a removed session (the seed drops the per-session lock on reset)."""
+        """Drop the lock object of a removed session (as the original does on reset)."""
         with self._guard:
             pair = self._locks.get(name)
             if pair is not None and pair[0].acquire(blocking=False):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import CorruptStore, StorageError, StoreLocked
@@ -179,21 +179,6 @@ class Store:
         """A read-only snapshot."""
         with translated_errors(), self._read.connect() as conn:
             yield conn
-
-    def setting_rows(self) -> dict[str, str]:
-        with self.read() as conn:
-            return {str(k): str(v) for k, v in conn.execute(text("SELECT key, value FROM settings"))}
-
-    def save_setting_rows(self, rows: dict[str, str]) -> None:
-        with self.write() as conn:
-            for key, value in rows.items():
-                conn.execute(
-                    text(
-                        "INSERT INTO settings(key, value) VALUES (:k, :v) "
-                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-                    ),
-                    {"k": key, "v": value},
-                )
 
     def scrub(self) -> None:
         """After a deletion: merge the FTS indexes (no old segment keeps deleted words), truncate the WAL."""

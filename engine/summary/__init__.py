@@ -1,4 +1,4 @@
-"""The rolling summary of a session (memory-engine.md §8–9) and the turn context built on it (§3).
+"""The rolling summary of a session and the turn context built on it (docs/architecture.md, *The tiers*).
 
 Modules: ``schema`` (the shape, validation), ``parse`` (reading a model's reply), ``files`` (summary.json
 and the cursor), ``chunks`` (chunking, exchanges, transcripts), ``prompts`` and ``replies`` (what Gemini is
@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.summary.context import ContextMessage, TurnContext
 from engine.summary.generate import GenerateResult
 from engine.summary.hygiene import strip_reply
+from engine.summary.scheduler import SummaryScheduler
 from engine.summary.schema import CurrentDiscussion, PastDiscussion, Summary
 from engine.summary.service import Summaries, SummaryStatus
 
@@ -22,6 +23,7 @@ __all__ = [
     "PastDiscussion",
     "Summaries",
     "Summary",
+    "SummaryScheduler",
     "SummaryStatus",
     "TurnContext",
     "strip_reply",

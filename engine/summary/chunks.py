@@ -1,10 +1,11 @@
 """Cutting the messages to summarize into chunks and exchanges, and rendering them as a transcript.
 
-- :func:`chunk` (memory-engine.md §8.5 step 4): chunks of up to :data:`CHUNK_CHARS` characters of message
+- :func:`chunk` (step 4 of ``Generate``): chunks of up to :data:`CHUNK_CHARS` characters of message
   text; a chunk always takes at least one message, and one that would end on a user message takes the next
   message too (only one, so two user messages in a row can still end a chunk, as in the original).
-- :func:`exchanges` (§9.1): a user message and every following non-user message up to the next user
-  message; messages before the first user message form a "headless" exchange, which is never dropped.
+- :func:`exchanges` (for noise pruning): a user message and every following non-user message up to the
+  next user message; messages before the first user message form a "headless" exchange, which is never
+  dropped.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The turn context (memory-engine.md §3): what an LLM call gets from the memory this turn.
+"""The turn context: what an LLM call gets from the memory this turn.
 
 The messages are the window (the last ``max_history_messages``, each with its prefix line), then one
 ``user`` turn-context message: the current time and, when anything in the summary is relevant to the
-request, a ``Prior summary`` block with the (filtered, §9.2) summary JSON. The caller puts the user's
-request after it and :data:`~engine.summary.prompts.PRIOR_CONTEXT_GUIDANCE` in the system prompt.
+request, a ``Prior summary`` block with the summary JSON (with a decision model, only the entries it found
+relevant). The caller puts the user's request after it and
+:data:`~engine.summary.prompts.PRIOR_CONTEXT_GUIDANCE` in the system prompt.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The decision model's two jobs (memory-engine.md §9): noise pruning and the per-turn relevance filter.
+"""The decision model's two jobs: noise pruning and the per-turn relevance filter.
 
 Both fail safe. A failed, timed-out or unparsable check keeps everything: no exchange is dropped, no entry
 removed, every summary entry stays in the turn context.
@@ -64,7 +64,7 @@ def prune(
     previous: Summary,
     timeout_s: float,
 ) -> PruneResult:
-    """Drop noise exchanges (confidence ≥ 0.7) and superseded summary entries (§9.1)."""
+    """Drop noise exchanges (confidence ≥ 0.7) and superseded summary entries before a summary run."""
     unchanged = PruneResult(tuple(messages), previous)
     if gemini is None or not model or not messages:
         return unchanged
@@ -135,7 +135,7 @@ def relevant(
     summary: Summary,
     timeout_s: float = RELEVANCE_TIMEOUT_S,
 ) -> Relevance:
-    """Keep the summary entries relevant to ``request`` (§9.2); everything on any failure."""
+    """Keep the summary entries relevant to ``request`` (for the turn context); all of them on any failure."""
     if summary.is_empty:
         return Relevance(None, False)
     if gemini is None or not model or summary.entry_count() == 0:

@@ -1,4 +1,4 @@
-"""The summary's two files of a session: ``summary.json`` and ``.summary_cursor`` (memory-engine.md §8.4).
+"""The summary's two files of a session: ``summary.json`` and ``.summary_cursor``.
 
 ``summary.json`` is written atomically; a file that cannot be read or parsed counts as ``{}`` (it is left
 as it is until the next successful merge replaces it). The cursor is one line of plain text, the local time

@@ -1,9 +1,9 @@
-"""``Generate``: fold a session's new messages into its rolling summary (memory-engine.md §8.5).
+"""``Generate``: fold a session's new messages into its rolling summary.
 
 0. Load summary.json (missing or unreadable: ``{}``) and the cursor.
 1. Bootstrap: a summary with no cursor only gets the cursor set to the latest message time. No LLM call.
 2. The new messages: those with no time, or with a time after the cursor (compared as strings).
-3. With a decision model: drop noise exchanges and superseded entries (§9.1); when nothing is left, save
+3. With a decision model: drop noise exchanges and superseded entries; when nothing is left, save
    the pruned summary and move the cursor, with no summary call.
 4. Chunks of up to 32,000 characters, never ending on a user message.
 5. One call per chunk; the running summary sits in the system prompt, so the call merges. After each

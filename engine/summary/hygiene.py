@@ -1,4 +1,4 @@
-"""Output hygiene (memory-engine.md §3): what is removed from a model's reply before it is shown or saved.
+"""Output hygiene: what is removed from a model's reply before it is shown or saved.
 
 1. ``<summary>…</summary>`` and ``[summary]…[/summary]`` blocks are removed.
 2. The reply is cut at the first leak marker (the summary's or the guidance's own words), keeping what

@@ -1,4 +1,4 @@
-"""Reading a summary out of a model's reply, tolerantly (memory-engine.md §8.3).
+"""Reading a summary out of a model's reply, tolerantly.
 
 The reply is requested as JSON with a response schema, but a model may still wrap it. In order: a fenced
 block tagged ``json`` or ``summary``, a ``<summary>…</summary>`` element, a ``[summary]…[/summary]`` block

@@ -24,7 +24,7 @@ class CurrentOut(BaseModel):
 
 
 class SummaryOut(BaseModel):
-    """The rolling summary (memory-engine.md §8.1)."""
+    """The rolling summary, as the summary model answers it."""
 
     key_decisions: list[str] = Field(
         description="at most 8 standing rules, each starting 'Do: ' or 'Don't: '"
@@ -45,14 +45,14 @@ class SupersededOut(BaseModel):
 
 
 class PruneOut(BaseModel):
-    """The decision model's noise verdict (§9.1)."""
+    """The decision model's noise verdict: noise exchanges and superseded entries."""
 
     noise: list[NoiseOut]
     superseded: SupersededOut
 
 
 class RelevanceOut(BaseModel):
-    """The decision model's relevance verdict (§9.2)."""
+    """The decision model's relevance verdict: the entries relevant to the request."""
 
     key_decisions: list[int]
     past_discussions: list[int]

@@ -1,4 +1,4 @@
-"""The shape of ``summary.json`` (memory-engine.md §8.1–8.2): the dataclass, validation and coercion.
+"""The shape of ``summary.json``: the dataclass, validation and coercion.
 
 A summary is ``{"key_decisions": [...], "past_discussions": [...], "current_discussion": {...}}``. A parsed
 object counts as a summary when it has at least two of those keys, or at least two of the legacy keys
@@ -100,7 +100,7 @@ EMPTY = Summary()
 
 
 def is_valid(obj: Any) -> bool:
-    """The seed's check: at least 2 of the three keys, or at least 2 of the legacy keys (types unchecked)."""
+    """A summary: at least 2 of the three keys, or at least 2 of the legacy keys (types unchecked)."""
     if not isinstance(obj, Mapping):
         return False
     return sum(k in obj for k in KEYS) >= 2 or sum(k in obj for k in LEGACY_KEYS) >= 2

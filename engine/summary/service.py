@@ -1,8 +1,9 @@
 """``mem.summaries``: the summarizer's small API for the desktop app, the CLI and the daemon.
 
-It owns the Gemini caller (built from the key, the settings and the injected client factory), the
-per-session summary lock (a manual run and a scheduled one never overlap), the mtime gate that picks
-sessions to summarize, the reset-with-summary helper, and the turn context.
+It owns the Gemini caller (built from the memory's key store, the settings and the injected client
+factory), the per-session summary lock (a manual run and a scheduled one never overlap), the mtime gate
+that picks sessions to summarize, the reset-with-summary helper, and the turn context. It is built from
+the memory's parts (the session log, the settings, the usage table), not from the memory itself.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineError, NoApiKey
-from engine.llm import usage
 from engine.llm.gemini import ClientFactory, Gemini, UsageEvent
 from engine.llm.keys import NO_KEY, Keys
 from engine.llm.redact import redact
@@ -27,8 +27,12 @@ from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
 from engine.summary.schema import Summary
 
 if TYPE_CHECKING:
-    from engine.memory import Memory
+    from engine.clock import Clock
+    from engine.llm.usage import Usage
+    from engine.paths import Paths
     from engine.sessions.listeners import ResetResult
+    from engine.sessions.log import SessionLog
+    from engine.settings import StoredSettings
 
 log = logging.getLogger("memtray.summary")
 
@@ -60,11 +64,15 @@ def lock_name(session: str) -> str:
 
 
 class Summaries:
-    """The summarizer of one :class:`~engine.memory.Memory`.
+    """The summarizer of one memory (``mem.summaries``).
 
     Args:
-        mem: the memory.
-        keys: where the Gemini key comes from (default: environment, then the OS keyring).
+        log: the sessions (their history, window and reset; its locks hold the summary locks).
+        settings: the memory's settings (re-read before a run: another process may have changed them).
+        usage: where the tokens of every answered Gemini call are recorded.
+        paths: the home's folders (summary.json and the cursor of each session).
+        clock: the wall clock of the turn context.
+        keys: where the Gemini key comes from (the memory's key store).
         client_factory: ``(api_key, base_url) -> genai.Client``; it owns retries and the default
             timeout (tests point it at a fake server, with fast retries).
         monotonic: the clock of deadlines and cool-downs (seconds).
@@ -72,15 +80,23 @@ class Summaries:
 
     def __init__(
         self,
-        mem: Memory,
+        log: SessionLog,
         *,
-        keys: Keys | None = None,
+        settings: StoredSettings,
+        usage: Usage,
+        paths: Paths,
+        clock: Clock,
+        keys: Keys,
         client_factory: ClientFactory | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.mem = mem
+        self._log = log
+        self._settings = settings
+        self._usage = usage
+        self._paths = paths
+        self._clock = clock
         self.relevance_timeout_s = decide.RELEVANCE_TIMEOUT_S
-        self.keys = keys or Keys()
+        self.keys = keys
         self._client_factory = client_factory
         self._monotonic = monotonic
         self._gemini: tuple[tuple[int, str], Gemini] | None = None
@@ -95,12 +111,13 @@ class Summaries:
         key = self.keys.get()
         if not key:
             return None
-        ident = (hash(key), self.mem.settings.gemini_base_url)
+        base_url = self._settings.get().gemini_base_url
+        ident = (hash(key), base_url)
         with self._guard:
             if self._gemini is None or self._gemini[0] != ident:
                 caller = Gemini(
                     key,
-                    base_url=self.mem.settings.gemini_base_url,
+                    base_url=base_url,
                     client_factory=self._client_factory,
                     on_usage=self._record_usage,
                     monotonic=self._monotonic,
@@ -110,28 +127,24 @@ class Summaries:
 
     def _record_usage(self, event: UsageEvent) -> None:
         try:
-            usage.record(self.mem.store, event, self.mem.clock())
+            self._usage.record(event)
         except EngineError as exc:
             log.warning("could not record Gemini usage: %s", exc)
-
-    def usage(self, session: str | None = None, purpose: str | None = None) -> usage.UsageTotals:
-        """Recorded Gemini usage of one session (or all)."""
-        return usage.totals(self.mem.store, session, purpose)
 
     # -- reading ----------------------------------------------------------------------------------
 
     def load(self, session: str) -> Summary:
         """The session's summary (empty when there is none)."""
-        return files.load(self.mem.paths, session)
+        return files.load(self._paths, session)
 
     def cursor(self, session: str) -> str:
         """The session's cursor (``YYYY-MM-DD HH:MM:SS``), ``""`` when there is none."""
-        return files.read_cursor(self.mem.paths, session)
+        return files.read_cursor(self._paths, session)
 
     def pending(self) -> list[str]:
         """Sessions to summarize: not ``temp-`` nor a private chat, with a history.json newer than summary.json (or no
         summary.json), least recently summarized first."""
-        paths = self.mem.paths
+        paths = self._paths
         found = []
         for sid in session_ids(paths):
             if sid.startswith(TEMP_PREFIX) or is_private(sid):
@@ -144,7 +157,7 @@ class Summaries:
 
     def enabled(self) -> bool:
         """The ``summaries_enabled`` setting, as stored now (another process may have changed it)."""
-        return self.mem.reload_settings().summaries_enabled
+        return self._settings.reload().summaries_enabled
 
     def status(self) -> SummaryStatus:
         enabled = self.enabled()
@@ -160,14 +173,6 @@ class Summaries:
             errors = tuple(sorted(self._errors.items()))
         return SummaryStatus(enabled, has_key, enabled and has_key, message, running, errors)
 
-    def pause(self) -> None:
-        self.mem.update_settings(summaries_enabled=False)
-        log.info("summarizer paused")
-
-    def resume(self) -> None:
-        self.mem.update_settings(summaries_enabled=True)
-        log.info("summarizer resumed")
-
     # -- running ----------------------------------------------------------------------------------
 
     def generate(self, session: str) -> GenerateResult:
@@ -179,15 +184,15 @@ class Summaries:
             SummarizerError: a Gemini call failed or answered unusably (earlier chunks are saved).
             StoreLocked: another run of this session kept its lock too long.
         """
-        messages = self.mem.history(session)
-        settings = self.mem.reload_settings()
+        messages = self._log.history(session)
+        settings = self._settings.reload()
         deadline = self._monotonic() + settings.agent_send_timeout_seconds
-        with self.mem.locks.hold(lock_name(session)):
+        with self._log.locks.hold(lock_name(session)):
             with self._guard:
                 self._running.add(session)
             try:
                 result = generate(
-                    self.mem.paths,
+                    self._paths,
                     session,
                     messages,
                     gemini=self.gemini(),
@@ -227,21 +232,22 @@ class Summaries:
         Raises:
             SummarizerError: the summary failed; nothing was reset.
         """
-        with self.mem.locks.hold(lock_name(session)):
+        with self._log.locks.hold(lock_name(session)):
             self.generate(session)
-            return self.mem.reset(session)
+            return self._log.reset(session)
 
     # -- the turn context -------------------------------------------------------------------------
 
     def turn_context(self, session: str, request: str = "") -> TurnContext:
         """What an LLM call gets from the memory this turn (see :mod:`engine.summary.context`)."""
-        window = self.mem.window(session)
+        window = self._log.window(session)
         summary = self.load(session)
+        settings = self._settings.get()
         relevance = decide.relevant(
             self.gemini() if not summary.is_empty else None,
-            self.mem.settings.decision_model,
+            settings.decision_model,
             session,
-            redact(request) if self.mem.settings.redact_secrets else request,
+            redact(request) if settings.redact_secrets else request,
             summary,
             self.relevance_timeout_s,
         )
@@ -251,6 +257,6 @@ class Summaries:
             window,
             relevance.summary,
             relevance.filtered,
-            self.mem.clock(),
+            self._clock(),
             PRIOR_CONTEXT_GUIDANCE,
         )

@@ -1,9 +1,9 @@
-"""The ``chat_history`` tool (memory-engine.md §6): search this session's conversation memory.
+"""The ``chat_history`` tool: search this session's conversation memory.
 
 ``DECLARATION`` is the function declaration (a JSON-schema dict that Gemini function calling and MCP
 both accept); :func:`execute` runs a call and returns the text the model reads.
 
-Seed semantics by default:
+The original's semantics by default:
 
 - ``match=semantic`` (the default): vector search over the session's recent tier (messages since the
   compaction cut), leaving out the messages already in the model's context (the window + the current
@@ -32,7 +32,6 @@ from engine.memory import Memory
 from engine.messages import Message
 from engine.search.pipeline import Hit
 from engine.search.query import clean
-from engine.sessions import archive
 
 log = logging.getLogger("memtray.tools")
 
@@ -128,11 +127,7 @@ def line(message: Message, *, with_sender: bool = False) -> str:
 
 def _semantic(mem: Memory, session: str, keyword: str, match: str, scope: str, limit: int) -> str:
     semantic = mem.semantic
-    if semantic is None:
-        return f"no matches with keyword: {keyword}"
-    with mem.store.read() as conn:
-        cut = archive.meta(conn, session).start_id if scope == "recent" else 0
-        sequence = archive.rows_from(conn, session, cut)
+    sequence = mem.archived(session, scope)
     if not sequence:
         return "no history found"
     skip = min(len(mem.window(session)) + 1, len(sequence))
@@ -159,7 +154,7 @@ def _semantic(mem: Memory, session: str, keyword: str, match: str, scope: str, l
 def format_expanded(
     sequence: Sequence[Message], excluded: set[int | None], ranked: Sequence[int], limit: int
 ) -> str:
-    """The seed's expansion: each of the first ``limit`` non-excluded hits with 2 before and 1 after.
+    """The original's expansion: each of the first ``limit`` non-excluded hits with 2 before and 1 after.
 
     Args:
         sequence: the searchable messages, oldest first.

@@ -1,5 +1,5 @@
 """The error-memory tools for an LLM: ``error_history`` and its aliases ``remember_error`` and
-``search_error_memory`` (memory-engine.md §11.2-11.3, register row 14).
+``search_error_memory`` (older names of the same tool, kept for callers that use them).
 
 Each tool is a declaration — ``{"name", "description", "parameters"}`` with a JSON-schema object, usable as
 a Gemini function declaration and, with ``parameters`` as ``inputSchema``, as an MCP tool — and an

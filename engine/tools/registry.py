@@ -4,7 +4,7 @@ A :class:`Tool` is a declaration — ``{"name", "description", "parameters"}`` w
 usable as a Gemini function declaration and, with ``parameters`` as ``inputSchema``, as an MCP tool — and
 a runner ``(mem, session, args) -> text``. A runner signals a failed call by raising (an
 :class:`~engine.errors.EngineError` for a known failure); the chat loop then adds the error-memory hint
-(memory-engine.md §11.4).
+(related records of that tool, :mod:`engine.errormemory.hint`).
 
 :func:`memory_tools` lists them: ``chat_history`` (the conversation memory) and ``error_history``. Adding a
 tool is one entry here.

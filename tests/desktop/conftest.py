@@ -1,7 +1,9 @@
 """Fixtures of the desktop tests: offscreen Qt, a seeded memory home, a task runner and the app state.
 
 ``QT_QPA_PLATFORM=offscreen`` is set before any QApplication exists; tests that need a real display and
-tray run the app in a subprocess under Xvfb (see ``test_tray_xvfb.py``). Unexpected WARNING logs from
+tray run the app in a subprocess under Xvfb (see ``test_tray_xvfb.py``). The UI is in English, as the app
+shows it with its translations installed (``desktop/translations/*.ts``, compiled for the run into a
+temporary folder, so the tests never depend on a stale ``.qm``); ``translations_dir`` gives that folder. Unexpected WARNING logs from
 memtray's loggers fail the test (in the spirit of qutebrowser's logfail), unless the test expects them.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +26,14 @@ from desktop import refguard
 
 refguard.install()  # PySide6 6.12.0 on Python 3.11: see desktop/refguard.py
 
+from desktop import i18n  # noqa: E402
 from desktop.gcguard import MainThreadCollector  # noqa: E402
 from desktop.state import AppState  # noqa: E402
 from desktop.tasks import TaskRunner  # noqa: E402
 from engine import Memory, Message, Settings  # noqa: E402
 from engine.embedders.hashing import HashEmbedder  # noqa: E402
+from engine.llm.gemini import ClientFactory  # noqa: E402
+from engine.llm.keys import Keys  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 BASE_NS = 1_760_000_000 * 1_000_000_000  # 2025-10-09
@@ -84,6 +91,33 @@ def seeded_home(seeded_template: Path, tmp_path: Path) -> Path:
     return home
 
 
+SOURCES = Path(__file__).resolve().parents[2] / "desktop" / "translations"
+
+
+def lrelease() -> str:
+    """The ``pyside6-lrelease`` of the interpreter running the tests."""
+    found = shutil.which("pyside6-lrelease", path=str(Path(sys.executable).parent))
+    assert found, f"pyside6-lrelease is missing next to {sys.executable}"
+    return found
+
+
+@pytest.fixture(scope="session")
+def translations_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The .ts files compiled to .qm for this run."""
+    out = tmp_path_factory.mktemp("translations")
+    for ts in sorted(SOURCES.glob("*.ts")):
+        subprocess.run([lrelease(), "-silent", str(ts), "-qm", str(out / f"{ts.stem}.qm")], check=True)
+    return out
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _english(qapp: Any, translations_dir: Path) -> Iterator[None]:
+    """The UI in English, with its plural forms ("1 message", "2 messages")."""
+    assert i18n.install(qapp, "en", translations_dir) == "en"
+    yield
+    i18n.uninstall(qapp)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _gc_on_the_gui_thread(qapp: Any) -> Iterator[None]:
     """As the app does: cycles holding Qt objects are collected on the GUI thread (desktop/gcguard.py)."""
@@ -94,8 +128,20 @@ def _gc_on_the_gui_thread(qapp: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def memory(seeded_home: Path) -> Iterator[Memory]:
-    mem = Memory.open(seeded_home, embedder=HashEmbedder())
+def keys() -> Keys:
+    """The memory's key store (``GEMINI_API_KEY``, then the OS keyring); a test may parametrize its own."""
+    return Keys()
+
+
+@pytest.fixture
+def client_factory() -> ClientFactory | None:
+    """The summarizer's Gemini client factory (None: the real one)."""
+    return None
+
+
+@pytest.fixture
+def memory(seeded_home: Path, keys: Keys, client_factory: ClientFactory | None) -> Iterator[Memory]:
+    mem = Memory.open(seeded_home, embedder=HashEmbedder(), keys=keys, client_factory=client_factory)
     yield mem
     mem.close()
 

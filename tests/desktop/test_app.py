@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop import crash
-from desktop.app import NO_TRAY, Memtray
+from desktop.app import Memtray, no_tray_text
 from engine.errors import CorruptStore
 from engine.paths import Paths
 
@@ -31,7 +31,7 @@ def test_without_a_tray_the_viewer_is_the_main_window(
     try:
         assert memtray.tray is None and memtray.viewer is not None
         assert memtray.viewer.isVisible() and memtray.viewer.is_main_window
-        assert memtray.viewer.banner.text() == NO_TRAY
+        assert memtray.viewer.banner.text() == no_tray_text()
         assert "proj-zh" in memtray.viewer.sessions.visible_sessions()
     finally:
         memtray.stop()

@@ -18,3 +18,45 @@ def test_engine_imports_neither_qt_nor_desktop() -> None:
 def test_launcher_does_not_import_qt_for_cli_commands() -> None:
     code = "import desktop.launcher, sys; assert not [m for m in sys.modules if m.startswith('PySide6')]"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _engine_imports() -> list[tuple[str, int, str, list[str]]]:
+    """Every ``from engine… import …`` / ``import engine…`` in desktop/: (file, line, module, names)."""
+    import ast
+    from pathlib import Path
+
+    found = []
+    for path in sorted(Path(__file__).resolve().parents[2].joinpath("desktop").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "engine":
+                found.append((path.name, node.lineno, node.module, [a.name for a in node.names]))
+            elif isinstance(node, ast.Import):
+                found += [
+                    (path.name, node.lineno, a.name, []) for a in node.names if a.name.startswith("engine")
+                ]
+    return found
+
+
+def test_the_desktop_uses_only_the_engines_public_faces() -> None:
+    """desktop/ imports ``engine``'s public names, a subpackage's ``__init__`` names, and the error tree."""
+    import importlib
+    from pathlib import Path
+
+    import engine
+
+    root = Path(engine.__file__).parent
+    wrong = []
+    for where, line, module, names in _engine_imports():
+        parts = module.split(".")
+        if module == "engine":
+            bad = [n for n in names if n not in engine.__all__]
+        elif module == "engine.errors":  # the error tree, engine.errors in engine.__all__
+            bad = []
+        elif len(parts) == 2 and (root / parts[1] / "__init__.py").exists():
+            public = getattr(importlib.import_module(module), "__all__", None)
+            bad = [n for n in names if public is None or n not in public]
+        else:
+            bad = names or [module]
+        if bad:
+            wrong.append(f"{where}:{line}: from {module} import {', '.join(bad)}")
+    assert not wrong, "desktop/ reaches past the engine's public faces:\n" + "\n".join(wrong)

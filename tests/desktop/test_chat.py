@@ -137,7 +137,7 @@ def test_the_tray_offers_new_chat_and_continue(state: AppState, qtbot: Any) -> N
 
     tray = Tray(state, app_icon())
     asked: list[object] = []
-    tray.chat_requested.connect(asked.append)
+    tray.actions.chat_requested.connect(asked.append)
     tray.rebuild()
     tray.action("new-chat").trigger()
     tray.action("continue:proj-zh").trigger()

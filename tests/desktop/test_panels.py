@@ -82,6 +82,4 @@ def test_adapters_read_the_engine_shapes() -> None:
     record = ErrorRecord("ab" * 32, "t", ("k",), "s", "", "a", "resolved", 1, 9_000_000_000)
     view_record = seams.error_view(record)
     assert (view_record.tool, view_record.expire_at, view_record.outcome) == ("t", 9, "resolved")
-    assert seams.summaries_of(object()) is None and seams.errors_of(object()) is None
-    assert not seams.has_semantic(object())
     assert seams.mask("AIzaSyA-0123456789abcdef") == "AIza…cdef" and seams.mask("short") == "…"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from PySide6.QtGui import QColor, QPalette
 
+from desktop import contrast
 from desktop.state import AppState
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.window import ViewerWindow
@@ -64,7 +67,8 @@ def test_chinese_search_highlights_and_shows_context(
         "幫我整理",
     ]  # 1 before (the first), 1 after
     html = viewer.search.view.toHtml()
-    assert "記憶體" in html and "#ffe066" in html
+    marked = viewer.search.view.palette().color(QPalette.ColorRole.Highlight).name()
+    assert "記憶體" in html and marked in html
     assert (
         viewer.search.status.text() == f"{len(results)} results" or viewer.search.status.text() == "1 result"
     )
@@ -110,3 +114,123 @@ def test_semantic_and_hybrid_search_with_the_tier(viewer: ViewerWindow, memory: 
         hits = finished.args[0]
         assert hits and all(r.hit.source == match for r in hits)
         assert any("roses" in r.hit.message.content for r in hits)
+
+
+def dark_palette() -> QPalette:
+    """A dark theme whose own highlight pair is hard to read (white on a light blue)."""
+    palette = QPalette()
+    for role, color in (
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.Base, "#1b1b1b"),
+        (QPalette.ColorRole.Text, "#e8e8e8"),
+        (QPalette.ColorRole.WindowText, "#e8e8e8"),
+        (QPalette.ColorRole.Highlight, "#5aa0ff"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"),
+    ):
+        palette.setColor(role, QColor(color))
+    return palette
+
+
+def styled_spans(html: str) -> list[tuple[str, str, str]]:
+    """``(background, colour, text)`` of every span in Qt's HTML that sets a background."""
+    found = []
+    for style, text in re.findall(r'<span style="([^"]*background-color:[^"]*)">([^<]*)</span>', html):
+        background = re.search(r"background-color:(#[0-9a-f]{6})", style)
+        color = re.search(r"(?<![-\w])color:(#[0-9a-f]{6})", style)
+        assert background and color, style
+        found.append((background.group(1), color.group(1), text))
+    return found
+
+
+def test_a_dark_palette_highlights_matches_readably(
+    viewer: ViewerWindow, qtbot: Any, screenshot: Any
+) -> None:
+    viewer.search.view.setPalette(dark_palette())
+    results = search(viewer, qtbot, "migration")
+    assert results
+    spans = styled_spans(viewer.search.view.toHtml())
+    assert spans and all(text.lower() == "migration" for _bg, _fg, text in spans)
+    for background, color, _text in spans:
+        assert background == "#5aa0ff"  # the palette's Highlight, not a fixed yellow
+        assert contrast.contrast_ratio(QColor(background), QColor(color)) >= 4.5, (background, color)
+    quiet = re.findall(r'<span style=" color:(#[0-9a-f]{6});">', viewer.search.view.toHtml())
+    assert quiet  # the context lines: muted, still readable on the dark base
+    for color in quiet:
+        assert contrast.contrast_ratio(QColor(color), QColor("#1b1b1b")) >= 4.5, color
+    screenshot(viewer, "search-dark-palette")
+
+
+def test_a_new_palette_redraws_the_results(viewer: ViewerWindow, qtbot: Any) -> None:
+    assert search(viewer, qtbot, "migration")
+    light = styled_spans(viewer.search.view.toHtml())[0][0]
+    viewer.search.setPalette(dark_palette())
+    dark = styled_spans(viewer.search.view.toHtml())[0][0]
+    assert light != dark == "#5aa0ff"
+
+
+def test_contrast_ratio_follows_wcag() -> None:
+    assert round(contrast.contrast_ratio(QColor("black"), QColor("white")), 1) == 21.0
+    assert contrast.contrast_ratio(QColor("#777777"), QColor("#777777")) == 1.0
+    # white on yellow, the old dark-theme highlight, is unreadable; the fallback picks black
+    assert contrast.contrast_ratio(QColor("white"), QColor("#ffe066")) < 1.5
+    assert contrast.readable_on(QColor("#ffe066"), QColor("white")) == QColor("black")
+
+
+def test_typing_searches_once_after_a_pause_off_the_gui_thread(
+    viewer: ViewerWindow, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from desktop.viewer import search as search_module
+
+    calls: list[tuple[str, bool]] = []
+    real = search_module.run_search
+
+    def counted(mem: Any, query: Any, page: int = search_module.PAGE) -> Any:
+        calls.append((query.text, threading.current_thread() is threading.main_thread()))
+        return real(mem, query, page)
+
+    monkeypatch.setattr(search_module, "run_search", counted)
+    with qtbot.waitSignal(viewer.search.search_did_finish, timeout=5000) as blocker:
+        for text in ("m", "mi", "mig", "migration"):  # keystrokes closer together than TYPING_MS
+            viewer.search.box.setText(text)
+    assert calls == [("migration", False)]  # one search, on a worker
+    assert blocker.args[0] and all("migration" in r.hit.message.content for r in blocker.args[0])
+    qtbot.wait(search_module.TYPING_MS + 100)
+    assert len(calls) == 1
+
+
+def test_an_answer_to_old_text_is_never_shown(viewer: ViewerWindow, qtbot: Any) -> None:
+    viewer.search.box.setText("budget")
+    viewer.search.search()  # runs now
+    viewer.search.box.setText("roses")  # typed while "budget" runs
+    viewer.search.search()
+    with qtbot.waitSignal(viewer.search.search_did_finish, timeout=5000) as blocker:
+        pass
+    assert blocker.args[0] and all("roses" in r.hit.message.content for r in blocker.args[0])
+
+
+def test_many_hits_come_in_pages_with_a_count(viewer: ViewerWindow, qtbot: Any) -> None:
+    from desktop.viewer.hits import MAX_RESULTS, PAGE
+
+    results = search(viewer, qtbot, "garden roses")  # 240 messages of long-chat say it
+    assert len(results) == PAGE
+    assert viewer.search.status.text() == f"{PAGE} of {MAX_RESULTS}+ results"
+    assert viewer.search.more_button.isVisible()
+    shown = PAGE
+    while viewer.search.more_button.isVisible():
+        with qtbot.waitSignal(viewer.search.page_did_load, timeout=5000) as blocker:
+            viewer.search.more_button.click()
+        shown = min(shown + PAGE, MAX_RESULTS)
+        assert len(blocker.args[0]) == shown == len(viewer.search.results)
+    assert shown == MAX_RESULTS
+    assert viewer.search.status.text().startswith(f"The first {MAX_RESULTS} results")
+    viewer.search.activate(MAX_RESULTS - 1)  # a result of the last page opens too
+
+
+def test_a_count_below_the_limit() -> None:
+    from desktop.viewer.search import count_text
+
+    assert count_text(50, 76, capped=False) == "50 of 76 results"
+    assert count_text(1, 1, capped=False) == "1 result"
+    assert count_text(76, 76, capped=False) == "76 results"

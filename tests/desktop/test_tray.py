@@ -62,7 +62,7 @@ def test_compact_action_compacts_and_says_what_was_done(
 ) -> None:
     assert state.memory is not None
     state.memory.update_settings(max_history_bytes=4096)
-    tray.compact_requested.connect(ops.compact)
+    tray.actions.compact_requested.connect(ops.compact)
     found = outcomes_of(ops)
     tray.rebuild()
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
@@ -74,7 +74,7 @@ def test_compact_action_compacts_and_says_what_was_done(
 
 
 def test_compact_all(tray: Tray, ops: Operations, qtbot: Any) -> None:
-    tray.compact_requested.connect(ops.compact)
+    tray.actions.compact_requested.connect(ops.compact)
     found = outcomes_of(ops)
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
         tray.action("compact:*").trigger()
@@ -85,7 +85,7 @@ def test_compact_all(tray: Tray, ops: Operations, qtbot: Any) -> None:
 def test_reset_asks_first_and_cancel_keeps_everything(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any
 ) -> None:
-    tray.reset_requested.connect(ops.ask_reset)
+    tray.actions.reset_requested.connect(ops.ask_reset)
     tray.action("reset:proj-zh").trigger()
     box = ops.confirmation
     assert box is not None and box.isVisible()
@@ -100,7 +100,7 @@ def test_reset_asks_first_and_cancel_keeps_everything(
 def test_reset_confirmed_deletes_and_reports(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any, screenshot: Any
 ) -> None:
-    tray.reset_requested.connect(ops.ask_reset)
+    tray.actions.reset_requested.connect(ops.ask_reset)
     found = outcomes_of(ops)
     tray.action("reset:english-notes").trigger()
     box = ops.confirmation
@@ -118,7 +118,7 @@ def test_reset_confirmed_deletes_and_reports(
 def test_pause_summaries_toggles_the_setting(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any
 ) -> None:
-    tray.pause_requested.connect(ops.set_summaries_paused)
+    tray.actions.pause_requested.connect(ops.set_summaries_paused)
     assert tray.action("pause").text() == "Pause summaries"
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         tray.action("pause").trigger()
@@ -133,7 +133,7 @@ def test_summarize_now_runs_every_pending_session_on_the_network_pool(state: App
     state.summaries = fake
     tray = Tray(state, app_icon())
     ops = Operations(state)
-    tray.summarize_requested.connect(ops.summarize_now)
+    tray.actions.summarize_requested.connect(ops.summarize_now)
     found = outcomes_of(ops)
     tray.rebuild()
     assert tray.action("summarize").isEnabled()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from keyring.backends import fail
 from PySide6.QtWidgets import QApplication
 
 from desktop import seams
@@ -24,10 +25,9 @@ from desktop.state import AppState
 from desktop.viewer.errormemory import ErrorMemoryPanel
 from desktop.viewer.window import ViewerWindow
 from engine import Memory
-from engine.llm.gemini import make_client
+from engine.llm.gemini import ClientFactory, make_client
 from engine.llm.keys import SERVICE, USERNAME, Keys
 from engine.paths import Paths
-from engine.summary import Summaries
 from tests.engine.exportdata import gpt_conversation, gpt_linear, gpt_message
 from tests.fakegemini import FakeGemini
 
@@ -60,11 +60,16 @@ def fake() -> Iterator[FakeGemini]:
 
 
 @pytest.fixture
+def client_factory() -> ClientFactory:
+    """The memory's summarizer retries fast (see :func:`fast_client`)."""
+    return fast_client
+
+
+@pytest.fixture
 def smem(memory: Memory, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> Memory:
     """The seeded memory; its summarizer talks to the fake server (key from GEMINI_API_KEY)."""
     monkeypatch.setenv("GEMINI_API_KEY", KEY)
     memory.update_settings(gemini_base_url=fake.url, decision_model="")
-    memory.summaries = Summaries(memory, client_factory=fast_client)
     return memory
 
 
@@ -173,15 +178,13 @@ def test_pause_and_resume_go_through_the_setting(app: Memtray, smem: Memory, qtb
     assert smem.reload_settings().summaries_enabled is True
 
 
+@pytest.mark.parametrize("keys", [Keys(backend=fail.Keyring(), environ={})], ids=["no keyring"])
 def test_tooltip_says_when_there_is_no_key(
     state: AppState, memory: Memory, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from keyring.backends import fail
-
     from desktop.icons import app_icon
     from desktop.tray import Tray
 
-    memory.summaries = Summaries(memory, keys=Keys(backend=fail.Keyring(), environ={}))
     state.summaries = seams.summaries_of(memory)
     tray = Tray(state, app_icon())
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
@@ -343,13 +346,10 @@ def test_settings_key_round_trip_through_a_real_keyring(
     assert KEY not in caplog.text  # never logged
 
 
+@pytest.mark.parametrize("keys", [Keys(backend=fail.Keyring(), environ={})], ids=["no keyring"])
 def test_without_a_secure_keyring_the_key_is_offered_for_this_session_only(
-    state: AppState, memory: Memory, qtbot: Any, screenshot: Any
+    state: AppState, memory: Memory, keys: Keys, qtbot: Any, screenshot: Any
 ) -> None:
-    from keyring.backends import fail
-
-    keys = Keys(backend=fail.Keyring(), environ={})
-    memory.summaries = Summaries(memory, keys=keys)
     win = key_window(state, keys, qtbot)
     assert "no secure key store" in win.key_status.text() and "this session only" in win.key_status.text()
     assert win.key_session.isVisible() and not win.key_save.isVisible()
@@ -385,8 +385,6 @@ def test_the_test_button_makes_one_real_call(
     script: tuple[int, str] | None,
     expected: str,
 ) -> None:
-    from keyring.backends import fail
-
     state.set_settings(memory.update_settings(gemini_base_url=fake.url))
     win = key_window(state, Keys(backend=fail.Keyring(), environ={}), qtbot)
     if script is not None:
@@ -402,8 +400,6 @@ def test_the_test_button_makes_one_real_call(
 
 
 def test_the_test_button_without_any_key_says_so(state: AppState, fake: FakeGemini, qtbot: Any) -> None:
-    from keyring.backends import fail
-
     win = key_window(state, Keys(backend=fail.Keyring(), environ={}), qtbot)
     with qtbot.waitSignal(win.key_did_change, timeout=5000):
         win.key_test.click()

@@ -1,7 +1,7 @@
 """Concurrency with real processes: two CLI writers, an MCP server and the in-process engine on one home.
 
 The CLI writers run ``memtray append`` and ``memtray import jsonl`` over and over, an agent drives
-``memtray mcp`` (stdio, the ``mcp`` SDK's client) with ``append_messages`` followed by ``chat_history``
+``memtray mcp`` (stdio, the ``mcp`` SDK's client) with ``save`` followed by ``search``
 and ``list_sessions`` reads, and three threads of one :class:`Memory` (the tray app's engine, embedding in
 the background) append to the same session, with history.json compacting all the time. Afterwards no
 message is lost or doubled, the file and the archive agree, each writer's messages stay in its order,
@@ -71,7 +71,7 @@ def mcp_agent(
     guard: threading.Lock,
     reads: list[int],
 ) -> None:
-    """An agent on ``memtray mcp``: per round, appends a pair, searches for it with ``chat_history`` and
+    """An agent on ``memtray mcp``: per round, saves a pair, searches for it with ``search`` and
     lists the sessions; until ``stop`` is set, and at least MCP_MIN_ROUNDS rounds."""
 
     async def rounds(session: ClientSession) -> None:
@@ -81,22 +81,20 @@ def mcp_agent(
                 {"role": "user", "content": f"mcp-{n}-q " + "m" * 200},
                 {"role": "assistant", "content": f"mcp-{n}-a"},
             ]
-            answer, failed = await call(session, "append_messages", {"session": SESSION, "messages": pair})
-            if failed or json.loads(answer)["appended"] != 2:
+            answer, failed = await call(session, "save", {"session": SESSION, "messages": pair})
+            if failed or json.loads(answer)["saved"] != 2:
                 errors.append(f"mcp append {n}: {answer}")
                 return
             with guard:
                 acked.update(m["content"] for m in pair)
             found, failed = await call(
-                session,
-                "chat_history",
-                {"session": SESSION, "mode": "search", "keyword": f"mcp-{n}-q", "match": "keyword"},
+                session, "search", {"session": SESSION, "query": f'"mcp-{n}-q"', "match": "keyword"}
             )
             if failed or f"mcp-{n}-q " not in found:
-                errors.append(f"mcp chat_history {n}: {found[:300]}")
+                errors.append(f"mcp search {n}: {found[:300]}")
                 return
-            listed, failed = await call(session, "list_sessions", {})
-            if failed or SESSION not in [s["id"] for s in json.loads(listed)]:
+            listed, failed = await call(session, "list_sessions", {"limit": 100})
+            if failed or SESSION not in [s["id"] for s in json.loads(listed)["sessions"]]:
                 errors.append(f"mcp list_sessions {n}: {listed[:300]}")
                 return
             reads.append(2)
@@ -163,7 +161,7 @@ def test_two_cli_writers_an_mcp_server_and_engine_threads_lose_nothing(tmp_path:
 
         history = [m.content for m in mem.history(SESSION)]
         cut = mem.compaction_cut(SESSION)
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             rows = conn.execute(
                 text("SELECT id, content FROM messages WHERE session_id = :s ORDER BY id"), {"s": SESSION}
             ).all()

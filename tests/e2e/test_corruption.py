@@ -52,7 +52,7 @@ def fill(home: Path) -> dict[str, list[str]]:
 
 
 def archive_contents(mem: Memory, session: str) -> list[str]:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         q = text("SELECT content FROM messages WHERE session_id = :s ORDER BY id")
         return [r[0] for r in conn.execute(q, {"s": session})]
 
@@ -198,7 +198,7 @@ def indexed_session(home: Path, fillers: int) -> tuple[Path, Path, int]:
         mem.append("cli-idx", [Message(roles[i % 2], t, T0 + i) for i, t in enumerate(texts)])
         assert mem.wait_idle(timeout=120)
         cut = mem.compaction_cut("cli-idx")
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             key = archive.known_key(conn, "cli-idx")
     assert key is not None and cut > 10
     ann, record = annoyindex.paths_for(home / ".store" / "vectors", key, "hash-512")

@@ -148,7 +148,7 @@ def test_writers_killed_at_random_points_lose_no_acknowledged_message(tmp_path: 
 
     checked = 0
     with Memory.open(home) as mem:  # opens without manual repair
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             rows = conn.execute(text("SELECT session_id, content FROM messages")).all()
         archived = Counter(content for _, content in rows)
         doubled = [c[:40] for c, n in archived.items() if n > 1]
@@ -160,7 +160,7 @@ def test_writers_killed_at_random_points_lose_no_acknowledged_message(tmp_path: 
             session = f"crash-{mode}"
             hot = mem.history(session)  # finishes an interrupted append or compaction, if any
             cut = mem.compaction_cut(session)
-            with mem.store.read() as conn:
+            with mem._store.read() as conn:
                 tail = conn.execute(
                     text("SELECT id, content FROM messages WHERE session_id = :s AND id >= :c ORDER BY id"),
                     {"s": session, "c": cut},

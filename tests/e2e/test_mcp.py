@@ -1,4 +1,7 @@
-"""``memtray mcp`` in a subprocess, driven by the ``mcp`` SDK's own stdio client."""
+"""``memtray mcp`` in a subprocess, driven by the ``mcp`` SDK's own stdio client, launched the way Claude
+Desktop launches a server (a command and arguments, a minimal environment). The SDK's client checks every
+``structuredContent`` against the tool's ``outputSchema``, so a result that breaks its schema fails here.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +12,30 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp.types as types
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 
-from engine import Memory
+from engine import Memory, Message
+from engine.importers import ImportedSession
+from engine.mcpserver.paging import PAGE_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]
+NS = 1_000_000_000
+OLD = 1_600_000_000 * NS
 
 
 def server(home: Path) -> StdioServerParameters:
     script = Path(sys.executable).with_name("memtray")
     command, args = (str(script), []) if script.exists() else (sys.executable, ["-m", "desktop.launcher"])
-    return StdioServerParameters(command=command, args=[*args, "--home", str(home), "mcp"], cwd=ROOT)
+    return StdioServerParameters(
+        command=command,
+        args=[*args, "--home", str(home), "mcp"],
+        env={"MEMTRAY_EMBEDDER": "hash"},  # added to the SDK's minimal default environment
+        cwd=ROOT,
+    )
 
 
 def run_client(home: Path, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
@@ -41,57 +56,95 @@ def run_client(home: Path, body: Callable[[ClientSession], Awaitable[Any]]) -> A
 
 
 async def call(session: ClientSession, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+    """A tool call's text and whether it is a tool error (isError)."""
     answer = await session.call_tool(name, args)
     text = "".join(block.text for block in answer.content if block.type == "text")
+    assert len(text) <= PAGE_CHARS
     return text, answer.is_error
 
 
-def test_tools_are_listed_and_a_bad_call_is_a_tool_error(tmp_path: Path) -> None:
+async def ok(session: ClientSession, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A successful call's structuredContent (the SDK has checked it against the output schema)."""
+    answer = await session.call_tool(name, args)
+    text = "".join(block.text for block in answer.content if block.type == "text")
+    assert not answer.is_error, text
+    assert answer.structured_content is not None and json.loads(text) == answer.structured_content
+    return answer.structured_content
+
+
+def test_tools_resources_and_prompts_are_listed_for_agents(tmp_path: Path) -> None:
     async def body(session: ClientSession) -> Any:
-        listed = (await session.list_tools()).tools
-        return listed, await call(session, "turn_context", {"session": "../etc"})
+        return (
+            (await session.list_tools()).tools,
+            (await session.list_resource_templates()).resource_templates,
+            (await session.list_prompts()).prompts,
+            session.server_capabilities,
+        )
 
-    listed, (text, failed) = run_client(tmp_path / "home", body)
-    assert failed and "invalid session id" in text  # answered in the protocol; stdout stayed clean
-    tools = {t.name: t for t in listed}
-    assert {"error_history", "append_messages", "turn_context", "list_sessions"} <= set(tools)
-    assert tools["append_messages"].input_schema["required"] == ["session", "messages"]
-    assert "session" in tools["chat_history"].input_schema["required"]
+    tools, templates, prompts, capabilities = run_client(tmp_path / "home", body)
+    assert [t.name for t in tools] == [
+        "search",
+        "read",
+        "list_sessions",
+        "turn_context",
+        "save",
+        "forget_message",
+        "forget_session",
+        "search_error_memory",
+        "read_error",
+        "remember_error",
+        "forget_error",
+    ]
+    for tool in tools:
+        assert tool.title and tool.output_schema and tool.annotations is not None
+        assert tool.annotations.open_world_hint is False
+    by_name = {t.name: t for t in tools}
+    assert by_name["search"].input_schema["required"] == ["query"]
+    assert by_name["forget_session"].annotations.destructive_hint is True
+    assert by_name["search"].annotations.read_only_hint is True
+    assert [t.uri_template for t in templates] == ["memtray://session/{id}"]
+    assert {p.name for p in prompts} == {"recall", "catch_up"}
+    assert capabilities is not None and capabilities.resources is not None
+    assert (tmp_path / "mcp-stderr.log").read_text() == ""  # quiet unless something is wrong
 
 
-def test_append_list_context_and_error_memory_over_stdio(tmp_path: Path) -> None:
+def test_every_tool_over_stdio(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    Memory.open(home).close()
+    with Memory.open(home) as mem:  # an imported conversation from long ago
+        mem.import_sessions(
+            [
+                ImportedSession(
+                    "claude-1",
+                    [
+                        Message("user", "which database did we pick for the ledger?", OLD),
+                        Message("assistant", "We picked SQLite with WAL for the ledger.", OLD + NS),
+                    ],
+                )
+            ]
+        )
 
     async def body(session: ClientSession) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        out["append"] = await call(
-            session,
-            "append_messages",
-            {
-                "session": "agent-1",
-                "messages": [
-                    {
-                        "role": "user",
-                        "content": "我們用 tabs 縮排",
-                        "sendAt": 1_760_000_000_000_000_000,
-                        "sender": "ann",
-                    },
-                    {"role": "assistant", "content": "noted: tabs"},
-                ],
-            },
-        )
+        pair = [
+            {"role": "user", "content": "我們用 tabs 縮排", "sendAt": 1_760_000_000 * NS, "sender": "ann"},
+            {"role": "assistant", "content": "noted: tabs", "sendAt": 1_760_000_001 * NS},
+        ]
+        out["save"] = await ok(session, "save", {"session": "agent-1", "messages": pair})
+        out["retry"] = await ok(session, "save", {"session": "agent-1", "messages": pair})
         out["bad"] = await call(
-            session, "append_messages", {"session": "agent-1", "messages": [{"role": "tool", "content": "x"}]}
+            session, "save", {"session": "agent-1", "messages": [{"role": "tool", "content": "x"}]}
         )
-        out["sessions"] = await call(session, "list_sessions", {})
-        out["context"] = await call(session, "turn_context", {"session": "agent-1", "request": "indent?"})
-        out["new_context"] = await call(session, "turn_context", {"session": "agent-new"})
-        out["write"] = await call(
+        out["search"] = await ok(session, "search", {"query": "ledger database"})
+        out["cjk"] = await ok(session, "search", {"query": "縮排", "match": "keyword"})
+        out["none"] = await ok(session, "search", {"query": "zeppelin", "match": "keyword"})
+        out["sessions"] = await ok(session, "list_sessions", {})
+        hit = out["search"]["hits"][0]
+        out["read"] = await ok(session, "read", hit["read"])
+        out["context"] = await ok(session, "turn_context", {"session": "agent-1", "request": "indent?"})
+        out["remember"] = await ok(
             session,
-            "error_history",
+            "remember_error",
             {
-                "mode": "write",
                 "tool_name": "fetch_page",
                 "keywords": ["timeout"],
                 "symptom": "timeout after 30 s",
@@ -99,38 +152,80 @@ def test_append_list_context_and_error_memory_over_stdio(tmp_path: Path) -> None
                 "outcome": "resolved",
             },
         )
-        out["search"] = await call(
-            session, "error_history", {"mode": "search", "keyword": "fetch_page timeout"}
-        )
-        out["history"] = await call(
-            session,
-            "chat_history",
-            {"session": "agent-1", "mode": "search", "keyword": "tabs", "match": "keyword"},
-        )
+        out["errors"] = await ok(session, "search_error_memory", {"query": "fetch_page timeout"})
+        error_id = out["remember"]["record"]["id"]
+        out["read_error"] = await ok(session, "read_error", {"id": error_id[:12]})
+        out["forget_error"] = await ok(session, "forget_error", {"id": error_id})
+        first_id = out["save"]["ids"][0]
+        out["forget"] = await ok(session, "forget_message", {"session": "agent-1", "message": first_id})
+        out["after_forget"] = await ok(session, "read", {"session": "agent-1"})
+        out["resources"] = (await session.list_resources()).resources
+        resource = await session.read_resource("memtray://session/claude-1")
+        out["resource"] = json.loads(resource.contents[0].text)  # type: ignore[union-attr]
+        try:
+            await session.read_resource("memtray://session/nope")
+        except MCPError as exc:
+            out["no_resource"] = exc.error.code
+        out["prompt"] = await session.get_prompt("recall", {"topic": "the ledger"})
+        try:
+            await session.get_prompt("recall", {})
+        except MCPError as exc:
+            out["bad_prompt"] = exc.error.code
+        out["drop"] = await ok(session, "forget_session", {"session": "claude-1"})
+        out["gone"] = await call(session, "read", {"session": "claude-1"})
         return out
 
     out = run_client(home, body)
-    appended, failed = out["append"]
-    assert not failed and json.loads(appended)["appended"] == 2
-    assert out["bad"][1] and "role" in out["bad"][0]
-    sessions = json.loads(out["sessions"][0])
-    assert [s["id"] for s in sessions] == ["agent-1"] and sessions[0]["hotMessages"] == 2
-    context = json.loads(out["context"][0])
-    assert "Prior Conversation Context" in context["system"]
-    assert context["messages"][0]["content"].endswith("我們用 tabs 縮排")
-    assert "sender: ann" in context["messages"][0]["content"]
-    assert context["messages"][-1]["content"].startswith("Turn context")
-    assert json.loads(out["new_context"][0])["messages"][0]["content"].startswith("Turn context")
-    assert out["write"] == ("recorded", False)
-    assert "raised the timeout" in out["search"][0]
-    text, failed = out["history"]
-    assert not failed and "[recent]" in text and "noted: tabs" in text
-    # The same store, read by another process (the tray app would see it too).
-    with Memory.open(home) as mem:
+    assert (out["save"]["saved"], out["retry"]["saved"], out["retry"]["alreadyPresent"]) == (2, 0, 2)
+    assert out["bad"][1] and "role must be one of user, assistant" in out["bad"][0]
+    hit = out["search"]["hits"][0]
+    assert hit["session"] == "claude-1" and hit["time"] == "2020-09-13T12:26:40Z"
+    assert hit["title"] == "which database did we pick for the ledger?"
+    assert [h["snippet"] for h in out["cjk"]["hits"]] == ["我們用 tabs 縮排"]
+    assert out["none"]["hits"] == [] and out["none"]["summary"].startswith("No messages match")
+    assert [s["id"] for s in out["sessions"]["sessions"]] == ["agent-1", "claude-1"]
+    assert [m["text"] for m in out["read"]["messages"]][-1] == "We picked SQLite with WAL for the ledger."
+    assert "Prior Conversation Context" in out["context"]["system"]
+    assert "sender: ann" in out["context"]["messages"][0]["content"]
+    assert out["errors"]["records"][0]["action"] == "raised the timeout"
+    assert out["read_error"]["record"]["tool"] == "fetch_page"
+    assert [m["text"] for m in out["after_forget"]["messages"]] == ["noted: tabs"]
+    assert {str(r.uri) for r in out["resources"]} == {
+        "memtray://session/agent-1",
+        "memtray://session/claude-1",
+    }
+    assert out["resource"]["session"] == "claude-1" and len(out["resource"]["messages"]) == 2
+    assert out["no_resource"] == -32002 and out["bad_prompt"] == -32602
+    assert "the ledger" in out["prompt"].messages[0].content.text
+    assert out["drop"]["removedMessages"] == 2 and out["gone"][1]
+    assert (tmp_path / "mcp-stderr.log").read_text() == ""
+    with Memory.open(home) as mem:  # the same store, seen by another process (the tray app would see it)
         history = mem.history("agent-1")
-        assert [(m.role, m.content, m.sender) for m in history] == [
-            ("user", "我們用 tabs 縮排", "ann"),
-            ("assistant", "noted: tabs", ""),
-        ]
-        assert history[0].send_at == 1_760_000_000_000_000_000 and history[1].send_at > 0
-        assert mem.errors.search("timeout", tool_name="fetch_page")
+        assert [(m.role, m.content) for m in history] == [("assistant", "noted: tabs")]
+        assert not mem.exists("claude-1") and mem.errors.count() == 0
+
+
+@pytest.mark.parametrize("sessions", [105])
+def test_resources_are_paged(tmp_path: Path, sessions: int) -> None:
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        mem.import_sessions(
+            [
+                ImportedSession(f"s{i:03d}", [Message("user", f"hello {i}", OLD + i * NS)])
+                for i in range(sessions)
+            ]
+        )
+
+    async def body(session: ClientSession) -> list[int]:
+        sizes, cursor = [], None
+        while True:
+            page = await session.list_resources(
+                params=types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            )
+            sizes.append(len(page.resources))
+            if page.next_cursor is None:
+                return sizes
+            cursor = page.next_cursor
+
+    sizes = run_client(home, body)
+    assert len(sizes) > 1 and sum(sizes) == sessions and max(sizes) <= 100

@@ -105,7 +105,7 @@ def test_a_temporary_chat_is_never_archived(tmp_path: Path) -> None:
         history = mem.history("priv-1")
         assert 0 < len(history) < 41  # trimmed at the size limit, not archived
         assert all(m.id is None for m in history)
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             for table in ("messages", "message_meta", "sessions"):
                 count = conn.execute(
                     text(
@@ -143,7 +143,7 @@ def test_forgetting_a_message_removes_it_from_every_tier(tmp_path: Path) -> None
 
     with Memory.open(home) as mem:
         recorder = Recorder()
-        mem.tiers.append(recorder)  # type: ignore[arg-type]
+        mem._log.listeners.append(recorder)  # type: ignore[arg-type]
         mem.update_settings(max_history_bytes=4096)
         ids = []
         for n in range(12):  # some of them compacted out of history.json, some still in it
@@ -176,7 +176,7 @@ def test_forgetting_a_message_removes_it_from_every_tier(tmp_path: Path) -> None
         assert mem.search(secret.split("-")[3], match="keyword") == []  # quokkafig
         assert recorder.forgotten == [("cli-f", hot_id), ("cli-f", old_id)]
         assert not summary.exists() and not (home / "sessions" / "cli-f" / ".summary_cursor").exists()
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             rows = conn.execute(text("SELECT content FROM messages WHERE session_id='cli-f'")).all()
         assert len(rows) == 22 and not any(secret in r[0] for r in rows)
         ids_after = [m.id for m in mem.history("cli-f")]

@@ -30,7 +30,7 @@ def start_writer(
 
 
 def archived_contents(mem: Memory, session: str) -> list[str]:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         return [
             r[0]
             for r in conn.execute(
@@ -75,7 +75,7 @@ def test_a_killed_writer_loses_no_acknowledged_message(tmp_path: Path) -> None:
         cut = mem.compaction_cut("cli-crash")
         hot_ids = [m.id for m in hot]
         assert hot_ids == sorted(hot_ids) and (not cut or hot_ids[0] == cut)
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             tail = conn.execute(
                 text("SELECT COUNT(*) FROM messages WHERE session_id='cli-crash' AND id >= :c"), {"c": cut}
             ).scalar_one()

@@ -165,10 +165,11 @@ def _warm_up(home: str) -> None:
     """Import and prime what a child needs, once: an append, a search, and a summary run against a
     throwaway fake Gemini (the SDK's client and pydantic schemas are built lazily, ~0.3 s the first time)."""
     from engine.llm.keys import Keys
-    from engine.summary import Summaries
     from tests.fakegemini import FakeGemini
 
-    with FakeGemini() as fake, Memory.open(home, background=False) as mem:
+    keys = Keys()
+    keys.use_for_this_run("warm-up")
+    with FakeGemini() as fake, Memory.open(home, keys=keys, background=False) as mem:
         mem.update_settings(gemini_base_url=fake.url)
         mem.append("warm", [Message("user", "warm up", 10**18), Message("assistant", "warm", 10**18 + 1)])
         mem.search("warm", match="keyword")
@@ -185,9 +186,6 @@ def _warm_up(home: str) -> None:
                 },
             }
         )
-        keys = Keys()
-        keys.use_for_this_run("warm-up")
-        mem.summaries = Summaries(mem, keys=keys)
         mem.summaries.generate("warm")
 
 

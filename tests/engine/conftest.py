@@ -9,6 +9,7 @@ import pytest
 
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
+from engine.llm.gemini import ClientFactory
 
 
 class FakeClock:
@@ -36,7 +37,13 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def memory(home: Path, clock: FakeClock) -> Iterator[Memory]:
-    mem = Memory.open(home, clock=clock, embedder=HashEmbedder())
+def client_factory() -> ClientFactory | None:
+    """The summarizer's Gemini client factory (None: the real one; the summarizer tests override it)."""
+    return None
+
+
+@pytest.fixture
+def memory(home: Path, clock: FakeClock, client_factory: ClientFactory | None) -> Iterator[Memory]:
+    mem = Memory.open(home, clock=clock, embedder=HashEmbedder(), client_factory=client_factory)
     yield mem
     mem.close()

@@ -1,4 +1,4 @@
-"""Appending: history.json and the archive written together (memory-engine.md §2, §14 items 1-3)."""
+"""Appending: history.json and the archive written together: the window, backfill, replay."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.engine.conftest import FakeClock
 
 
 def archived(mem: Memory, session: str) -> list[tuple[str, str, int]]:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         rows = conn.execute(
             text("SELECT role, content, send_at FROM messages WHERE session_id = :s ORDER BY id"),
             {"s": session},
@@ -168,7 +168,7 @@ def test_a_deleted_history_file_is_rebuilt_from_the_archive(memory: Memory) -> N
 def test_an_interrupted_append_is_replayed_once(memory: Memory, home: Path) -> None:
     memory.append("cli-a", [Message("user", "first")])
     # Simulate a crash after the archive commit and before history.json was written.
-    with memory.store.write() as conn:
+    with memory._store.write() as conn:
         from engine.sessions import archive
 
         archive.insert(conn, "cli-a", [Message("assistant", "acknowledged?")], 1)

@@ -91,7 +91,7 @@ def test_a_turn_calls_a_tool_streams_the_answer_and_saves_two_messages(
     ]
     assert history[0].send_at == started < history[1].send_at
     assert result.rounds == 2 and result.usage.total_tokens > 0
-    assert memory.summaries.usage(SESSION, "chat").calls == 2
+    assert memory.usage.totals(SESSION, "chat").calls == 2
 
 
 def test_the_request_carries_window_turn_context_and_guidance(

@@ -1,4 +1,4 @@
-"""The ``chat_history`` tool: memory-engine.md §6 and §14 item 6."""
+"""The ``chat_history`` tool: the original's semantic and keyword modes, memtray's hybrid and scope=all."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command line: the contract of decisions.md, JSON shapes, and one clear line for bad input."""
+"""The command line: its stable contract (commands, exit codes), JSON shapes, one clear line for bad input."""
 
 from __future__ import annotations
 
@@ -56,20 +56,20 @@ def test_append_history_search_roundtrip(capsys: pytest.CaptureFixture[str]) -> 
 def test_import_and_export_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "chat.jsonl"
     lines = [
-        {"role": "user", "content": "你好", "sendAt": 1},
+        {"role": "user", "content": "你好", "sendAt": 1_700_000_000},  # seconds
         {"role": "assistant", "content": "hi", "sender": "Bot"},
     ]
     source.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n\n", encoding="utf-8")
     code, out, _ = run(capsys, "import", "jsonl", str(source), "--session", "cli-imp")
     assert code == 0 and "imported 2 messages" in out
     code, out, _ = run(capsys, "import", "jsonl", str(source), "--session", "cli-imp")
-    assert code == 0 and "imported 0 messages" in out and "2 already present" in out
+    assert code == 0 and "imported 0 messages" in out and "2 already there" in out
     target = tmp_path / "out.jsonl"
     assert run(capsys, "export", "--session", "cli-imp", "--format", "jsonl", "-o", str(target))[0] == 0
     exported = [json.loads(x) for x in target.read_text(encoding="utf-8").splitlines()]
     assert exported == [
-        {"role": "user", "content": "你好", "sendAt": 1},
-        {"role": "assistant", "content": "hi", "sendAt": 2, "sender": "Bot"},
+        {"role": "user", "content": "你好", "sendAt": 1_700_000_000 * 10**9},
+        {"role": "assistant", "content": "hi", "sendAt": 1_700_000_000 * 10**9 + 1, "sender": "Bot"},
     ]
     code, out, _ = run(capsys, "export", "--session", "cli-imp", "--format", "markdown")
     assert code == 0 and "## assistant · Bot" in out and "你好" in out
@@ -82,7 +82,7 @@ def test_import_and_export_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[s
         ('{"role": "tool", "content": "x"}', "role must be"),
         ('{"role": "user", "content": 5}', "'content' must be text"),
         ("[1, 2]", "expected a JSON object"),
-        ('{"role": "user", "content": "x", "sendAt": -4}', "not a Unix time"),
+        ('{"role": "user", "content": "x", "sendAt": "soon"}', "sendAt must be a number"),
     ],
 )
 def test_a_bad_jsonl_line_is_named_and_nothing_is_imported(

@@ -1,4 +1,4 @@
-"""Compaction of history.json (memory-engine.md §7, §14 item 4), including property tests."""
+"""Compaction of history.json (to 80 % on a pair boundary), including property tests."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ MIB = 1024 * 1024
 def fill(mem: Memory, clock: FakeClock, session: str, total_bytes: int, size: int = 2000) -> int:
     """Append user/assistant pairs until history.json passes ``total_bytes`` or a compaction happened."""
     count = 0
-    while mem.files.size(mem.paths.history_file(session)) < total_bytes and not (
+    while mem._log.files.size(mem.paths.history_file(session)) < total_bytes and not (
         mem.exists(session) and mem.compaction_cut(session)
     ):
         batch = [
@@ -38,7 +38,7 @@ def test_compaction_at_4_mib_trims_to_80_percent_on_a_pair_boundary(memory: Memo
     records = json.loads(path.read_text(encoding="utf-8"))
     assert len(path.read_bytes()) <= 0.8 * 4 * MIB + 45_000  # one message of slack past the cut
     assert records[0]["role"] == "user"  # the removed prefix ended on an assistant message
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         total = conn.execute(text("SELECT COUNT(*) FROM messages")).scalar_one()
         start_at, start_id = conn.execute(text("SELECT start_at, start_id FROM message_meta")).one()
         first_kept = conn.execute(

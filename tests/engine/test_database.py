@@ -63,7 +63,7 @@ def test_migrations_keep_their_recorded_names_and_order() -> None:
 
 
 def test_a_new_database_records_every_migration(memory: Memory) -> None:
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         applied = [r[0] for r in conn.execute(text("SELECT name FROM migrations ORDER BY name"))]
     assert applied == [name for name, _ in database.MIGRATIONS]
 
@@ -84,12 +84,12 @@ def test_the_store_makes_no_table_but_the_migrations_one(tmp_path: Path) -> None
 
 
 def test_fts_tables_and_triggers_keep_their_sql(memory: Memory) -> None:
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         stored = {str(r[0]): str(r[1]) for r in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
     expected = dict(SCHEMA)
-    if memory.store.features.trigram:
+    if memory._store.features.trigram:
         expected.update(TRIGRAM_SCHEMA)
-    elif not memory.store.features.fts5:
+    elif not memory._store.features.fts5:
         pytest.skip("this SQLite has no FTS5")
     assert {name: stored.get(name) for name in expected} == expected
     triggers = {name for name in stored if name.startswith(("messages_", "error_memory_f", "error_memory_t"))}

@@ -46,10 +46,10 @@ def test_queue_survives_sigkill(tmp_path: Path) -> None:
         child.send_signal(signal.SIGKILL)
         child.wait()
     with Memory.open(home, embedder=HashEmbedder()) as mem:
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 25
         assert mem.wait_idle(timeout=120)
-        with mem.store.read() as conn:
+        with mem._store.read() as conn:
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one() == 25
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 0
         hits = mem.search("message 7", session="s1", match="semantic")

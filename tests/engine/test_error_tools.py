@@ -1,4 +1,4 @@
-"""The error-memory LLM tools (declarations, mode inference, executors) and the automatic hint (§11.4)."""
+"""The error-memory LLM tools (declarations, mode inference, executors) and the hint after a tool call."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The error memory through ``mem.errors``: writes, TTL, search (vectors with a floor, keyword fallback),
-prefix reads, purge, and independence from sessions (memory-engine.md §11, §14 item 11)."""
+prefix reads, purge, and independence from sessions."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_purge_deletes_only_expired_records_and_their_vectors(memory: Memory, cl
     young = remember(memory, symptom="young timeout")
     clock.advance(41 * DAY)
     assert memory.errors.purge() == 1
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         ids = [r[0] for r in conn.execute(text("SELECT id FROM error_memory"))]
         vectors = conn.execute(text("SELECT count(*) FROM error_memory_vectors")).scalar()
     assert ids == [young.id] and old.id not in ids
@@ -85,18 +85,18 @@ def test_expired_records_are_purged_when_the_memory_opens(home: Path, clock: Fak
     with Memory.open(home, clock=clock) as mem:
         remember(mem)
     clock.advance(91 * DAY)
-    with Memory.open(home, clock=clock) as mem, mem.store.read() as conn:
+    with Memory.open(home, clock=clock) as mem, mem._store.read() as conn:
         assert conn.execute(text("SELECT count(*) FROM error_memory")).scalar() == 0
 
 
 def test_purge_expired_job_purges_and_embeds_missing_vectors(memory: Memory, clock: FakeClock) -> None:
-    errors = ErrorMemory(memory.store, clock=clock, embedder=None)
+    errors = ErrorMemory(memory._store, clock=clock, embedder=None)
     record = errors.remember("fetch_page", "timeout", "retry", "resolved").record
     remember(memory, symptom="doomed timeout")
     clock.advance(91 * DAY)
     fresh = errors.remember("fetch_page", "new timeout", "retry", "resolved").record
     assert memory.errors.purge_expired() == 2  # the first two expired
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         rows = conn.execute(
             text("SELECT m.id, v.embedder FROM error_memory_vectors v JOIN error_memory m USING(num)")
         ).all()
@@ -256,10 +256,10 @@ class BrokenEmbedder:
 def test_a_failing_embedder_stores_without_vectors_and_search_uses_keywords(
     memory: Memory, clock: FakeClock
 ) -> None:
-    errors = ErrorMemory(memory.store, clock=clock, embedder=BrokenEmbedder())
+    errors = ErrorMemory(memory._store, clock=clock, embedder=BrokenEmbedder())
     record = errors.remember("fetch_page", "request timeout", "retry", "resolved").record
     assert [r.id for r in errors.search("request timeout")] == [record.id]
-    loading = ErrorMemory(memory.store, clock=clock, embedder=lambda: None)
+    loading = ErrorMemory(memory._store, clock=clock, embedder=lambda: None)
     assert [r.id for r in loading.search("timeout")] == [record.id]
     # vectors had no say, so the keyword scan is the original's (substring of the tool name)
     assert [r.id for r in errors.search("fetch_pa")] == [record.id]
@@ -270,7 +270,7 @@ def test_a_failing_embedder_stores_without_vectors_and_search_uses_keywords(
 
 
 def test_vector_less_keyword_scan_keeps_the_original_semantics(memory: Memory, clock: FakeClock) -> None:
-    errors = ErrorMemory(memory.store, clock=clock, embedder=None)
+    errors = ErrorMemory(memory._store, clock=clock, embedder=None)
     timeout = errors.remember("fetch_page", "request timeout", "retry", "resolved", keywords=["net"]).record
     clock.advance(1)
     other = errors.remember(
@@ -358,7 +358,7 @@ def test_error_memory_survives_reset_reset_all_and_remove(memory: Memory) -> Non
     assert memory.sessions() == []
     assert {r.id for r in memory.errors.records()} == {r.id for r in records}
     assert len(memory.errors.search("timeout")) == 3
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         assert conn.execute(text("SELECT count(*) FROM error_memory_vectors")).scalar() == 3
 
 
@@ -380,7 +380,7 @@ def test_records_are_json_ready(memory: Memory) -> None:
 
 
 def test_the_schema_has_fts_and_vectors(memory: Memory) -> None:
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         names = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master"))}
         applied = {r[0] for r in conn.execute(text("SELECT name FROM migrations"))}
     assert {"error_memory", "error_memory_vectors", "error_memory_fts", "error_memory_tri"} <= names

@@ -1,4 +1,4 @@
-"""Error records: the §11.1 classifier, keyword normalisation and tagging, ids, and input checks."""
+"""Error records: the error-class classifier, keyword normalisation and tagging, ids, and input checks."""
 
 from __future__ import annotations
 

@@ -28,19 +28,17 @@ def chatgpt_file(tmp_path: Path) -> Path:
     )
 
 
-def test_import_prints_progress_and_a_summary(
+def test_import_says_what_it_did_and_is_quiet_on_a_pipe(
     home: Path, chatgpt_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(home, "import", "chatgpt", str(chatgpt_file)) == 0
     out, err = capsys.readouterr()
-    assert out == (
-        "imported 5 messages into 2 session(s); 0 already present; skipped: 1 broken conversation\n"
-    )
-    assert "importing: 5/5 messages" in err
+    assert out == "imported 5 messages into 2 sessions; left out: 1 broken conversation\n"
+    assert "importing" not in err  # stderr is not a terminal here
 
     assert run(home, "import", "chatgpt", str(chatgpt_file)) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith("imported 0 messages into 2 session(s); 5 already present;")
+    assert out.startswith("imported 0 messages into 2 sessions; 5 already there;")
     with Memory.open(home) as mem:
         assert [m.content for m in mem.history("gpt-c-1")] == ["我的電腦記憶體不足", "關掉分頁", "謝謝"]
 
@@ -109,13 +107,13 @@ def test_claude_import_through_the_cli(
     )
     assert run(home, "import", "claude", str(path)) == 0
     out, _ = capsys.readouterr()
-    assert out == "imported 2 messages into 1 session(s); 0 already present; skipped: 1 file (not imported)\n"
+    assert out == "imported 2 messages into 1 session; left out: 1 file (not imported)\n"
 
 
 def test_import_help_lists_the_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", "--help"]) == 0  # main returns argparse's exit status instead of raising
     out, _ = capsys.readouterr()
-    for name in ("agenvoy", "chatgpt", "claude", "jsonl"):
+    for name in ("agenvoy", "chatgpt", "claude", "claude-code", "codex", "jsonl"):
         assert f"  {name} " in out
 
 

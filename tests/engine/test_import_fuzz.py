@@ -7,7 +7,16 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.importers import agenvoy, agenvoy_summary, chatgpt, claude
+from engine.importers import (
+    agenvoy,
+    agenvoy_headers,
+    agenvoy_summary,
+    chatgpt,
+    chatgpt_markers,
+    claude,
+    claude_code,
+    codex,
+)
 from engine.importers.records import BrokenRecord, Tally
 from engine.messages import Message, normalize_legacy
 
@@ -84,3 +93,46 @@ def test_legacy_header_is_removed_from_any_body(body: str) -> None:
     )
     assert message.content == body.strip("\n") or message.content == body.lstrip().strip("\n")
     assert message.send_at > 0
+
+
+TRANSCRIPT_KEYS = st.sampled_from(
+    ["type", "message", "role", "content", "text", "sessionId", "uuid", "leafUuid", "cwd", "isMeta", "isSidechain",
+     "toolUseResult", "origin", "kind", "promptSource", "aiTitle", "summary", "timestamp", "payload", "id",
+     "images", "phase", "model", "user", "assistant", "event_msg", "response_item", "user_message",
+     "agent_message", "session_meta", "input_text"]
+)  # fmt: skip
+LINE = st.recursive(
+    SCALARS | TRANSCRIPT_KEYS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TRANSCRIPT_KEYS, inner, max_size=6),
+    max_leaves=16,
+)
+
+
+@FAST
+@given(st.lists(LINE, max_size=6))
+def test_transcript_lines_never_crash(lines: list[Any]) -> None:
+    numbered = list(enumerate(lines, start=1))
+    for reader in (claude_code, codex):
+        meta: dict[str, Any] = {}
+        found = reader.parse(numbered, meta, Tally())
+        assert all(m.role in ("user", "assistant") and m.content.strip() for m in found)
+        title = reader.title(meta)
+        assert title is None or isinstance(title, str)
+
+
+@FAST
+@given(
+    st.text(
+        alphabet=st.sampled_from('ab \n[]"{}【】†:turn0search1cite\ue200\ue201\ue202\ue203\ue204\ue205\ue206')
+    )
+)
+def test_marker_cleaning_never_crashes_and_leaves_no_marker(text: str) -> None:
+    cleaned = chatgpt_markers.clean(text)
+    assert not any("\ue200" <= c <= "\ue206" for c in cleaned)
+
+
+@FAST
+@given(st.text())
+def test_agenvoy_header_stripping_never_crashes(text: str) -> None:
+    found = agenvoy_headers.strip(text)
+    assert text.endswith(found.text) and found.send_at >= 0

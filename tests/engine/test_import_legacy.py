@@ -1,4 +1,4 @@
-"""The older Agenvoy record format (memory-engine.md §2.5): the time in a header inside the content."""
+"""The older Agenvoy record format: the time in a header inside the content."""
 
 from __future__ import annotations
 

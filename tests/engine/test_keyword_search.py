@@ -1,4 +1,4 @@
-"""Keyword search: routing, CJK, the seed's archive/recent semantics, hostile input (§5.4, §6.3, §14 item 5)."""
+"""Keyword search: routing, CJK, the original's archive/recent split of the keyword mode, hostile input."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_seed_keyword_mode_splits_archive_and_recent(compacted: Memory) -> None:
 
 
 def test_seed_archive_excludes_rows_at_or_after_the_cut(compacted: Memory) -> None:
-    with compacted.store.read() as conn:
+    with compacted._store.read() as conn:
         start_at = conn.exec_driver_sql("SELECT start_at FROM message_meta").scalar_one()
     archive_hits, _ = compacted.seed_keyword_search("cli-a", "needle", "1y", 32)
     assert archive_hits and all(h.message.send_at < start_at for h in archive_hits)
@@ -193,7 +193,7 @@ def test_two_character_words_use_the_bigram_index_and_follow_deletes(cjk: Memory
     assert found(cjk, "電腦") == {CJK_DOCS[0], "新電腦到了"}
     cjk.reset("cli-other")
     assert found(cjk, "電腦") == {CJK_DOCS[0]}
-    with cjk.store.write() as conn:
+    with cjk._store.write() as conn:
         for table in ("messages_fts", "messages_bi"):
             conn.exec_driver_sql(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
         orphans = conn.exec_driver_sql(

@@ -1,4 +1,4 @@
-"""Reset, reset all, remove-session and the temp-session cleanup (memory-engine.md §10, §14 item 12)."""
+"""Reset, reset all, remove-session and the temp-session cleanup."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def seeded(memory: Memory, clock: FakeClock) -> Memory:
 
 
 def rows(mem: Memory, session: str) -> int:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         return int(
             conn.execute(
                 text("SELECT COUNT(*) FROM messages WHERE session_id = :s"), {"s": session}

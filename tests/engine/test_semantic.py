@@ -41,7 +41,7 @@ class CountingEmbedder(HashEmbedder):
 
 
 def _vector_count(mem: Memory, embedder_id: str | None = None) -> int:
-    with mem.store.read() as conn:
+    with mem._store.read() as conn:
         sql = "SELECT COUNT(*) FROM vectors" + (" WHERE embedder = ?" if embedder_id else "")
         return int(conn.exec_driver_sql(sql, (embedder_id,) if embedder_id else ()).scalar_one())
 
@@ -50,7 +50,7 @@ def test_append_queues_and_worker_embeds(memory: Memory) -> None:
     memory.append("s1", _messages(["the cat sat on the mat", "dogs bark at night"], sender="Ann"))
     assert memory.wait_idle(timeout=60)
     assert _vector_count(memory) == 2
-    with memory.store.read() as conn:
+    with memory._store.read() as conn:
         assert rows.queued(conn) == 0
         texts = [r[0] for r in conn.exec_driver_sql("SELECT text_hash FROM vectors ORDER BY message_id")]
     assert texts[0] == rows.text_hash("Ann: the cat sat on the mat")
@@ -101,7 +101,7 @@ def test_unchanged_text_is_never_embedded_again(
         mem.append("s1", _messages(["same words", "same words", "other words"]))
         mem.wait_idle(timeout=60)
         assert sorted(embedder.embedded) == ["other words", "same words"]
-        with mem.store.write() as conn:  # queue everything again: nothing changed, nothing embedded
+        with mem._store.write() as conn:  # queue everything again: nothing changed, nothing embedded
             conn.exec_driver_sql(
                 "INSERT INTO embed_queue(message_id, session_id, queued_at) SELECT id, session_id, 0 FROM messages"
             )
@@ -260,7 +260,7 @@ def test_a_process_that_does_not_embed_queues_and_the_next_one_embeds(tmp_path: 
     with Memory.open(home, embedder=HashEmbedder(), background=False) as cli:
         cli.append("cli-q", [Message("user", f"queued message {i}") for i in range(5)])
         assert cli.wait_idle(0)  # nothing runs here
-        with cli.store.read() as conn:
+        with cli._store.read() as conn:
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 5
         assert _vector_count(cli) == 0
     with Memory.open(home, embedder=HashEmbedder()) as app:

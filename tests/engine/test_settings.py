@@ -1,4 +1,4 @@
-"""Settings: typed, validated, stored in the database, defaults from the seed."""
+"""Settings: typed, validated, stored in the database, defaults from the original (16 messages, 4 MiB)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Memory
+from engine import Memory, database
 from engine.errors import InvalidSetting
 from engine.settings import DEFAULTS, coerce, from_stored
 
@@ -45,7 +45,7 @@ def test_bad_values_are_refused_and_nothing_is_stored(memory: Memory, name: str,
     with pytest.raises(InvalidSetting):
         memory.update_settings(**{name: value})
     assert memory.settings == DEFAULTS
-    assert memory.store.setting_rows() == {}
+    assert database.SettingsTable(memory._store).setting_rows() == {}
 
 
 def test_unusable_stored_values_fall_back_to_defaults() -> None:

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from engine import Memory, Message
-from engine.llm.gemini import make_client
-from engine.summary import Summaries
+from engine.llm.gemini import ClientFactory, make_client
 from tests.fakegemini import FakeGemini
 
 T0 = 1_700_000_000 * 1_000_000_000
@@ -46,9 +45,14 @@ def fake() -> Iterator[FakeGemini]:
 
 
 @pytest.fixture
+def client_factory() -> ClientFactory:
+    """The memory's summarizer retries fast (see :func:`fast_client`)."""
+    return fast_client
+
+
+@pytest.fixture
 def smem(memory: Memory, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> Memory:
     """A memory whose summarizer talks to the fake server (key from GEMINI_API_KEY; no decision model)."""
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
     memory.update_settings(gemini_base_url=fake.url, decision_model="")
-    memory.summaries = Summaries(memory, client_factory=fast_client)
     return memory

@@ -1,4 +1,4 @@
-"""The turn context (memory-engine.md §3, §9.2) and ``memtray context``."""
+"""The turn context (the window, then the relevant part of the summary) and ``memtray context``."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_relevance_filter_keeps_only_relevant_entries(smem: Memory, fake: FakeGe
     assert set(json.loads(block)) == {"key_decisions", "past_discussions", "current_discussion"}
     sent = fake.calls()[0].text()
     assert "how do I prune roses?" in sent and "language, format" in sent
-    assert smem.summaries.usage("s", "relevance").calls == 1
+    assert smem.usage.totals("s", "relevance").calls == 1
 
 
 def test_nothing_relevant_leaves_the_block_out(smem: Memory, fake: FakeGemini) -> None:

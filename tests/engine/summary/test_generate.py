@@ -1,8 +1,9 @@
-"""Generate (memory-engine.md §8.5, §9.1) with the real google-genai SDK against the fake server."""
+"""Generate (noise pruning, chunks, the cursor) with the real google-genai SDK against the fake server."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from engine import Memory, Message
 from engine.clock import format_local
 from engine.errors import GeminiTimeout, NoApiKey, QuotaExceeded, SummarizerError
 from engine.llm.gemini import make_client
-from engine.summary import Summaries, files
+from engine.summary import files
 from tests.engine.summary.conftest import SECOND, T0, conversation, summary_json
 from tests.fakegemini import FakeGemini
 
@@ -40,8 +41,8 @@ def test_one_chunk_saves_summary_cursor_and_usage(smem: Memory, fake: FakeGemini
     assert sent.model == "gemini-2.5-flash"
     assert f"[user] {format_local(T0)}" in sent.text()  # timestamps on the role lines
     assert "Traditional Chinese" in sent.text()  # reply_lang auto
-    assert smem.summaries.usage("s").calls == 1
-    assert smem.summaries.usage("s").total_tokens == 15
+    assert smem.usage.totals("s").calls == 1
+    assert smem.usage.totals("s").total_tokens == 15
     # Nothing new: no call.
     assert smem.summaries.generate("s").considered == 0
     assert len(fake.calls()) == 1
@@ -161,10 +162,12 @@ def test_quota_on_every_try_raises_quota_and_cools_the_model(smem: Memory, fake:
     assert gemini is not None and gemini.cooling_down("gemini-2.5-flash")
 
 
+def one_attempt(key: str, url: str) -> Any:
+    return make_client(key, base_url=url, attempts=1)
+
+
+@pytest.mark.parametrize("client_factory", [one_attempt])
 def test_slow_reply_times_out(smem: Memory, fake: FakeGemini) -> None:
-    smem.summaries = Summaries(
-        smem, client_factory=lambda key, url: make_client(key, base_url=url, attempts=1)
-    )
     smem.append("s", conversation(2))
     smem.update_settings(agent_send_timeout_seconds=1)
     for _ in range(2):  # the summary model, then the fallback

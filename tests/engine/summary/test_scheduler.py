@@ -96,10 +96,10 @@ def test_pause_submits_nothing(smem: Memory) -> None:
     ran = threading.Event()
     with ThreadPoolExecutor(1) as pool:
         sched = SummaryScheduler(ran.set, pool, enabled=smem.summaries.enabled)
-        smem.summaries.pause()
+        smem.update_settings(summaries_enabled=False)
         assert sched.submit() is None
         assert not smem.summaries.status().enabled
-        smem.summaries.resume()
+        smem.update_settings(summaries_enabled=True)
         future = sched.submit()
         assert future is not None
         future.result(timeout=10)
@@ -121,11 +121,11 @@ def test_the_summary_lock_keeps_runs_apart(smem: Memory, fake: FakeGemini) -> No
     from engine.storage.locks import SessionLocks
 
     smem.append("a", [Message("user", "hi", T0)])
-    smem.locks = SessionLocks(smem.paths.locks_dir, timeout=0.2)
+    smem._log.locks = SessionLocks(smem.paths.locks_dir, timeout=0.2)
     holding, release = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with smem.locks.hold(lock_name("a")):
+        with smem._log.locks.hold(lock_name("a")):
             holding.set()
             release.wait(10)
 

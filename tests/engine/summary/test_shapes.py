@@ -1,4 +1,4 @@
-"""The summary's shape, parsing, chunking and output hygiene (memory-engine.md §3, §8.1–8.4, §9.1)."""
+"""The summary's shape, parsing, chunking, exchanges and output hygiene."""
 
 from __future__ import annotations
 

@@ -1,0 +1,133 @@
+"""The UI language (Traditional Chinese for Taiwan, or English), with Qt's own translation tools.
+
+How strings are written in ``desktop/``:
+
+- every user-visible string goes through ``QCoreApplication.translate(context, text)`` (each module
+  binds it as ``translate``), with a fixed context per window or module (``"Tray"``, ``"Settings"``…),
+  so renaming a class never loses a translation;
+- values are filled in after translating: ``translate(ctx, "Reset {session}?").format(session=sid)``
+  (never an f-string inside ``translate``: lupdate would record the braces' contents literally);
+- counts use ``%n`` (or ``%Ln``, with the locale's digit grouping) and pass the count as ``n``:
+  ``translate(ctx, "%Ln message(s)", "", count)``; Qt picks the plural form;
+- text defined at import time is marked with ``QT_TRANSLATE_NOOP(ctx, text)`` and translated where it
+  is shown.
+
+The sources are ``desktop/translations/memtray_<language>.ts``: ``memtray_zh_TW.ts`` translates every
+string; ``memtray_en.ts`` holds only the English plural forms ("1 message", "2 messages").
+``make translations`` compiles them to ``.qm`` files beside them with ``pyside6-lrelease``, and ``make
+i18n-update`` refreshes the ``.ts`` files from the code with ``pyside6-lupdate``. Without the ``.qm``
+files the app runs in English (counts then read "1 message(s)").
+
+The language: :func:`configured_language` (``auto``, ``en`` or ``zh_TW``), where ``auto`` follows the
+system (``QLocale.system().uiLanguages()``, which honours ``LANG`` and ``LANGUAGE``): any Traditional
+Chinese locale (Taiwan, Hong Kong, Macao) gets ``zh_TW``, every other locale English. Qt's own strings
+(standard buttons, file dialogs, a line edit's context menu) come from ``qtbase_<language>.qm`` in
+PySide6's translations folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+log = logging.getLogger("memtray.desktop.i18n")
+
+LANGUAGES = ("en", "zh_TW")
+"""The UI languages memtray has: English (the source text) and Traditional Chinese (Taiwan)."""
+
+ENV = "MEMTRAY_LANG"
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
+    """Mark ``text`` for translation in ``context`` without translating it now (lupdate extracts it)."""
+    return text
+
+
+_installed: list[QTranslator] = []
+"""The translators in use. Qt does not own them: one that Python drops is forgotten (English again)."""
+
+
+def translations_dir() -> Path:
+    """The folder of memtray's ``.qm`` files: beside this module, or in the bundle when frozen."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None:
+        return Path(bundle) / "desktop" / "translations"
+    return Path(__file__).resolve().parent / "translations"
+
+
+def configured_language() -> str:
+    """The user's choice of UI language: ``auto``, ``en`` or ``zh_TW``.
+
+    HOOK for a ``ui_language`` setting (``auto`` | ``en`` | ``zh_TW``): once the engine's settings have
+    one, return it from here (it must be known before the first window is built, so read it with the
+    home's other boot-time state). Until then the ``MEMTRAY_LANG`` environment variable decides.
+    """
+    value = os.environ.get(ENV, "auto").strip() or "auto"
+    if value != "auto" and value not in LANGUAGES:
+        log.warning("%s=%r is not one of auto, %s; following the system", ENV, value, ", ".join(LANGUAGES))
+        return "auto"
+    return value
+
+
+def language_of(locale: QLocale) -> str | None:
+    """``zh_TW`` for a Traditional Chinese locale, ``en`` for an English one, None for any other."""
+    if locale.language() == QLocale.Language.Chinese:
+        if locale.script() == QLocale.Script.TraditionalHanScript:
+            return "zh_TW"
+        return None
+    if locale.language() == QLocale.Language.English:
+        return "en"
+    return None
+
+
+def system_language(system: QLocale | None = None) -> str:
+    """The UI language for the system's preferred languages, in order (English if none is known)."""
+    system = system or QLocale.system()
+    for tag in system.uiLanguages():
+        found = language_of(QLocale(tag))
+        if found is not None:
+            return found
+    return "en"
+
+
+def choose(choice: str | None = None, system: QLocale | None = None) -> str:
+    """The UI language for ``choice`` (default :func:`configured_language`): ``en`` or ``zh_TW``."""
+    choice = choice or configured_language()
+    return choice if choice in LANGUAGES else system_language(system)
+
+
+def install(app: QCoreApplication, language: str | None = None, directory: Path | None = None) -> str:
+    """Translate the app into ``language`` (default: :func:`choose`); return the language in use.
+
+    Replaces the translators a previous call installed. A missing ``.qm`` file is logged; the app then
+    shows the English source text.
+    """
+    language = choose(language)
+    uninstall(app)
+    folder = directory or translations_dir()
+    QLocale.setDefault(QLocale("zh_TW" if language == "zh_TW" else "en_US"))
+    wanted = [(f"memtray_{language}", str(folder))]
+    if language != "en":
+        qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        wanted.append((f"qtbase_{language}", qt_folder))
+    for name, where in wanted:
+        translator = QTranslator(app)
+        if translator.load(name, where):
+            app.installTranslator(translator)
+            _installed.append(translator)
+        else:
+            log.info("no %s.qm in %s: those strings stay in English", name, where)
+    log.info("UI language: %s", language)
+    return language
+
+
+def uninstall(app: QCoreApplication) -> None:
+    """Remove the translators :func:`install` put in (back to the English source text)."""
+    while _installed:
+        translator = _installed.pop()
+        app.removeTranslator(translator)
+        translator.deleteLater()

@@ -1,0 +1,1522 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_TW">
+<context>
+    <name>About</name>
+    <message>
+        <source>About memtray</source>
+        <translation>關於 memtray</translation>
+    </message>
+    <message>
+        <source>A memory for your conversations with AI assistants, kept on this computer: every message, rolling summaries written by Gemini, and search by keyword or by meaning.</source>
+        <translation>替你和 AI 助理的對話保留記憶，全部存在這台電腦上：每一則訊息、由 Gemini 持續更新的摘要，還能用關鍵字或語意找回任何內容。</translation>
+    </message>
+    <message>
+        <source>Open data folder</source>
+        <translation>開啟資料夾</translation>
+    </message>
+    <message>
+        <source>Open log folder</source>
+        <translation>開啟記錄檔資料夾</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>資料存放位置</translation>
+    </message>
+    <message>
+        <source>Log folder</source>
+        <translation>記錄檔位置</translation>
+    </message>
+    <message>
+        <source>Version {version}</source>
+        <translation>版本 {version}</translation>
+    </message>
+    <message>
+        <source>Version unknown (not installed as a package)</source>
+        <translation>版本不明（不是以套件方式安裝）</translation>
+    </message>
+</context>
+<context>
+    <name>Actions</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>檔案(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Memory</source>
+        <translation>記憶庫(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>說明(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Open sessions…</source>
+        <translation>開啟對話列表…</translation>
+    </message>
+    <message>
+        <source>Search…</source>
+        <translation>搜尋…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>匯入…</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>繼續對話</translation>
+    </message>
+    <message>
+        <source>Summarize now</source>
+        <translation>立即產生摘要</translation>
+    </message>
+    <message>
+        <source>The summarizer is not part of this build</source>
+        <translation>這個版本沒有摘要功能</translation>
+    </message>
+    <message>
+        <source>Compact</source>
+        <translation>整理近期紀錄</translation>
+    </message>
+    <message>
+        <source>Moves older messages out of the recent history sent to the model; they stay in the archive and can still be searched</source>
+        <translation>把較舊的訊息移出每次送給模型的近期紀錄；它們會保存在封存區，仍然搜尋得到</translation>
+    </message>
+    <message>
+        <source>All sessions</source>
+        <translation>所有對話</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重設對話</translation>
+    </message>
+    <message>
+        <source>{session}…</source>
+        <translation>{session}…</translation>
+    </message>
+    <message>
+        <source>Resume summaries</source>
+        <translation>恢復自動摘要</translation>
+    </message>
+    <message>
+        <source>Pause summaries</source>
+        <translation>暫停自動摘要</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>設定…</translation>
+    </message>
+    <message>
+        <source>About memtray</source>
+        <translation>關於 memtray</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>結束</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>This desktop has no system tray, so memtray runs as this window: its menus hold everything the tray menu would. Closing it quits memtray; scheduled summaries run while it is open.</source>
+        <translation>這個桌面環境沒有系統匣，所以 memtray 以這個視窗執行：系統匣選單裡的功能都在上方的選單中。關閉視窗就會結束 memtray；視窗開著的時候，排定的摘要會照常進行。</translation>
+    </message>
+    <message>
+        <source>opening the memory</source>
+        <translation>開啟記憶庫</translation>
+    </message>
+</context>
+<context>
+    <name>Chat</name>
+    <message>
+        <source>memtray — chat {session}</source>
+        <translation>memtray — 對話 {session}</translation>
+    </message>
+    <message>
+        <source>Write a message… (Ctrl+Enter sends)</source>
+        <translation>輸入訊息…（按 Ctrl+Enter 送出）</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>送出</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>New conversation.</source>
+        <translation>新的對話。</translation>
+    </message>
+    <message>
+        <source>Loading the conversation…</source>
+        <translation>正在載入對話…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln recent message(s) of {session}.</source>
+        <translation>
+            <numerusform>{session} 最近的 %Ln 則訊息。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>loading the conversation</source>
+        <translation>載入對話</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>Chat in {session}</source>
+        <translation>在 {session} 對話</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Answering…</source>
+        <translation>回答中…</translation>
+    </message>
+    <message>
+        <source>Looked into the memory ({tool})…</source>
+        <translation>查閱了記憶庫（{tool}）…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved, %n memory lookup(s).</source>
+        <translation>
+            <numerusform>已儲存，查閱記憶庫 %n 次。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已儲存。</translation>
+    </message>
+    <message>
+        <source>sending the message</source>
+        <translation>送出訊息</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+</context>
+<context>
+    <name>Conversation</name>
+    <message>
+        <source>Choose a session on the left.</source>
+        <translation>請從左邊選一個對話。</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>複製</translation>
+    </message>
+    <message>
+        <source>Copy the selected messages as text</source>
+        <translation>把選取的訊息複製成文字</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>匯出…</translation>
+    </message>
+    <message>
+        <source>Save the whole session to a file</source>
+        <translation>把整個對話存成檔案</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{session}&lt;/b&gt; — loading…</source>
+        <translation>&lt;b&gt;{session}&lt;/b&gt; — 載入中…</translation>
+    </message>
+    <message>
+        <source>Export session</source>
+        <translation>匯出對話</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;{session}&lt;/b&gt; — %Ln recent message(s) · compacted</source>
+        <translation>
+            <numerusform>&lt;b&gt;{session}&lt;/b&gt; — 近期 %Ln 則訊息 · 較舊的已移到封存區</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;{session}&lt;/b&gt; — %Ln recent message(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;{session}&lt;/b&gt; — 近期 %Ln 則訊息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>loading the conversation</source>
+        <translation>載入對話</translation>
+    </message>
+</context>
+<context>
+    <name>Crash</name>
+    <message>
+        <source>memtray: {title}</source>
+        <translation>memtray：{title}</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorMemory</name>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Symptom</source>
+        <translation>症狀</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>處理方式</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>結果</translation>
+    </message>
+    <message>
+        <source>Expires in</source>
+        <translation>保留天數</translation>
+    </message>
+    <message>
+        <source>resolved</source>
+        <translation>已解決</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失敗</translation>
+    </message>
+    <message>
+        <source>abandoned</source>
+        <translation>已放棄</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>不明</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <translation>
+            <numerusform>%n 天</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>id {id}</source>
+        <translation>編號 {id}</translation>
+    </message>
+    <message>
+        <source>cause: {cause}</source>
+        <translation>原因：{cause}</translation>
+    </message>
+    <message>
+        <source>keywords: {keywords}</source>
+        <translation>關鍵字：{keywords}</translation>
+    </message>
+    <message>
+        <source>Search the error memory (tool, symptom, cause)</source>
+        <translation>搜尋工具錯誤紀錄（工具、症狀、原因）</translation>
+    </message>
+    <message>
+        <source>Tool errors and their fixes, shared by every session; a record is kept 90 days after its last use</source>
+        <translation>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 90 天</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>刪除</translation>
+    </message>
+    <message>
+        <source>Delete the selected records</source>
+        <translation>刪除選取的紀錄</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n record(s) found</source>
+        <translation>
+            <numerusform>找到 %n 筆紀錄</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The newest %n record(s) of {total}</source>
+        <translation>
+            <numerusform>共 {total} 筆，顯示最新的 %n 筆</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n record(s)</source>
+        <translation>
+            <numerusform>%n 筆紀錄</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Forgot {id}</source>
+        <translation>已刪除 {id}</translation>
+    </message>
+    <message>
+        <source>using the error memory</source>
+        <translation>使用工具錯誤紀錄</translation>
+    </message>
+</context>
+<context>
+    <name>Errors</name>
+    <message>
+        <source>Could not finish {doing}</source>
+        <translation>{doing}時發生問題</translation>
+    </message>
+    <message>
+        <source>Something went wrong</source>
+        <translation>發生問題</translation>
+    </message>
+    <message>
+        <source>The session no longer exists ({detail}). It may have been removed by another program.</source>
+        <translation>這個對話已經不存在（{detail}），可能被其他程式刪除了。</translation>
+    </message>
+    <message>
+        <source>That setting was not saved: {detail}.</source>
+        <translation>這項設定沒有儲存：{detail}。</translation>
+    </message>
+    <message>
+        <source>memtray could not use that input: {detail}.</source>
+        <translation>memtray 無法使用這項輸入：{detail}。</translation>
+    </message>
+    <message>
+        <source>{detail}. Type more of the id.</source>
+        <translation>{detail}。請把編號多輸入幾個字元。</translation>
+    </message>
+    <message>
+        <source>Not found: {detail}.</source>
+        <translation>找不到：{detail}。</translation>
+    </message>
+    <message>
+        <source>Another memtray program kept the memory busy for too long. Try again in a moment.</source>
+        <translation>另一個 memtray 程式佔用記憶庫太久了，請稍後再試一次。</translation>
+    </message>
+    <message>
+        <source>A memory file is damaged and could not be repaired ({detail}). Your data folder was left as it is; see the log for the file.</source>
+        <translation>有一個記憶庫檔案損壞，無法修復（{detail}）。你的資料夾維持原樣沒有更動；是哪個檔案請看記錄檔。</translation>
+    </message>
+    <message>
+        <source>The memory could not be read or written ({detail}). Check free disk space and permissions.</source>
+        <translation>無法讀寫記憶庫（{detail}）。請檢查磁碟剩餘空間和檔案權限。</translation>
+    </message>
+    <message>
+        <source>Search by meaning is not available right now ({detail}). Keyword search still works.</source>
+        <translation>目前無法依語意搜尋（{detail}）；關鍵字搜尋仍然可以用。</translation>
+    </message>
+    <message>
+        <source>The reply was stopped. Nothing was saved.</source>
+        <translation>回覆已停止，沒有儲存任何內容。</translation>
+    </message>
+    <message>
+        <source>Gemini gave no answer to show (it may have been blocked). Nothing was saved.</source>
+        <translation>Gemini 沒有給出可以顯示的回答（可能被阻擋了），沒有儲存任何內容。</translation>
+    </message>
+    <message>
+        <source>No Gemini API key is set. Add one in Settings (or set GEMINI_API_KEY).</source>
+        <translation>還沒有設定 Gemini API 金鑰。請到「設定」加入一組（或設定環境變數 GEMINI_API_KEY）。</translation>
+    </message>
+    <message>
+        <source>Gemini refused the API key. Check the key in Settings.</source>
+        <translation>Gemini 不接受這組 API 金鑰，請到「設定」檢查金鑰。</translation>
+    </message>
+    <message>
+        <source>Gemini&apos;s rate limit or quota was reached. memtray will try again later.</source>
+        <translation>已達到 Gemini 的使用頻率或額度上限，memtray 稍後會再試一次。</translation>
+    </message>
+    <message>
+        <source>Gemini did not answer in time. memtray will try again later.</source>
+        <translation>Gemini 沒有及時回應，memtray 稍後會再試一次。</translation>
+    </message>
+    <message>
+        <source>Gemini could not be reached (network down or a server error). memtray will try again later.</source>
+        <translation>連不上 Gemini（網路中斷或伺服器出錯），memtray 稍後會再試一次。</translation>
+    </message>
+    <message>
+        <source>The summary could not be written: {detail}.</source>
+        <translation>無法寫入摘要：{detail}。</translation>
+    </message>
+    <message>
+        <source>This computer has no secure key store (OS keyring), so the key cannot be saved, and memtray never saves it in plain text. Use it for this session only, or set GEMINI_API_KEY in the environment.</source>
+        <translation>這台電腦沒有安全的金鑰儲存區（系統鑰匙圈），所以無法儲存金鑰；memtray 也絕不會把金鑰存成明文。你可以選擇只在這次執行期間使用，或設定環境變數 GEMINI_API_KEY。</translation>
+    </message>
+    <message>
+        <source>This is a bug in memtray ({kind}: {detail}). It was written to the log; please report it.</source>
+        <translation>這是 memtray 的程式錯誤（{kind}：{detail}）。詳細內容已寫入記錄檔，請回報給我們。</translation>
+    </message>
+    <message>
+        <source>The disk is full ({file}). Free some space and try again.</source>
+        <translation>磁碟已滿（{file}）。請清出一些空間後再試一次。</translation>
+    </message>
+    <message>
+        <source>The disk is full. Free some space and try again.</source>
+        <translation>磁碟已滿。請清出一些空間後再試一次。</translation>
+    </message>
+    <message>
+        <source>memtray is not allowed to use a file ({file}). Check the folder&apos;s permissions.</source>
+        <translation>memtray 沒有權限使用檔案（{file}），請檢查資料夾的權限。</translation>
+    </message>
+    <message>
+        <source>memtray is not allowed to use a file. Check the folder&apos;s permissions.</source>
+        <translation>memtray 沒有權限使用檔案，請檢查資料夾的權限。</translation>
+    </message>
+    <message>
+        <source>A file could not be used ({file}): {reason}.</source>
+        <translation>無法使用檔案（{file}）：{reason}。</translation>
+    </message>
+    <message>
+        <source>A file could not be used: {reason}.</source>
+        <translation>無法使用檔案：{reason}。</translation>
+    </message>
+    <message>
+        <source>The key test failed</source>
+        <translation>金鑰測試失敗</translation>
+    </message>
+    <message>
+        <source>There is no key to test: paste one first, or save one.</source>
+        <translation>沒有可以測試的金鑰：請先貼上或儲存一組金鑰。</translation>
+    </message>
+    <message>
+        <source>Gemini refused this key (it is wrong, was revoked, or is not enabled for the Gemini API). Copy the whole key again from Google AI Studio.</source>
+        <translation>Gemini 不接受這組金鑰（金鑰有誤、已被撤銷，或沒有啟用 Gemini API）。請到 Google AI Studio 重新複製完整的金鑰。</translation>
+    </message>
+    <message>
+        <source>Gemini accepted the key, but its rate limit or quota is used up right now. Summaries wait and try again later; check the quota in Google AI Studio if this lasts.</source>
+        <translation>Gemini 接受了這組金鑰，但目前的使用頻率或額度已經用完。摘要會等一下再試；如果一直這樣，請到 Google AI Studio 查看額度。</translation>
+    </message>
+    <message>
+        <source>Gemini does not know the summary model: {detail}. Check the model name.</source>
+        <translation>Gemini 找不到這個摘要模型：{detail}。請檢查模型名稱。</translation>
+    </message>
+    <message>
+        <source>testing the key</source>
+        <translation>測試金鑰</translation>
+    </message>
+</context>
+<context>
+    <name>Export</name>
+    <message>
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines 檔（*.jsonl）</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown 文件（*.md）</translation>
+    </message>
+</context>
+<context>
+    <name>Import</name>
+    <message>
+        <source>ChatGPT data export</source>
+        <translation>ChatGPT 匯出的資料</translation>
+    </message>
+    <message>
+        <source>Claude data export</source>
+        <translation>Claude 匯出的資料</translation>
+    </message>
+    <message>
+        <source>Agenvoy sessions folder</source>
+        <translation>Agenvoy 的對話資料夾</translation>
+    </message>
+    <message>
+        <source>JSON Lines (one message per line)</source>
+        <translation>JSON Lines（每行一則訊息）</translation>
+    </message>
+    <message>
+        <source>an Agenvoy sessions/ folder, or one session folder (history.json, summary.json)</source>
+        <translation>Agenvoy 的 sessions/ 資料夾，或其中一個對話的資料夾（內有 history.json、summary.json）</translation>
+    </message>
+    <message>
+        <source>conversations.json of a ChatGPT data export (the file, its folder, or the .zip)</source>
+        <translation>ChatGPT 匯出資料裡的 conversations.json（檔案本身、所在資料夾或整個 .zip 都可以）</translation>
+    </message>
+    <message>
+        <source>conversations.json of a Claude data export (the file, its folder, or the .zip)</source>
+        <translation>Claude 匯出資料裡的 conversations.json（檔案本身、所在資料夾或整個 .zip 都可以）</translation>
+    </message>
+    <message>
+        <source>one history.json record per line, into one session</source>
+        <translation>每行一筆 history.json 格式的訊息，全部匯入同一個對話</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl *.json)</source>
+        <translation>JSON Lines 檔（*.jsonl *.json）</translation>
+    </message>
+    <message>
+        <source>ChatGPT export (conversations.json *.zip)</source>
+        <translation>ChatGPT 匯出資料（conversations.json *.zip）</translation>
+    </message>
+    <message>
+        <source>Claude export (conversations.json *.zip)</source>
+        <translation>Claude 匯出資料（conversations.json *.zip）</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>The file held no conversation to import ({took}).</source>
+        <translation>檔案裡沒有可以匯入的對話（耗時 {took}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln conversation(s)</source>
+        <translation>
+            <numerusform>%Ln 段對話</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) added</source>
+        <translation>
+            <numerusform>新增 %Ln 則訊息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Read {conversations} in {took}: {added}, {present} already in the memory.</source>
+        <translation>花了 {took} 讀取 {conversations}：{added}，另有 {present} 則已經在記憶庫裡。</translation>
+    </message>
+    <message>
+        <source>Read {conversations} in {took}: {added}.</source>
+        <translation>花了 {took} 讀取 {conversations}：{added}。</translation>
+    </message>
+    <message>
+        <source>{count} × {why}</source>
+        <translation>{why} {count} 則</translation>
+    </message>
+    <message>
+        <source> Left out: {reasons}.</source>
+        <translation>略過：{reasons}。</translation>
+    </message>
+    <message>
+        <source>Importing {name}</source>
+        <translation>正在匯入 {name}</translation>
+    </message>
+    <message>
+        <source>memtray — import conversations</source>
+        <translation>memtray — 匯入對話</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>選擇…</translation>
+    </message>
+    <message>
+        <source>optional: one conversation into this session</source>
+        <translation>選填：只匯入一段對話時，指定要放進哪個對話</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>匯入</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File or folder</source>
+        <translation>檔案或資料夾</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Choose {what}. Importing the same file again adds nothing.</source>
+        <translation>請選擇：{what}。同一個檔案再匯入一次不會重複加入。</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有檔案（*）</translation>
+    </message>
+    <message>
+        <source>File to import</source>
+        <translation>要匯入的檔案</translation>
+    </message>
+</context>
+<context>
+    <name>Keys</name>
+    <message>
+        <source>The key comes from the GEMINI_API_KEY environment variable ({masked}); it wins over the keyring.</source>
+        <translation>金鑰來自環境變數 GEMINI_API_KEY（{masked}），會優先於系統鑰匙圈裡的金鑰。</translation>
+    </message>
+    <message>
+        <source>A key ({masked}) is used for this session only: it is forgotten when memtray quits.</source>
+        <translation>這組金鑰（{masked}）只在這次執行期間使用：memtray 結束後就會忘記。</translation>
+    </message>
+    <message>
+        <source>A key ({masked}) is stored in the OS keyring ({backend}).</source>
+        <translation>金鑰（{masked}）已存在系統鑰匙圈（{backend}）。</translation>
+    </message>
+    <message>
+        <source>No key is stored. Paste one and press Save key; it goes to the OS keyring.</source>
+        <translation>還沒有儲存金鑰。貼上金鑰後按「儲存金鑰」，就會存進系統鑰匙圈。</translation>
+    </message>
+    <message>
+        <source>This computer has no secure key store (OS keyring), and memtray never saves the key in plain text. Paste a key and press “Use for this session only”: it is kept in memory until memtray quits (or set GEMINI_API_KEY in the environment).</source>
+        <translation>這台電腦沒有安全的金鑰儲存區（系統鑰匙圈），而 memtray 絕不會把金鑰存成明文。請貼上金鑰並按「只在這次執行使用」：金鑰只保留在記憶體中，直到 memtray 結束（或設定環境變數 GEMINI_API_KEY）。</translation>
+    </message>
+    <message>
+        <source>the key must be one word of text</source>
+        <translation>金鑰必須是一串不含空白的文字</translation>
+    </message>
+    <message>
+        <source>This key works: {model} answered in {seconds} s.</source>
+        <translation>這組金鑰可以用：{model} 在 {seconds} 秒內回應了。</translation>
+    </message>
+    <message>
+        <source>The key works: {model} answered in {seconds} s.</source>
+        <translation>金鑰可以用：{model} 在 {seconds} 秒內回應了。</translation>
+    </message>
+</context>
+<context>
+    <name>Message</name>
+    <message>
+        <source>compaction cut — older messages live in the archive only</source>
+        <translation>整理分界 — 以上較舊的訊息只保存在封存區</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>使用者</translation>
+    </message>
+    <message>
+        <source>assistant</source>
+        <translation>助理</translation>
+    </message>
+</context>
+<context>
+    <name>Operations</name>
+    <message>
+        <source>{title}: {text}</source>
+        <translation>{title}：{text}</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>Compacted {session}</source>
+        <translation>已整理 {session}</translation>
+    </message>
+    <message>
+        <source>Nothing to trim: history.json is {size}, under the limit ({took}).</source>
+        <translation>不需要整理：近期紀錄（history.json）目前是 {size}，還沒超過上限（耗時 {took}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.</source>
+        <translation>
+            <numerusform>已把 %Ln 則較舊的訊息移到封存區（仍可搜尋），近期紀錄保留 {kept} 則；大小 {before} → {after}，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed in {touched} of {count} sessions in {took}.</source>
+        <translation>
+            <numerusform>在 {count} 個對話中的 {touched} 個，把 %Ln 則較舊的訊息移到封存區，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Nothing to trim in %n session(s) ({took}).</source>
+        <translation>
+            <numerusform>%n 個對話都不需要整理（耗時 {took}）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Compacted all sessions</source>
+        <translation>已整理所有對話</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted; summary and error memory kept ({took}).</source>
+        <translation>
+            <numerusform>已刪除 %Ln 則訊息；摘要和工具錯誤紀錄都保留著（耗時 {took}）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted; error memory kept ({took}).</source>
+        <translation>
+            <numerusform>已刪除 %Ln 則訊息；工具錯誤紀錄保留著（耗時 {took}）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Reset {session}</source>
+        <translation>已重設 {session}</translation>
+    </message>
+    <message>
+        <source>Summarized</source>
+        <translation>已產生摘要</translation>
+    </message>
+    <message>
+        <source>Its existing summary was kept; messages after it are summarized from now on</source>
+        <translation>保留了原有的摘要；之後的新訊息會從現在起接著摘要</translation>
+    </message>
+    <message>
+        <source>Nothing new to summarize</source>
+        <translation>沒有新的內容需要摘要</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln new message(s) were small talk; the summary is unchanged</source>
+        <translation>
+            <numerusform>%Ln 則新訊息都是閒聊，摘要沒有變動</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln new message(s) merged into the summary ({parts})</source>
+        <translation>
+            <numerusform>%Ln 則新訊息已併入摘要（{parts}）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n part(s)</source>
+        <translation>
+            <numerusform>分 %n 段處理</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Summarized {session}</source>
+        <translation>已摘要 {session}</translation>
+    </message>
+    <message>
+        <source>{what} ({took}).</source>
+        <translation>{what}（耗時 {took}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n session(s) summarized in {took}.</source>
+        <translation>
+            <numerusform>已摘要 %n 個對話，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No session was summarized.</source>
+        <translation>沒有任何對話完成摘要。</translation>
+    </message>
+    <message>
+        <source>Every summary is up to date.</source>
+        <translation>所有摘要都是最新的。</translation>
+    </message>
+    <message>
+        <source>Summaries</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>{done} Failed: {sessions}. {why}</source>
+        <translation>{done}失敗的對話：{sessions}。{why}</translation>
+    </message>
+    <message>
+        <source>{n} MiB</source>
+        <translation>{n} MiB</translation>
+    </message>
+    <message>
+        <source>{n} KiB</source>
+        <translation>{n} KiB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln byte(s)</source>
+        <translation>
+            <numerusform>%Ln 位元組</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>compacting {session}</source>
+        <translation>整理 {session}</translation>
+    </message>
+    <message>
+        <source>Compacting {session}</source>
+        <translation>正在整理 {session}</translation>
+    </message>
+    <message>
+        <source>compacting all sessions</source>
+        <translation>整理所有對話</translation>
+    </message>
+    <message>
+        <source>Compacting all sessions</source>
+        <translation>正在整理所有對話</translation>
+    </message>
+    <message numerus="yes">
+        <source>This deletes its %Ln message(s): the recent history and the archive, with their search index.</source>
+        <translation>
+            <numerusform>這會刪除它的 %Ln 則訊息：包括近期紀錄、封存區，以及它們的搜尋索引。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This deletes its messages: the recent history and the archive, with their search index.</source>
+        <translation>這會刪除它的所有訊息：包括近期紀錄、封存區，以及它們的搜尋索引。</translation>
+    </message>
+    <message>
+        <source>Kept: the session&apos;s summary, and the error memory (it is shared by all sessions).</source>
+        <translation>會保留：這個對話的摘要，以及工具錯誤紀錄（所有對話共用）。</translation>
+    </message>
+    <message>
+        <source>memtray: reset session</source>
+        <translation>memtray：重設對話</translation>
+    </message>
+    <message>
+        <source>Reset the session “{session}”?</source>
+        <translation>要重設對話「{session}」嗎？</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重設</translation>
+    </message>
+    <message>
+        <source>resetting {session}</source>
+        <translation>重設 {session}</translation>
+    </message>
+    <message>
+        <source>Resetting {session}</source>
+        <translation>正在重設 {session}</translation>
+    </message>
+    <message>
+        <source>The summarizer is not part of this build.</source>
+        <translation>這個版本沒有摘要功能。</translation>
+    </message>
+    <message>
+        <source>summarizing {session}</source>
+        <translation>摘要 {session}</translation>
+    </message>
+    <message>
+        <source>Summarizing {session}</source>
+        <translation>正在摘要 {session}</translation>
+    </message>
+    <message>
+        <source>summarizing</source>
+        <translation>產生摘要</translation>
+    </message>
+    <message>
+        <source>Summarizing</source>
+        <translation>正在產生摘要</translation>
+    </message>
+    <message>
+        <source>pausing summaries</source>
+        <translation>暫停自動摘要</translation>
+    </message>
+    <message>
+        <source>resuming summaries</source>
+        <translation>恢復自動摘要</translation>
+    </message>
+</context>
+<context>
+    <name>Progress</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>{task}… (+{more} more)</source>
+        <translation>{task}…（還有 {more} 項）</translation>
+    </message>
+    <message>
+        <source>{task}…</source>
+        <translation>{task}…</translation>
+    </message>
+    <message>
+        <source>{task}: cancelling…</source>
+        <translation>{task}：正在取消…</translation>
+    </message>
+    <message>
+        <source>Re-embedding messages: {done} of {total}…</source>
+        <translation>正在重建語意索引：{done} / {total} 則訊息…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Embedding %Ln message(s)…</source>
+        <translation>
+            <numerusform>正在為 %Ln 則訊息建立語意索引…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Rebuilding the search index of %Ln session(s)…</source>
+        <translation>
+            <numerusform>正在重建 %Ln 個對話的搜尋索引…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Search</name>
+    <message>
+        <source>Any time</source>
+        <translation>不限時間</translation>
+    </message>
+    <message>
+        <source>Last day</source>
+        <translation>最近一天</translation>
+    </message>
+    <message>
+        <source>Last week</source>
+        <translation>最近一週</translation>
+    </message>
+    <message>
+        <source>Last month</source>
+        <translation>最近一個月</translation>
+    </message>
+    <message>
+        <source>Last year</source>
+        <translation>最近一年</translation>
+    </message>
+    <message>
+        <source>Keywords</source>
+        <translation>關鍵字</translation>
+    </message>
+    <message>
+        <source>Meaning</source>
+        <translation>語意</translation>
+    </message>
+    <message>
+        <source>Keywords + meaning</source>
+        <translation>關鍵字＋語意</translation>
+    </message>
+    <message>
+        <source>recent</source>
+        <translation>近期紀錄</translation>
+    </message>
+    <message>
+        <source>archive</source>
+        <translation>封存區</translation>
+    </message>
+    <message>
+        <source>semantic</source>
+        <translation>語意</translation>
+    </message>
+    <message>
+        <source>hybrid</source>
+        <translation>關鍵字＋語意</translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n+ results</source>
+        <translation>
+            <numerusform>共 %n 筆以上，顯示 {shown} 筆</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n results (more words narrow the search)</source>
+        <translation>
+            <numerusform>顯示前 %n 筆結果（多加幾個字可以縮小範圍）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n result(s)</source>
+        <translation>
+            <numerusform>共 %n 筆，顯示 {shown} 筆</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>
+        <translation>搜尋你的對話（用 &quot;引號&quot; 括起來的詞組會整段比對）</translation>
+    </message>
+    <message>
+        <source>All sessions</source>
+        <translation>所有對話</translation>
+    </message>
+    <message>
+        <source>This session</source>
+        <translation>這個對話</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>More results</source>
+        <translation>更多結果</translation>
+    </message>
+    <message>
+        <source>Search by meaning becomes available with the semantic index</source>
+        <translation>有了語意索引之後，才能依語意搜尋</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>搜尋中…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n result(s)</source>
+        <translation>
+            <numerusform>%n 筆結果</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No results.</source>
+        <translation>沒有結果。</translation>
+    </message>
+    <message>
+        <source>searching</source>
+        <translation>搜尋</translation>
+    </message>
+</context>
+<context>
+    <name>Sessions</name>
+    <message>
+        <source>Session</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>最後活動</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>近期</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已封存</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Messages in the recent history, the part sent to the model each turn</source>
+        <translation>近期紀錄裡的訊息數，也就是每次會送給模型的部分</translation>
+    </message>
+    <message>
+        <source>Messages kept only in the archive (still searchable)</source>
+        <translation>只保存在封存區的訊息數（仍然搜尋得到）</translation>
+    </message>
+    <message>
+        <source>When the session&apos;s summary was last written</source>
+        <translation>這個對話的摘要上次更新的時間</translation>
+    </message>
+    <message>
+        <source>{session} (temporary)</source>
+        <translation>{session}（暫存）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>無</translation>
+    </message>
+    <message>
+        <source>Filter sessions</source>
+        <translation>篩選對話</translation>
+    </message>
+    <message>
+        <source>Show temporary sessions</source>
+        <translation>顯示暫存對話</translation>
+    </message>
+    <message>
+        <source>Sessions whose name starts with temp- (scratch work of other tools)</source>
+        <translation>名稱以 temp- 開頭的對話（其他工具的臨時工作）</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Automatic (best local model that loads)</source>
+        <translation>自動（使用能載入的最佳本機模型）</translation>
+    </message>
+    <message>
+        <source>Local: multilingual E5 (better quality)</source>
+        <translation>本機：多語言 E5（品質較好）</translation>
+    </message>
+    <message>
+        <source>Local: Universal Sentence Encoder (faster)</source>
+        <translation>本機：Universal Sentence Encoder（速度較快）</translation>
+    </message>
+    <message>
+        <source>Gemini embeddings (online)</source>
+        <translation>Gemini 語意模型（需連網）</translation>
+    </message>
+    <message>
+        <source>Character n-grams (no model; weakest)</source>
+        <translation>字元片段比對（不用模型，效果最弱）</translation>
+    </message>
+    <message>
+        <source>Same as the conversation (Chinese as Traditional)</source>
+        <translation>跟對話的語言相同（中文一律用繁體）</translation>
+    </message>
+    <message>
+        <source>memtray — settings</source>
+        <translation>memtray — 設定</translation>
+    </message>
+    <message>
+        <source>paste a new key to replace the stored one</source>
+        <translation>貼上新的金鑰來取代已儲存的金鑰</translation>
+    </message>
+    <message>
+        <source>Save key</source>
+        <translation>儲存金鑰</translation>
+    </message>
+    <message>
+        <source>Use for this session only</source>
+        <translation>只在這次執行使用</translation>
+    </message>
+    <message>
+        <source>Delete key</source>
+        <translation>刪除金鑰</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>測試</translation>
+    </message>
+    <message>
+        <source>Make one call to Gemini with this key</source>
+        <translation>用這組金鑰呼叫 Gemini 一次，確認能不能用</translation>
+    </message>
+    <message>
+        <source>The language of chat replies and summaries</source>
+        <translation>對話回覆和摘要使用的語言</translation>
+    </message>
+    <message>
+        <source>How many recent messages of a session the model sees with each new message</source>
+        <translation>每次送出新訊息時，模型能看到這個對話最近的幾則訊息</translation>
+    </message>
+    <message>
+        <source> KiB</source>
+        <translation> KiB</translation>
+    </message>
+    <message>
+        <source>When a session&apos;s recent history (the messages sent to the model each turn, kept in history.json) grows past this size, its older messages move to the archive. They can still be searched.</source>
+        <translation>當一個對話的近期紀錄（每次會送給模型的訊息，存在 history.json）超過這個大小，較舊的訊息就會移到封存區，之後仍然搜尋得到。</translation>
+    </message>
+    <message>
+        <source>Summarize conversations on a schedule (every 15 minutes)</source>
+        <translation>定時自動摘要對話（每 15 分鐘）</translation>
+    </message>
+    <message>
+        <source>Start memtray when I log in</source>
+        <translation>登入時自動啟動 memtray</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>開啟資料夾</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>儲存</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>關閉</translation>
+    </message>
+    <message>
+        <source>Gemini</source>
+        <translation>Gemini</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 金鑰</translation>
+    </message>
+    <message>
+        <source>Summary model</source>
+        <translation>摘要模型</translation>
+    </message>
+    <message>
+        <source>Decision model</source>
+        <translation>篩選模型</translation>
+    </message>
+    <message>
+        <source>Chat model</source>
+        <translation>對話模型</translation>
+    </message>
+    <message>
+        <source>Reply language</source>
+        <translation>回覆語言</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>記憶庫</translation>
+    </message>
+    <message>
+        <source>Messages sent each turn</source>
+        <translation>每次送給模型的訊息數</translation>
+    </message>
+    <message>
+        <source>Compact history.json above</source>
+        <translation>近期紀錄超過此大小時整理</translation>
+    </message>
+    <message>
+        <source>Search by meaning with</source>
+        <translation>語意搜尋使用</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>目前使用</translation>
+    </message>
+    <message>
+        <source>App</source>
+        <translation>應用程式</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>資料存放位置</translation>
+    </message>
+    <message>
+        <source>Nothing changed.</source>
+        <translation>沒有任何變更。</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>儲存中…</translation>
+    </message>
+    <message>
+        <source> The embedder changed: every message is re-embedded in the background.</source>
+        <translation>語意模型已變更：所有訊息會在背景重新建立語意索引。</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已儲存。</translation>
+    </message>
+    <message>
+        <source>saving the settings</source>
+        <translation>儲存設定</translation>
+    </message>
+    <message>
+        <source>Saving re-embeds every message with the new embedder, in the background (progress in the viewer).</source>
+        <translation>儲存後，會用新的語意模型在背景重新為所有訊息建立索引（進度顯示在對話檢視視窗）。</translation>
+    </message>
+    <message>
+        <source>Changing it re-embeds every message in the background; the viewer&apos;s status bar shows the progress.</source>
+        <translation>變更後會在背景為所有訊息重新建立語意索引；進度顯示在對話檢視視窗的狀態列。</translation>
+    </message>
+    <message>
+        <source>The memory is not open yet.</source>
+        <translation>記憶庫還沒開啟。</translation>
+    </message>
+    <message>
+        <source>Not known yet.</source>
+        <translation>還不知道。</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>載入中…</translation>
+    </message>
+    <message>
+        <source>{name}: {reason}</source>
+        <translation>{name}：{reason}</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%Ln message(s) waiting to be embedded)</source>
+        <translation>
+            <numerusform>（還有 %Ln 則訊息等待建立語意索引）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Looking for the key…</source>
+        <translation>正在尋找金鑰…</translation>
+    </message>
+    <message>
+        <source>Testing the key with one call to {model}…</source>
+        <translation>正在呼叫 {model} 一次來測試金鑰…</translation>
+    </message>
+    <message>
+        <source>Testing the Gemini key</source>
+        <translation>正在測試 Gemini 金鑰</translation>
+    </message>
+    <message>
+        <source>paste a key to replace {masked}</source>
+        <translation>貼上金鑰來取代 {masked}</translation>
+    </message>
+    <message>
+        <source>paste your key</source>
+        <translation>貼上你的金鑰</translation>
+    </message>
+    <message>
+        <source>using the key</source>
+        <translation>使用金鑰</translation>
+    </message>
+</context>
+<context>
+    <name>Summary</name>
+    <message>
+        <source>(untitled)</source>
+        <translation>（未命名）</translation>
+    </message>
+    <message>
+        <source>Perspectives: {text}</source>
+        <translation>各方觀點：{text}</translation>
+    </message>
+    <message>
+        <source>Direction: {text}</source>
+        <translation>方向：{text}</translation>
+    </message>
+    <message>
+        <source>No summary yet. Summaries are written when a conversation grows.</source>
+        <translation>還沒有摘要。對話累積到一定長度後就會產生摘要。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>無</translation>
+    </message>
+    <message>
+        <source>Key decisions</source>
+        <translation>重要決定</translation>
+    </message>
+    <message>
+        <source>Current discussion</source>
+        <translation>目前的討論</translation>
+    </message>
+    <message>
+        <source>Past discussions</source>
+        <translation>過去的討論</translation>
+    </message>
+    <message>
+        <source>Summarize now</source>
+        <translation>立即產生摘要</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>載入中…</translation>
+    </message>
+    <message>
+        <source>Summarized up to {time}</source>
+        <translation>已摘要到 {time}</translation>
+    </message>
+    <message>
+        <source>Not summarized yet</source>
+        <translation>還沒有摘要</translation>
+    </message>
+    <message>
+        <source>loading the summary</source>
+        <translation>載入摘要</translation>
+    </message>
+</context>
+<context>
+    <name>Time</name>
+    <message>
+        <source>never</source>
+        <translation>從未</translation>
+    </message>
+    <message>
+        <source>just now</source>
+        <translation>剛剛</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n 分鐘前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n 小時前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s) ago</source>
+        <translation>
+            <numerusform>%n 天前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unknown time</source>
+        <translation>時間不明</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>memtray — cannot open the memory: {error}</source>
+        <translation>memtray — 無法開啟記憶庫：{error}</translation>
+    </message>
+    <message>
+        <source>memtray — starting…</source>
+        <translation>memtray — 啟動中…</translation>
+    </message>
+    <message numerus="yes">
+        <source>memtray — %Ln session(s)</source>
+        <translation>
+            <numerusform>memtray — %Ln 個對話</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Last summary run: {when} (paused)</source>
+        <translation>上次摘要：{when}（已暫停）</translation>
+    </message>
+    <message>
+        <source>Last summary run: {when} (off: no Gemini key; add one in Settings)</source>
+        <translation>上次摘要：{when}（未啟用：沒有 Gemini 金鑰，請到「設定」加入）</translation>
+    </message>
+    <message>
+        <source>Last summary run: {when}</source>
+        <translation>上次摘要：{when}</translation>
+    </message>
+    <message>
+        <source>Working: {tasks}</source>
+        <translation>進行中：{tasks}</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>閒置</translation>
+    </message>
+</context>
+<context>
+    <name>Viewer</name>
+    <message>
+        <source>memtray — sessions</source>
+        <translation>memtray — 對話</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>對話內容</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>Imported {name}</source>
+        <translation>已匯入 {name}</translation>
+    </message>
+    <message>
+        <source>importing {name}</source>
+        <translation>匯入 {name}</translation>
+    </message>
+    <message>
+        <source> Nothing was imported.</source>
+        <translation>沒有匯入任何內容。</translation>
+    </message>
+    <message>
+        <source>memtray: import</source>
+        <translation>memtray：匯入</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Error memory</source>
+        <translation>工具錯誤紀錄</translation>
+    </message>
+</context>
+<context>
+    <name>Welcome</name>
+    <message>
+        <source>Welcome to memtray</source>
+        <translation>歡迎使用 memtray</translation>
+    </message>
+    <message>
+        <source>memtray keeps your conversations with AI assistants on this computer and finds anything in them again, by keyword or by meaning. There are no conversations here yet; here is how to begin.</source>
+        <translation>memtray 會把你和 AI 助理的對話保存在這台電腦上，之後可以用關鍵字或語意找回任何內容。這裡還沒有任何對話，可以從下面幾種方式開始：</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>匯入…</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新對話</translation>
+    </message>
+    <message>
+        <source>Open Settings</source>
+        <translation>開啟設定</translation>
+    </message>
+    <message>
+        <source>Open the data folder</source>
+        <translation>開啟資料夾</translation>
+    </message>
+    <message>
+        <source>Bring in the conversations you already have: a ChatGPT or Claude data export, an Agenvoy sessions folder, or a JSON Lines file. Importing the same file twice adds nothing.</source>
+        <translation>把你已經有的對話帶進來：ChatGPT 或 Claude 匯出的資料、Agenvoy 的對話資料夾，或 JSON Lines 檔。同一個檔案匯入兩次也不會重複。</translation>
+    </message>
+    <message>
+        <source>Talk with Gemini here; memtray remembers the conversation and looks into its memory when it helps.</source>
+        <translation>直接在這裡和 Gemini 對話；memtray 會記住對話內容，需要時也會查閱記憶庫。</translation>
+    </message>
+    <message>
+        <source>Add a Gemini API key in Settings: chats and the automatic summaries need one. Importing and searching work without it.</source>
+        <translation>到「設定」加入 Gemini API 金鑰：對話和自動摘要都需要它；匯入和搜尋則不需要。</translation>
+    </message>
+    <message>
+        <source>Everything memtray keeps stays in its data folder.</source>
+        <translation>memtray 保存的所有資料都放在它的資料夾裡。</translation>
+    </message>
+    <message>
+        <source>Everything memtray keeps stays on this computer, in {folder}: the conversations, their summaries, the search index and the log.</source>
+        <translation>memtray 保存的所有資料都留在這台電腦的 {folder}：包括對話、摘要、搜尋索引和記錄檔。</translation>
+    </message>
+</context>
+</TS>

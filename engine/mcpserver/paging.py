@@ -1,0 +1,71 @@
+"""Opaque cursors and the size bound of a result page.
+
+A cursor is URL-safe base64 of ``{"k": kind, "f": fingerprint, "p": position}``: the kind of listing,
+a fingerprint of the arguments it was made for (so a cursor cannot continue a different query), and
+where the next page starts. Clients must treat it as opaque; the server may change its content.
+
+Every tool result is kept under :data:`PAGE_CHARS` characters of JSON text: a page takes items while
+they fit and says where to go on (``nextCursor``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from engine.errors import InvalidInput
+
+PAGE_CHARS = 16_000
+"""The most characters a tool's JSON text may have (hosts warn from about 10k tokens)."""
+
+MAX_CURSOR_CHARS = 512
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, non-ASCII kept as is (what the agent reads, and what is measured)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_NOT_DEFINING: dict[str, frozenset[str]] = {"read": frozenset({"around"})}
+"""Arguments besides cursor and limit that a listing's later pages may keep or drop (read's start)."""
+
+
+def fingerprint(kind: str, args: Mapping[str, Any]) -> str:
+    """A short hash of the arguments that define a listing (not where it is, nor the page size)."""
+    ignore = {"cursor", "limit"} | _NOT_DEFINING.get(kind, frozenset())
+    kept = {k: v for k, v in sorted(args.items()) if k not in ignore}
+    return hashlib.sha256(dumps(kept).encode("utf-8")).hexdigest()[:12]
+
+
+def encode(kind: str, args: Mapping[str, Any], position: Any) -> str:
+    raw = dumps({"k": kind, "f": fingerprint(kind, args), "p": position}).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode(kind: str, args: Mapping[str, Any], cursor: str) -> Any:
+    """The position a cursor holds.
+
+    Raises:
+        InvalidInput: not a cursor of this kind, or made for different arguments.
+    """
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError):
+        value = None
+    if not isinstance(value, dict) or value.get("k") != kind or "p" not in value:
+        raise InvalidInput("cursor is not a cursor of this listing: start again without one")
+    if value.get("f") != fingerprint(kind, args):
+        raise InvalidInput(
+            "cursor was made for other arguments: repeat the call that returned it, changing only cursor"
+        )
+    return value["p"]
+
+
+def fits(result: Mapping[str, Any], limit: int = PAGE_CHARS) -> bool:
+    """Whether ``result`` as JSON text is at most ``limit`` characters."""
+    return len(dumps(result)) <= limit

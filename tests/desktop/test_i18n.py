@@ -1,0 +1,359 @@
+"""Traditional Chinese and English UI: every string translated (checked with lupdate), the language
+chosen from the system or MEMTRAY_LANG, and every window, menu and message box really in zh_TW."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QLocale, QModelIndex, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QComboBox,
+    QDialogButtonBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QTableView,
+    QTabWidget,
+    QWidget,
+)
+
+from desktop import crash, errors, i18n
+from desktop.actions import all_actions
+from desktop.app import Memtray
+from desktop.icons import app_icon
+from desktop.tray import Tray
+from engine import errors as engine_errors
+from engine.paths import Paths
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ROOT / "desktop" / "translations"
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+PLACEHOLDER = re.compile(r"\{\w*\}|%L?n")
+TAG = re.compile(r"<[^>]+>")
+SESSIONS = ("proj-zh", "english-notes", "long-chat", "temp-subagent")
+# What stays as it is in every language: names, file names, numbers and symbols.
+UNTRANSLATED = re.compile(
+    r"memtray|Gemini|MCP|English|gemini-[\w.-]+|[\w.-]*/[\w./-]*|\d[\d,.:\-]*|[^\w\s]|"
+    + "|".join(re.escape(s) for s in SESSIONS),
+)
+
+
+def lupdate() -> str:
+    found = shutil.which("pyside6-lupdate", path=str(Path(sys.executable).parent))
+    assert found, f"pyside6-lupdate is missing next to {sys.executable}"
+    return found
+
+
+def messages(ts: Path) -> dict[tuple[str, str, str], ET.Element]:
+    """The messages of a .ts file by (context, source, disambiguation)."""
+    found = {}
+    for context in ET.parse(ts).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            key = (name, message.findtext("source") or "", message.findtext("comment") or "")
+            found[key] = message
+    return found
+
+
+def translations_of(message: ET.Element) -> list[str]:
+    """The translation texts of a message ([] when unfinished or empty)."""
+    translation = message.find("translation")
+    if translation is None or translation.get("type") in ("unfinished", "obsolete", "vanished"):
+        return []
+    forms = [f.text or "" for f in translation.iter("numerusform")] or [translation.text or ""]
+    return forms if all(f.strip() for f in forms) else []
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], ET.Element]:
+    """Every translatable string in desktop/, found by lupdate in the code as it is now."""
+    out = tmp_path_factory.mktemp("lupdate") / "fresh.ts"
+    files = sorted(str(p) for p in (ROOT / "desktop").rglob("*.py"))
+    subprocess.run(
+        [lupdate(), "-silent", *files, "-ts", str(out), "-target-language", "zh_TW", "-locations", "none"],
+        check=True,
+    )
+    found = messages(out)
+    assert len(found) > 300  # lupdate really read the sources
+    return found
+
+
+def test_every_string_in_the_code_has_a_finished_zh_tw_translation(
+    extracted: dict[tuple[str, str, str], ET.Element],
+) -> None:
+    committed = messages(SOURCES / "memtray_zh_TW.ts")
+    missing = [key for key in extracted if key not in committed or not translations_of(committed[key])]
+    assert not missing, (
+        f"translate these in desktop/translations/memtray_zh_TW.ts (make i18n-update): {missing}"
+    )
+    stale = [key for key in committed if key not in extracted]
+    assert not stale, f"no longer in the code (make i18n-update drops them): {stale}"
+
+
+def test_translations_keep_the_placeholders(extracted: dict[tuple[str, str, str], ET.Element]) -> None:
+    committed = messages(SOURCES / "memtray_zh_TW.ts")
+    for key in extracted:
+        wanted = sorted(PLACEHOLDER.findall(key[1]))
+        for text in translations_of(committed[key]):
+            assert sorted(PLACEHOLDER.findall(text)) == wanted, (key, text)
+
+
+def test_every_count_has_its_english_plural_forms(extracted: dict[tuple[str, str, str], ET.Element]) -> None:
+    plurals = [key for key, message in extracted.items() if message.get("numerus") == "yes"]
+    assert plurals
+    english = messages(SOURCES / "memtray_en.ts")
+    for key in plurals:
+        forms = translations_of(english[key]) if key in english else []
+        assert len(forms) == 2, f"{key}: memtray_en.ts needs its one/many forms (make i18n-update)"
+        assert "(s)" not in "".join(forms), (key, forms)
+
+
+# -- choosing the language ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("system", "language"),
+    [
+        ("zh_TW", "zh_TW"),
+        ("zh_HK", "zh_TW"),
+        ("zh_Hant_MO", "zh_TW"),
+        ("zh_CN", "en"),
+        ("en_GB", "en"),
+        ("de_DE", "en"),
+        ("C", "en"),
+    ],
+)
+def test_the_system_locale_chooses_the_language(system: str, language: str) -> None:
+    assert i18n.choose("auto", QLocale(system)) == language
+
+
+def test_memtray_lang_overrides_the_system(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMTRAY_LANG", "zh_TW")
+    assert i18n.choose(system=QLocale("en_US")) == "zh_TW"
+    monkeypatch.setenv("MEMTRAY_LANG", "en")
+    assert i18n.choose(system=QLocale("zh_TW")) == "en"
+    monkeypatch.setenv("MEMTRAY_LANG", "auto")
+    assert i18n.choose(system=QLocale("zh_TW")) == "zh_TW"
+
+
+@pytest.mark.allow_warnings
+def test_an_unknown_memtray_lang_follows_the_system(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    monkeypatch.setenv("MEMTRAY_LANG", "klingon")
+    assert i18n.choose(system=QLocale("zh_TW")) == "zh_TW"
+    assert "MEMTRAY_LANG" in caplog.text
+
+
+@pytest.fixture
+def zh_tw(qapp: QApplication, translations_dir: Path) -> Iterator[None]:
+    """The UI in Traditional Chinese for one test (English again afterwards)."""
+    assert i18n.install(qapp, "zh_TW", translations_dir) == "zh_TW"
+    yield
+    i18n.install(qapp, "en", translations_dir)
+
+
+def test_zh_tw_translates_memtray_and_qt_s_own_buttons(zh_tw: None) -> None:
+    assert QCoreApplication.translate("Actions", "Quit") == "結束"
+    assert QCoreApplication.translate("Search", "%n result(s)", "", 3) == "3 筆結果"
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    texts = {b.text() for b in box.buttons()}
+    assert texts == {"確定", "取消"}, texts
+
+
+def test_english_plurals_and_digit_grouping() -> None:
+    translate = QCoreApplication.translate
+    assert translate("Search", "%n result(s)", "", 1) == "1 result"
+    assert translate("Search", "%n result(s)", "", 2) == "2 results"
+    assert translate("Tray", "memtray — %Ln session(s)", "", 1234) == "memtray — 1,234 sessions"
+
+
+def test_without_the_qm_files_the_ui_is_english(qapp: QApplication, tmp_path: Path, caplog: Any) -> None:
+    caplog.set_level("INFO", logger="memtray.desktop.i18n")
+    try:
+        assert i18n.install(qapp, "zh_TW", tmp_path) == "zh_TW"
+        assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+        assert "memtray_zh_TW.qm" in caplog.text
+    finally:
+        i18n.install(qapp, "en", Path(__file__).parent)  # no .qm here either: the English source text
+    assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+
+
+# -- every window, in each language --------------------------------------------------------------
+
+
+def visible_texts(widget: QWidget) -> list[tuple[str, str]]:
+    """``(where, text)`` of every string a person can see in ``widget`` and its children."""
+    found: list[tuple[str, str]] = []
+
+    def add(where: Any, text: object) -> None:
+        if isinstance(text, str) and text.strip():
+            found.append(
+                (f"{type(where).__name__} {where.objectName() if hasattr(where, 'objectName') else ''}", text)
+            )
+
+    for w in [widget, *widget.findChildren(QWidget)]:
+        if w.isWindow():
+            add(w, w.windowTitle())
+        add(w, w.toolTip())
+        if isinstance(w, (QLabel, QAbstractButton)):
+            add(w, w.text())
+        elif isinstance(w, QGroupBox):
+            add(w, w.title())
+        elif isinstance(w, (QLineEdit, QPlainTextEdit)):
+            add(w, w.placeholderText())
+        elif isinstance(w, QComboBox):
+            for i in range(w.count()):
+                add(w, w.itemText(i))
+                add(w, w.itemData(i, Qt.ItemDataRole.ToolTipRole))
+        elif isinstance(w, QTabWidget):
+            for i in range(w.count()):
+                add(w, w.tabText(i))
+        elif isinstance(w, QTableView) and w.model() is not None:
+            model = w.model()
+            for col in range(model.columnCount(QModelIndex())):
+                for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                    add(w, model.headerData(col, Qt.Orientation.Horizontal, role))
+        elif isinstance(w, QMessageBox):
+            add(w, w.informativeText())
+        if isinstance(w, QMenu):
+            add(w, w.title())
+        for act in w.actions():
+            if isinstance(act, QAction) and not act.isSeparator():
+                add(act, act.text())
+                add(act, act.toolTip() if act.toolTip() != act.text().replace("&", "") else "")
+    return found
+
+
+def menu_texts(menu: QMenu) -> list[tuple[str, str]]:
+    found = [("QMenu", menu.title())] if menu.title() else []
+    for act in all_actions(menu):
+        if not act.isSeparator():
+            found.append((act.objectName(), act.text()))
+            if act.toolTip() and act.toolTip() != act.text().replace("&", ""):
+                found.append((act.objectName(), act.toolTip()))
+    return found
+
+
+def untranslated(text: str) -> bool:
+    """True for text with no Chinese in it that is more than names, numbers and symbols."""
+    plain = TAG.sub(" ", text)
+    return not CJK.search(plain) and bool(re.search(r"[A-Za-z]", UNTRANSLATED.sub(" ", plain)))
+
+
+def every_window(memtray: Memtray, qtbot: Any, home: Path) -> list[tuple[str, str]]:
+    """Open everything the app can show; return what it says."""
+    viewer = memtray.viewer
+    assert viewer is not None
+    memtray.show_settings()
+    chat = memtray.show_chat(None)
+    assert chat is not None
+    about = memtray.show_about()
+    qtbot.waitUntil(lambda: about.version.text() != "…", timeout=5000)
+    dialog = viewer.show_import()
+    box = memtray.operations.ask_reset("proj-zh", viewer)
+    tray = Tray(memtray.state, app_icon(), actions=memtray.actions)
+    texts = []
+    for window in (viewer, memtray.settings_window, chat, about, dialog, box):
+        assert window is not None
+        texts += visible_texts(window)
+    texts += menu_texts(tray.menu)
+    for menu in viewer.menus.values():
+        texts += menu_texts(menu)
+    texts += describe_every_error(home)
+    box.reject()
+    dialog.close()
+    return texts
+
+
+def describe_every_error(home: Path) -> list[tuple[str, str]]:
+    """What errors.py says for each kind of failure, and the crash dialog."""
+    e = engine_errors
+    failures: list[BaseException] = [
+        e.SessionNotFound("proj-zh"),
+        e.InvalidSetting("embedder"),
+        e.InvalidInput("line 7"),
+        e.AmbiguousId("ab12 matches 2 records", ["ab12aa", "ab12bb"]),
+        e.NotFound("ab12"),
+        e.StoreLocked("busy"),
+        e.CorruptStore("history.db"),
+        e.StorageError("io"),
+        e.VectorIndexError("annoy"),
+        e.TurnCancelled(),
+        e.EmptyReply(),
+        e.NoApiKey(),
+        e.AuthError("401"),
+        e.QuotaExceeded("429"),
+        e.GeminiTimeout("30 s"),
+        e.GeminiUnavailable("503"),
+        e.SummarizerError("bad json"),
+        e.KeyringUnavailable("none"),
+        OSError(28, "No space left on device", str(home)),
+        OSError(13, "Permission denied", str(home)),
+        KeyError("boom"),
+    ]
+    found = []
+    for exc in failures:
+        for message in (errors.describe(exc, "x"), errors.describe(exc), errors.describe_key_test(exc)):
+            found += [(type(exc).__name__, message.title), (type(exc).__name__, message.text)]
+    box = crash._show(KeyError("boom"), "Traceback …")
+    assert box is not None
+    found += [*visible_texts(box), ("crash", box.text())]
+    box.close()
+    return found
+
+
+@pytest.fixture
+def main_window(qapp: QApplication, seeded_home: Path, qtbot: Any) -> Iterator[Memtray]:
+    memtray = Memtray(qapp, Paths.resolve(seeded_home), tray_available=False)
+    with qtbot.waitSignal(memtray.memory_did_open, timeout=10_000):
+        memtray.start()
+    qtbot.waitUntil(lambda: bool(memtray.state.snapshot.sessions), timeout=5000)
+    yield memtray
+    memtray.stop()
+
+
+@pytest.mark.allow_warnings  # "no system tray" is a warning
+def test_every_window_menu_and_message_is_in_traditional_chinese(
+    zh_tw: None, main_window: Memtray, seeded_home: Path, qtbot: Any, screenshot: Any
+) -> None:
+    texts = every_window(main_window, qtbot, seeded_home)
+    assert len(texts) > 150
+    left = sorted({(where, text) for where, text in texts if untranslated(text)})
+    assert not left, "\n".join(f"{where}: {text!r}" for where, text in left)
+    assert main_window.viewer is not None
+    assert main_window.viewer.action("quit").text() == "結束"
+    screenshot(main_window.viewer, "viewer-zh-tw")
+    assert main_window.settings_window is not None
+    screenshot(main_window.settings_window, "settings-zh-tw")
+
+
+@pytest.mark.allow_warnings
+def test_in_english_nothing_is_chinese_but_the_data(
+    main_window: Memtray, seeded_home: Path, qtbot: Any
+) -> None:
+    texts = every_window(main_window, qtbot, seeded_home)
+    own_names = ("繁體中文", "日本語")  # the reply languages, each by its own name
+    chinese = sorted({(w, t) for w, t in texts if CJK.search(t) and t not in own_names})
+    assert not chinese, chinese
+    assert main_window.viewer is not None
+    assert main_window.viewer.action("quit").text() == "Quit"
+
+
+def test_the_check_flags_english_and_lets_names_through() -> None:
+    assert untranslated("Quit") and untranslated("<b>proj-zh</b> — 4 recent messages")
+    assert untranslated("Import…") and untranslated("JSON Lines (*.jsonl)")
+    for text in ("結束", "memtray — 設定", "Gemini", "gemini-2.5-flash", "proj-zh…", "12 KiB 以上", "…"):
+        assert not untranslated(text), text
