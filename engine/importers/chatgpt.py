@@ -29,7 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from engine.errors import ImportFormatError, InvalidInput
+from engine.errors import InvalidInput
 from engine.importers import ImportedSession, ReadResult, chatgpt_markers, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
@@ -63,16 +63,10 @@ def read(path: Path, session: str | None = None) -> ReadResult:
     found: dict[str, tuple[float, ImportedSession]] = {}
     file_tally = Tally()
     index = 0
-    for part in exportfile.parts(path):
+    for part in exportfile.conversation_lists(
+        path, "chatgpt", "not a ChatGPT export (no conversation has a 'mapping')"
+    ):
         data = part.data
-        if not isinstance(data, list):
-            raise ImportFormatError(
-                f"{part.source}: expected a JSON list of conversations, not {type(data).__name__}"
-            )
-        kind = detect.of_export(data)
-        detect.check(kind, "chatgpt", part.source)
-        if data and kind is None:
-            raise ImportFormatError(f"{part.source}: not a ChatGPT export (no conversation has a 'mapping')")
         for conversation in data:
             index += 1
             where = conversation_name(index, conversation, "id")

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ImportFormatError, InvalidInput
+from engine.errors import InvalidInput
 from engine.importers import ImportedSession, ReadResult, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
@@ -55,18 +55,10 @@ def read(path: Path, session: str | None = None) -> ReadResult:
     sessions: list[ImportedSession] = []
     file_tally = Tally()
     index = 0
-    for part in exportfile.parts(path):
+    for part in exportfile.conversation_lists(
+        path, "claude", "not a Claude export (no conversation has 'chat_messages')"
+    ):
         data = part.data
-        if not isinstance(data, list):
-            raise ImportFormatError(
-                f"{part.source}: expected a JSON list of conversations, not {type(data).__name__}"
-            )
-        kind = detect.of_export(data)
-        detect.check(kind, "claude", part.source)
-        if data and kind is None:
-            raise ImportFormatError(
-                f"{part.source}: not a Claude export (no conversation has 'chat_messages')"
-            )
         for conversation in data:
             index += 1
             where = conversation_name(index, conversation, "uuid")

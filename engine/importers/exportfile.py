@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
+from engine.importers import detect
 from engine.importers.detect import is_export_member, part_number
 
 MAX_EXPORT_BYTES = 2 * 1024**3
@@ -144,3 +145,22 @@ def parse(data: bytes, source: str) -> Any:
         raise ImportFormatError(f"{source}: JSON nested too deeply") from exc
     except ValueError as exc:  # e.g. an integer with too many digits
         raise ImportFormatError(f"{source}: not usable JSON ({exc})") from exc
+
+
+def conversation_lists(path: Path, kind: str, lacks: str) -> Iterator[Part]:
+    """Each part of an export of ``kind`` (``chatgpt``, ``claude``), checked to be a list of its conversations.
+
+    Raises:
+        ImportFormatError: a part that is not a list, is another kind of export (the error names it), or
+            has conversations none of which is of this kind (``lacks`` says what they lack).
+    """
+    for part in parts(path):
+        if not isinstance(part.data, list):
+            raise ImportFormatError(
+                f"{part.source}: expected a JSON list of conversations, not {type(part.data).__name__}"
+            )
+        found = detect.of_export(part.data)
+        detect.check(found, kind, part.source)
+        if part.data and found is None:
+            raise ImportFormatError(f"{part.source}: {lacks}")
+        yield part
