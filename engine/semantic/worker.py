@@ -9,7 +9,10 @@ embedder's vectors are dropped once it is complete.
 
 An embedding failure (a model error, Gemini's quota) leaves the batch queued and is retried with a
 growing pause. The thread also polls the queue now and then, so work queued by another process (the CLI,
-the MCP server) is embedded here too.
+the MCP server) is embedded here too. The newest queued messages are embedded first.
+
+While :attr:`EmbedWorker.paused` says so, no batch is embedded (the queue waits; tasks and index builds
+still run), and the worker counts as idle. Each saved batch is recorded in :attr:`EmbedWorker.meter`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from engine.embedders import Embedder
 from engine.embedders.chooser import Choice
 from engine.embedders.hashing import HashEmbedder
 from engine.semantic import rows
+from engine.semantic.progress import RateMeter
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.vectors")
@@ -36,6 +40,16 @@ JOIN_S = 10.0
 
 Loader = Callable[[], tuple[Embedder, Choice]]
 Progress = Callable[[int, int], None]
+
+
+def load(loader: Loader) -> tuple[Embedder, Choice]:
+    """The embedder and the choice made, or hash vectors (with the reason) when it fails to load."""
+    try:
+        return loader()
+    except Exception:
+        log.exception("the embedder failed to load; using hash vectors")
+        embedder = HashEmbedder()
+        return embedder, Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
 
 
 class EmbedWorker:
@@ -64,6 +78,8 @@ class EmbedWorker:
         self._embedder: Embedder | None = None
         self.choice: Choice | None = None
         self.progress: Progress | None = None
+        self.paused: Callable[[], bool] = lambda: False
+        self.meter = RateMeter()
         self._reembed_total = 0
         self._thread = threading.Thread(target=self._run, name="memtray-embedder", daemon=True)
 
@@ -111,7 +127,7 @@ class EmbedWorker:
             with self._store.read() as conn:
                 waiting = rows.queued(conn)
             with self._cond:
-                if waiting == 0 and not self._busy and not self._tasks and not self._later:
+                if (waiting == 0 or self.paused()) and not self._busy and not self._tasks and not self._later:
                     return True
                 if not self._thread.is_alive():
                     return False
@@ -134,12 +150,7 @@ class EmbedWorker:
     # -- the thread -------------------------------------------------------------------------------
 
     def _load(self, loader: Loader) -> None:
-        try:
-            embedder, choice = loader()
-        except Exception:
-            log.exception("the embedder failed to load; using hash vectors")
-            embedder = HashEmbedder()
-            choice = Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
+        embedder, choice = load(loader)
         self._embedder, self.choice = embedder, choice
         self._ready.set()
         with self._store.write() as conn:
@@ -193,6 +204,8 @@ class EmbedWorker:
     def _embed_batch(self) -> bool:
         embedder = self._embedder
         assert embedder is not None
+        if self.paused():
+            return False
         with self._store.read() as conn:
             pending, gone = rows.next_batch(conn, BATCH)
             known = rows.known_hashes(conn, embedder.id, pending)
@@ -217,6 +230,7 @@ class EmbedWorker:
                 [known[p.message_id] or b"" for p in reused] + blobs,
             )
             left = rows.queued(conn) if self._reembed_total else 0
+        self.meter.record(len(saved))
         lowest: dict[str, int] = {}
         for item in reused + fresh:
             lowest[item.session_id] = min(lowest.get(item.session_id, item.message_id), item.message_id)
@@ -228,7 +242,7 @@ class EmbedWorker:
 
     def _finish_reembedding(self) -> None:
         embedder = self._embedder
-        if not self._reembed_total or embedder is None:
+        if not self._reembed_total or embedder is None or self.paused():  # paused: the queue is not done
             return
         with self._store.write() as conn:
             for other in rows.other_embedders(conn, embedder.id):

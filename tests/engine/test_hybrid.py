@@ -41,11 +41,13 @@ def test_fusion_keeps_a_clear_keyword_lead_that_rank_fusion_would_lose() -> None
     semantic = [(3, 0.80), (2, 0.79), (1, 0.50)]
     fused = hybrid.fuse([(keyword, 1.0), (semantic, 0.5)])
     assert [i for i, _ in fused] == [1, 3, 2]
-    assert fused[0][1] == 1.0  # best keyword match, worst semantic one: 1 * 1.0 + 0.5 * 0.0
+    share = hybrid.MEMBER_SHARE  # what the worst of a list still counts: it is a match
+    assert fused[0][1] == pytest.approx(1.0 + 0.5 * share)  # best keyword match, worst semantic one
 
 
 def test_fusion_of_equal_scores_empty_lists_and_zero_weights() -> None:
     assert hybrid.normalized([(5, 2.0), (6, 2.0)]) == [(5, 1.0), (6, 1.0)]
+    assert hybrid.normalized([(5, 2.0), (6, 1.0)]) == [(5, 1.0), (6, hybrid.MEMBER_SHARE)]  # never 0
     assert hybrid.normalized([]) == []
     fused = hybrid.fuse([([], 1.0), ([(7, 3.0), (8, 1.0)], 0.0), ([(9, 0.1)], 0.3)])
     assert fused == [(9, 0.3)]
