@@ -211,7 +211,7 @@ CJK_STOP_WORDS = frozenset(
             "多少",
         ),
         # the same in Simplified characters (not measured: the evaluation set is Traditional)
-        *("吗", "们", "我们", "你们", "他们", "她们", "什么", "为什么", "怎么", "怎么样", "为何", "哪里"),
+        *("吗", "我们", "你们", "他们", "她们", "什么", "为什么", "怎么", "怎么样", "为何", "哪里"),
         *("哪儿", "谁", "几"),
     ]
 )

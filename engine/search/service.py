@@ -7,8 +7,9 @@ search never waits for the embedding backlog) and keeps those at the embedder's 
 (:mod:`engine.semantic.floors`): a result list holds only matches. Hybrid
 search puts three rankings side by side — the context index (each message between its neighbours,
 :mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
-(:mod:`engine.search.hybrid`). Without vectors (no embedder), hybrid search says so in the log and fuses
-the keyword rankings alone.
+(:mod:`engine.search.hybrid`), with the weights of the query's script. While no message has a vector,
+semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
+search says so in the log and fuses the keyword rankings alone.
 
 It is also a :class:`engine.sessions.listeners.Tier`: the context index follows the archive through the
 same hooks as the vectors (a new message gets its row and becomes its previous message's ``next``, a

@@ -277,7 +277,10 @@ class SemanticTier:
                 session = next(iter(sorted(self._rebuilding)), None)
             if session is None:
                 return
-            self._rebuild(session)
+            try:
+                self._rebuild(session)
+            except Exception:  # the search is answered; a later one finds the index missing and tries again
+                log.exception("could not rebuild the archive index of session %s", session)
 
     def _rebuild(self, session: str) -> None:
         """Build the session's archive index if it is big enough (on the worker thread)."""
