@@ -1,13 +1,15 @@
-"""Retrieval quality on LoCoMo through ``engine.Memory``: hit@1/5/10 and MRR per mode and category.
+"""Retrieval quality on a LoCoMo-format set through ``engine.Memory``: hit@1/5/10 and MRR per mode and category.
 
     python -m bench.retrieval PATH [--embedders e5,use,hash] [--previous-turn] [--sweep]
 
-For each embedder, every conversation is imported into a fresh memory (``bench.evalconv``), the
-embedding queue is drained (``wait_idle``), and each question of categories 1-4 is searched in its
-session with limit 10 by keyword, semantic and hybrid search. ``--previous-turn`` embeds each message
-with the turn before it (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question
-with other column weights of the context keyword index (``engine.search.context``) and fuses the rankings
-with other depths and list weights, to choose ``engine.search.hybrid``'s constants.
+PATH is ``locomo-dev.json`` (English) or ``zh-dev.json`` (Traditional Chinese). For each embedder, every
+conversation is imported into a fresh memory (``bench.evalconv``), the embedding queue is drained
+(``wait_idle``), and each question of categories 1-4 is searched in its session with limit 10 by keyword,
+semantic and hybrid search. ``--previous-turn`` embeds each message with the turn before it
+(``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question with other settings of the
+context ranking (``engine.search.context``: the column weights of the context index for English queries,
+the neighbour shares for CJK ones) and fuses the rankings with other depths and list weights, to choose
+``engine.search.hybrid``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
 """
 
 from __future__ import annotations
