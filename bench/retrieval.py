@@ -1,18 +1,21 @@
-"""Retrieval quality on LoCoMo through ``engine.Memory``: hit@1/5/10 and MRR per mode and category.
+"""Retrieval quality on a LoCoMo-format set through ``engine.Memory``: hit@1/5/10 and MRR per mode and category.
 
     python -m bench.retrieval PATH [--embedders e5,use,hash] [--previous-turn] [--sweep]
 
-For each embedder, every conversation is imported into a fresh memory (``bench.evalconv``), the
-embedding queue is drained (``wait_idle``), and each question of categories 1-4 is searched in its
-session with limit 10 by keyword, semantic and hybrid search. ``--previous-turn`` embeds each message
-with the turn before it (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question
-with other column weights of the context keyword index (``engine.search.context``) and fuses the rankings
-with other depths and list weights, to choose ``engine.search.hybrid``'s constants.
+PATH is ``locomo-dev.json`` (English) or ``zh-dev.json`` (Traditional Chinese). For each embedder, every
+conversation is imported into a fresh memory (``bench.evalconv``), the embedding queue is drained
+(``wait_idle``), and each question of categories 1-4 is searched in its session with limit 10 by keyword,
+semantic and hybrid search. ``--previous-turn`` embeds each message with the turn before it
+(``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question with other settings of the
+context ranking (``engine.search.context``: the column weights of the context index for English queries,
+the neighbour shares for CJK ones) and fuses the rankings with other depths and list weights, to choose
+``engine.search.hybrid``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import statistics
 import tempfile
@@ -30,7 +33,7 @@ from engine.embedders.chooser import select
 from engine.search import context as contextfts
 from engine.search import hybrid
 from engine.search.query import parse
-from engine.semantic import rows
+from engine.semantic import floors, rows
 from engine.sessions import archive
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -101,14 +104,50 @@ class Scores:
 
 
 COLUMN_WEIGHTS = ((1.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.5, 1.0, 0.0), (0.5, 1.0, 0.5), (1.0, 1.0, 1.0))
-DEPTHS = (10, 20, 50)
-SEMANTIC_WEIGHTS = (0.3, 0.5, 0.7, 1.0)
+"""Column weights of ``context_fts`` tried for queries without CJK text."""
+NEIGHBOUR_WEIGHTS = ((0.0, 0.0), (0.25, 0.0), (0.5, 0.0), (0.5, 0.25), (0.5, 0.5), (1.0, 0.0))
+"""Neighbour shares (previous, next turn) tried for queries with CJK text."""
+DEPTHS = (20, 50)
+SEMANTIC_WEIGHTS = (0.25, 0.5, 0.75, 1.0, 1.5)
 PLAIN_WEIGHTS = (0.0, 0.1, 0.25, 0.5)
 SENDER_BOOSTS = (0.0, 0.1, 0.2, 0.3)
 
 
-def fusion_label(columns: tuple[float, ...], depth: int, ws: float, wp: float) -> str:
-    return f"cols={','.join(f'{c:g}' for c in columns)} d={depth} ws={ws:g} wp={wp:g}"
+def context_label(cjk: bool, values: tuple[float, ...]) -> str:
+    return ("nb=" if cjk else "cols=") + ",".join(f"{c:g}" for c in values)
+
+
+def fusion_label(context: str, depth: int, ws: float, wp: float) -> str:
+    return f"{context} d={depth} ws={ws:g} wp={wp:g}"
+
+
+def context_variants(mem: Memory, session: str, question: str) -> dict[str, list[tuple[int, float]]]:
+    """The context ranking of the question under each tried setting (column or neighbour weights)."""
+    query = parse(question)
+    found: dict[str, list[tuple[int, float]]] = {}
+    if query.has_cjk:
+        chosen_nb = contextfts.NEIGHBOUR_WEIGHTS
+        try:
+            for nb in NEIGHBOUR_WEIGHTS:
+                contextfts.NEIGHBOUR_WEIGHTS = nb
+                context, _ = mem._search.keyword_ranking(
+                    query, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
+                )
+                found[context_label(True, nb)] = context
+        finally:
+            contextfts.NEIGHBOUR_WEIGHTS = chosen_nb
+        return found
+    chosen = contextfts.COLUMN_WEIGHTS
+    try:
+        for columns in COLUMN_WEIGHTS:
+            contextfts.COLUMN_WEIGHTS = columns
+            context, _ = mem._search.keyword_ranking(
+                query, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
+            )
+            found[context_label(False, columns)] = context
+    finally:
+        contextfts.COLUMN_WEIGHTS = chosen
+    return found
 
 
 def sweep_fusions(
@@ -120,43 +159,87 @@ def sweep_fusions(
     scores: Scores,
     sweeps: dict[str, Scores],
 ) -> None:
-    """Score the question with other column weights, depths and list weights (``engine.search.hybrid.fuse``)."""
+    """Score the question with other context settings, depths and list weights (``engine.search.hybrid.fuse``)."""
     assert mem.semantic is not None
-    semantic = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
-    chosen = contextfts.COLUMN_WEIGHTS
-    try:
-        for columns in COLUMN_WEIGHTS:
-            contextfts.COLUMN_WEIGHTS = columns
-            context, plain = mem._search.keyword_ranking(
-                question, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
-            )
-            label = ",".join(f"{c:g}" for c in columns)
-            scores.add(f"context {label}", category, rank_of([i for i, _ in context][:10], wanted))
-            for depth in DEPTHS:
-                for ws in SEMANTIC_WEIGHTS:
-                    for wp in PLAIN_WEIGHTS:
-                        fused = hybrid.fuse(
-                            [(context[:depth], 1.0), (semantic[:depth], ws), (plain[:depth], wp)]
-                        )
-                        top = [i for i, _ in fused][:10]
-                        sweeps[fusion_label(columns, depth, ws, wp)].add("x", category, rank_of(top, wanted))
-    finally:
-        contextfts.COLUMN_WEIGHTS = chosen
-    context, plain = mem._search.keyword_ranking(
-        question, session=session, scope="all", after_ns=0, depth=hybrid.DEPTH
+    embedder_id = mem.semantic.embedder().id
+    raw = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
+    semantic = floors.above(raw, embedder_id)
+    _, plain = mem._search.keyword_ranking(
+        question, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
     )
-    ws = hybrid.semantic_weight(mem.semantic.embedder().id)
-    fused = hybrid.fuse([(context, 1.0), (semantic[: hybrid.DEPTH], ws), (plain, hybrid.PLAIN_WEIGHT)])
+    for label, context in context_variants(mem, session, question).items():
+        scores.add(f"context {label}", category, rank_of([i for i, _ in context][:10], wanted))
+        for depth in DEPTHS:
+            for ws in SEMANTIC_WEIGHTS:
+                for wp in PLAIN_WEIGHTS:
+                    fused = hybrid.fuse([(context[:depth], 1.0), (semantic[:depth], ws), (plain[:depth], wp)])
+                    top = [i for i, _ in fused][:10]
+                    sweeps[fusion_label(label, depth, ws, wp)].add("x", category, rank_of(top, wanted))
+    for depth in DEPTHS:  # no floor: the whole semantic ranking (min-max), the fusion before floors
+        w = hybrid.weights(parse(question), embedder_id)
+        context, _ = mem._search.keyword_ranking(
+            question, session=session, scope="all", after_ns=0, depth=depth
+        )
+        fused = hybrid.fuse([(context, 1.0), (raw[:depth], w.semantic), (plain[:depth], w.plain)])
+        sweeps[f"current weights, no floor, d={depth}"].add(
+            "x", category, rank_of([i for i, _ in fused][:10], wanted)
+        )
+    query = parse(question)
+    context, plain = mem._search.keyword_ranking(
+        query, session=session, scope="all", after_ns=0, depth=hybrid.DEPTH
+    )
+    w = hybrid.weights(query, embedder_id)
+    fused = hybrid.fuse([(context, w.context), (semantic[: hybrid.DEPTH], w.semantic), (plain, w.plain)])
     with mem._store.read() as conn:
         senders = {i: m.sender for i, m in archive.by_ids(conn, [i for i, _ in fused]).items()}
     boost = hybrid.SENDER_BOOST
     try:
         for value in SENDER_BOOSTS:
             hybrid.SENDER_BOOST = value
-            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, parse(question))][:10]
+            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, query)][:10]
             sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
     finally:
         hybrid.SENDER_BOOST = boost
+
+
+def _figures(sc: Scores) -> str:
+    return " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)]))
+
+
+def print_sweep(sweeps: dict[str, Scores], scores: Scores, cjk: bool, embedder_id: str) -> None:
+    """The best fusions by hit@10, those at or above both single modes at every cut-off, and the current one."""
+    fusions = [(label, sc) for label, sc in sweeps.items() if label.startswith(("cols=", "nb="))]
+    ranked = sorted(fusions, key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[2], reverse=True)
+    print("best fusions by hit@10 (hit@1 hit@5 hit@10 MRR):")
+    for label, sc in ranked[: int(os.environ.get("SWEEP_TOP", "15"))]:
+        print(f"  {label:34s} {_figures(sc)}")
+    floor = [
+        max(a, b)
+        for a, b in zip(*(Scores.summary(scores.ranks[(m, 0)]) for m in ("keyword", "semantic")), strict=True)
+    ]
+    above = [
+        (label, sc)
+        for label, sc in fusions
+        if all(v >= f for v, f in zip(Scores.summary(sc.ranks[("x", 0)]), floor, strict=True))
+    ]
+    above.sort(key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[0], reverse=True)
+    print(
+        f"fusions at or above keyword and semantic at every cut-off: {len(above)} of {len(fusions)}; best by hit@1:"
+    )
+    for label, sc in above[:10]:
+        print(f"  {label:34s} {_figures(sc)}")
+    chosen = hybrid.CJK if cjk else hybrid.WORDS
+    nb = contextfts.NEIGHBOUR_WEIGHTS if cjk else contextfts.COLUMN_WEIGHTS
+    w = hybrid.weights(parse("記" if cjk else "x"), embedder_id)
+    current = fusion_label(context_label(cjk, nb), hybrid.DEPTH, w.semantic, chosen.plain)
+    if current in sweeps:
+        print(f"  current {current}: {_figures(sweeps[current])}")
+    for label in sorted(k for k in sweeps if k.startswith("current weights")):
+        print(f"  {label}: {_figures(sweeps[label])}")
+    print("the current fusion with other sender boosts (hit@1 hit@5 hit@10 MRR):")
+    for value in SENDER_BOOSTS:
+        label = f"current, sender boost {value:g}"
+        print(f"  {label:28s} {_figures(sweeps[label])}")
 
 
 def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
@@ -185,36 +268,15 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
     total = sum(len(c.turns) for c in conversations)
     print(f"\n== embedder {name} ({embedder.id}); previous turn embedded: {rows.PREVIOUS_TURN}")
     print(f"imported {total} turns, embedded in {embed_s:.1f}s ({total / embed_s:.0f} msg/s)")
-    contexts = [f"context {','.join(f'{c:g}' for c in columns)}" for columns in COLUMN_WEIGHTS]
+    contexts = sorted({mode for mode, _ in scores.ranks if mode.startswith("context ")})
     print(scores.table([*MODES, *contexts] if sweep else MODES), flush=True)
     for mode in MODES:
         values = sorted(latency[mode])
         p95 = values[int(len(values) * 0.95) - 1]
         print(f"latency {mode:8s} p50 {statistics.median(values):6.1f} ms  p95 {p95:6.1f} ms")
     if sweep:
-        ranked = sorted(
-            ((label, sc) for label, sc in sweeps.items() if label.startswith("cols=")),
-            key=lambda kv: Scores.summary(kv[1].ranks[("x", 0)])[2],
-            reverse=True,
-        )
-        print("best fusions by hit@10 (hit@1 hit@5 hit@10 MRR):")
-        for label, sc in ranked[:12]:
-            print(f"  {label:22s} " + " ".join(f"{v:.3f}" for v in Scores.summary(sc.ranks[("x", 0)])))
-        current = fusion_label(
-            contextfts.COLUMN_WEIGHTS, hybrid.DEPTH, hybrid.semantic_weight(embedder.id), hybrid.PLAIN_WEIGHT
-        )
-        if current in sweeps:
-            print(
-                f"  current {current}: "
-                + " ".join(f"{v:.3f}" for v in Scores.summary(sweeps[current].ranks[("x", 0)]))
-            )
-        print("the current fusion with other sender boosts (hit@1 hit@5 hit@10 MRR):")
-        for value in SENDER_BOOSTS:
-            label = f"current, sender boost {value:g}"
-            print(
-                f"  {label:28s} "
-                + " ".join(f"{v:.3f}" for v in Scores.summary(sweeps[label].ranks[("x", 0)]))
-            )
+        cjk = any(parse(q.text).has_cjk for c in conversations for q in c.questions)
+        print_sweep(sweeps, scores, cjk, embedder.id)
 
 
 def main() -> None:

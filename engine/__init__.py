@@ -6,6 +6,7 @@ The public face is small and stable; everything else is internal::
     mem = Memory.open(home=None)              # None: MEMTRAY_HOME or the platform default
     mem.append("cli-abc", [Message(role="user", content="hi", send_at=...)])
     hits = mem.search("query", session=None, match="keyword", scope="all", limit=10)
+    result = mem.search_with_coverage("query")  # .hits, and .coverage of the meaning search
     query_terms("query")                      # what a search looks for, to highlight in its hits
     mem.wait_idle()
     mem.close()
@@ -27,7 +28,7 @@ from engine.logs import configure as configure_logging
 from engine.memory import Memory
 from engine.messages import Message
 from engine.paths import Paths
-from engine.search.pipeline import Hit
+from engine.search.pipeline import Hit, SearchResult
 from engine.search.query import query_terms
 from engine.semantic.tier import SemanticStatus
 from engine.sessions.compaction import CompactResult
@@ -43,6 +44,7 @@ __all__ = [
     "Message",
     "Paths",
     "ResetResult",
+    "SearchResult",
     "SemanticStatus",
     "SessionInfo",
     "Settings",

@@ -35,9 +35,9 @@ from engine.llm.usage import Usage
 from engine.messages import Message
 from engine.paths import Paths
 from engine.search import pipeline as search
-from engine.search.pipeline import Hit
+from engine.search.pipeline import Hit, SearchResult
 from engine.search.service import Search
-from engine.semantic.tier import SemanticTier
+from engine.semantic.tier import SemanticStatus, SemanticTier
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
@@ -96,6 +96,7 @@ class Memory:
             gemini_base_url=self.settings.gemini_base_url,
             background=background,
         )
+        self.semantic.set_paused(self.settings.embedding_paused)
         self._log.listeners.append(self.semantic)
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
@@ -162,11 +163,14 @@ class Memory:
         updated = self._settings.update(**changes)
         if "embedder" in changes:
             self.semantic.switch_embedder(updated.embedder)  # re-embeds everything in the background
+        self.semantic.set_paused(updated.embedding_paused)
         return updated
 
     def reload_settings(self) -> Settings:
         """Re-read the settings (another process may have changed them)."""
-        return self._settings.reload()
+        reloaded = self._settings.reload()
+        self.semantic.set_paused(reloaded.embedding_paused)
+        return reloaded
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -261,7 +265,7 @@ class Memory:
         time_range: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
-        """Search the memory.
+        """Search the memory; the hits of :meth:`search_with_coverage`, best first.
 
         Args:
             query: natural-language text; ``"quoted phrases"`` stay phrases.
@@ -275,12 +279,44 @@ class Memory:
             InvalidInput: an unknown match, scope or range, or a bad limit.
             SessionNotFound: the session does not exist.
         """
+        return list(self._find(query, session, match, scope, time_range, limit, coverage=False).hits)
+
+    def search_with_coverage(
+        self,
+        query: str,
+        session: str | None = None,
+        match: str = "hybrid",
+        scope: str = "all",
+        time_range: str | None = None,
+        limit: int = 10,
+    ) -> SearchResult:
+        """:meth:`search`, with what its meaning search covered.
+
+        A search never waits for the embedding backlog: semantic and hybrid search rank the messages
+        embedded so far (the newest are embedded first) and keyword search finds the rest.
+        ``result.coverage`` says how many messages of the session (or of all) that was
+        (``coverage.describe()``: "meaning search covers 3,200 of 50,000 messages"); it is ``None`` for
+        keyword search. Arguments and errors as :meth:`search`.
+        """
+        return self._find(query, session, match, scope, time_range, limit, coverage=True)
+
+    def _find(
+        self,
+        query: str,
+        session: str | None,
+        match: str,
+        scope: str,
+        time_range: str | None,
+        limit: int,
+        *,
+        coverage: bool,
+    ) -> SearchResult:
         search.check_arguments(match, scope, time_range, limit)
         if session is not None:
             self._require(session)
         after = self.clock() - TIME_RANGES[time_range] if time_range else 0
         return self._search.search(
-            query, session=session, match=match, scope=scope, after_ns=after, limit=limit
+            query, session=session, match=match, scope=scope, after_ns=after, limit=limit, coverage=coverage
         )
 
     def seed_keyword_search(
@@ -354,10 +390,27 @@ class Memory:
         """What an LLM call gets this turn: the window with prefixes, then the turn-context message."""
         return self.summaries.turn_context(session, request)
 
+    # -- the background embedder ------------------------------------------------------------------
+
+    def embedding_status(self) -> SemanticStatus:
+        """The backlog (messages waiting to be embedded), how many are embedded of how many, the rate over
+        the last minute and the time left at that rate, and whether embedding is paused."""
+        return self.semantic.status()
+
+    def pause_embedding(self) -> None:
+        """Pause the background embedder (the ``embedding_paused`` setting, kept across restarts): queued
+        messages wait, searches rank what is embedded and find the rest by keyword."""
+        self.update_settings(embedding_paused=True)
+
+    def resume_embedding(self) -> None:
+        """Resume the background embedder."""
+        self.update_settings(embedding_paused=False)
+
     # -- lifecycle --------------------------------------------------------------------------------
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until background embedding and index work is done; False if ``timeout`` passed first."""
+        """Block until background embedding and index work is done (while embedding is paused, the queue
+        counts as done); False if ``timeout`` passed first."""
         deadline = None if timeout is None else time.monotonic() + timeout
         for listener in self._log.listeners:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())

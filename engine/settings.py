@@ -36,6 +36,8 @@ class Settings:
         gemini_base_url: empty for Google's endpoint; tests point it at a fake server on loopback.
         embedder: ``auto`` (e5 where it loads, else use), ``e5``, ``use``, ``gemini`` or ``hash``.
         summaries_enabled: whether the scheduled summarizer runs.
+        embedding_paused: whether the background embedder is paused (messages stay queued; searches rank
+            what is embedded).
         redact_secrets: replace keys, tokens and passwords in text sent to Gemini.
         autostart: start memtray at login.
     """
@@ -50,6 +52,7 @@ class Settings:
     gemini_base_url: str = ""
     embedder: str = "auto"
     summaries_enabled: bool = True
+    embedding_paused: bool = False
     redact_secrets: bool = True
     autostart: bool = False
 

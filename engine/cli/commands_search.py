@@ -9,11 +9,6 @@ from engine.cli.output import hit_json, message_line, open_memory, write, write_
 from engine.clock import TIME_RANGES
 from engine.search.pipeline import MATCHES, SCOPES, Hit
 
-WAIT_FOR_VECTORS_S = 30.0
-"""Semantic and hybrid searches first wait this long for messages still queued for embedding."""
-WAIT_FOR_INDEX_S = 300.0
-"""After printing, they wait up to this long for an archive index rebuild they scheduled (if any)."""
-
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = commands.add_parser("search", help="search the memory (keyword, semantic or hybrid)")
@@ -28,11 +23,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    """Search and print at once: the vectors rank what is embedded, keywords find the rest. When some
+    messages are not embedded yet, one line on stderr says how many are (this process does not embed:
+    the tray app or ``memtray daemon`` does, newest first); without hits, "no matches" on stderr."""
     with open_memory(args) as mem:
-        idle = args.match == "keyword" or mem.wait_idle(timeout=WAIT_FOR_VECTORS_S)
-        if not idle:
-            sys.stderr.write("memtray: some messages are still being embedded; results may miss them\n")
-        hits = mem.search(
+        result = mem.search_with_coverage(
             args.query,
             session=args.session,
             match=args.match,
@@ -40,15 +35,16 @@ def cmd_search(args: argparse.Namespace) -> int:
             time_range=args.time_range,
             limit=args.limit,
         )
-        _print_hits(hits, as_json=args.json)
-        if idle and mem.semantic.status().rebuilding:
-            # The search found an archive index damaged or out of date and scheduled its rebuild: finish
-            # it (the results are out already) rather than race the exit, so the next search finds it.
-            sys.stdout.flush()
-            if not mem.wait_idle(timeout=WAIT_FOR_INDEX_S):
-                sys.stderr.write(
-                    "memtray: the archive index is still being rebuilt; a later search finishes it\n"
-                )
+        if result.coverage is not None and not result.coverage.complete:
+            sys.stderr.write(
+                f"memtray: {result.coverage.describe()}; the rest are found by keyword until the tray app "
+                "or `memtray daemon` has embedded them\n"
+            )
+        _print_hits(list(result.hits), as_json=args.json)
+        # An archive index the search found damaged or out of date is rebuilt now (the results are out
+        # already) rather than left to the exit, so the next search finds it.
+        sys.stdout.flush()
+        mem.semantic.finish_rebuilds()
     return 0
 
 
@@ -57,6 +53,6 @@ def _print_hits(hits: list[Hit], *, as_json: bool) -> None:
         write_json([hit_json(h) for h in hits])
         return
     if not hits:
-        write("no matches")
+        sys.stderr.write("no matches\n")
     for hit in hits:
         write(f"{hit.message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(hit.message)}")

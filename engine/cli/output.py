@@ -16,7 +16,7 @@ from engine.messages import Message
 from engine.paths import Paths
 from engine.search.pipeline import Hit
 
-BACKGROUND_COMMANDS = {"search", "daemon", "mcp"}
+BACKGROUND_COMMANDS = {"daemon", "mcp"}
 
 
 def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
@@ -28,7 +28,8 @@ def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
     configure(
         paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING
     )
-    # Only long-running commands and searches embed; the others queue their messages for the app/daemon.
+    # Only long-running commands embed; the others queue their messages for the app/daemon (a search
+    # ranks what is embedded and loads the model only for its query).
     background = getattr(args, "command_name", None) in BACKGROUND_COMMANDS
     return Memory.open(paths.home, keys=keys, background=background)
 

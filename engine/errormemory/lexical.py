@@ -110,7 +110,7 @@ def _term_hits(
 
 def full_text(conn: Connection, query: str, tool_name: str | None, now: int, tables: set[str]) -> list[int]:
     """Records matching at least half of the query's terms, best first."""
-    terms = keyword.parse_natural(query)
+    terms = keyword.parse_natural(query, cjk_route="tri")
     terms = [t for t in terms if t.text.lower() not in ERROR_WORDS][:MAX_TERMS]
     if not terms:
         return []

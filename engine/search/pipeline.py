@@ -17,6 +17,7 @@ from engine.errors import InvalidInput
 from engine.messages import Message
 from engine.search import fulltext
 from engine.search.query import Query
+from engine.semantic.progress import Coverage
 from engine.sessions import archive
 
 MATCHES = ("keyword", "semantic", "hybrid")
@@ -37,6 +38,21 @@ class Hit:
     message: Message
     score: float
     source: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The hits of one search, and what its meaning search covered.
+
+    Attributes:
+        hits: best first; only matches (keyword matches, and vectors at their embedder's similarity floor
+            or above), so a search for something never said has none.
+        coverage: how many messages of the session searched (or of all) were embedded when semantic or
+            hybrid search ranked them; ``None`` for keyword search, or when it was not asked for.
+    """
+
+    hits: tuple[Hit, ...]
+    coverage: Coverage | None
 
 
 def check_arguments(match: str, scope: str, time_range: str | None, limit: int) -> None:

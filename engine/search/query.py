@@ -46,7 +46,8 @@ class Query:
         phrase: the whole text searched as one phrase (the ``chat_history`` tool's keyword mode); None
             when it is blank.
         phrases: the ``"double-quoted phrases"``.
-        runs: the CJK runs outside the phrases, whole (their terms are trigrams or shorter runs).
+        runs: the CJK runs outside the phrases, whole (their terms are the bigrams of their pieces between
+            stop characters).
         has_cjk: whether the text holds a CJK character.
     """
 
@@ -67,9 +68,13 @@ class Query:
         return named_in(self.text, sender)
 
     def highlights(self) -> list[str]:
-        """What a result is searched for, as texts to mark in it: the phrases, the CJK runs whole, and
-        every term (a long run's trigrams mark a result holding only part of it); no duplicates."""
-        found = [*self.phrases, *self.runs, *(t.text for t in self.terms)]
+        """What a result is searched for, as texts to mark in it: the phrases, the CJK runs whole, their
+        pieces between stop characters and the trigrams of those (so a result holding three characters of
+        a piece in a row has them marked together, not as a bigram and a lone character), and every term
+        (a CJK run's bigrams mark a result holding only part of it); no duplicates."""
+        pieces = [p for run in self.runs for p in keyword.cjk_pieces(run) if len(p) >= 2]
+        grams = [p[i : i + 3] for p in pieces for i in range(len(p) - 2)]
+        found = [*self.phrases, *self.runs, *pieces, *grams, *(t.text for t in self.terms)]
         return list(dict.fromkeys(f for f in found if f))
 
 

@@ -2,11 +2,14 @@
 
 A query is parsed once (:func:`engine.search.query.parse`). Keyword search ranks it by BM25 over the
 FTS5 tables (:mod:`engine.search.pipeline`). Semantic search asks the vectors
-(:meth:`engine.semantic.tier.SemanticTier.semantic_ranking`) for ``(id, cosine)`` and nothing else. Hybrid
+(:meth:`engine.semantic.tier.SemanticTier.semantic_ranking`) for ``(id, cosine)`` of what is embedded now (a
+search never waits for the embedding backlog) and keeps those at the embedder's similarity floor or above
+(:mod:`engine.semantic.floors`): a result list holds only matches. Hybrid
 search puts three rankings side by side — the context index (each message between its neighbours,
 :mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
-(:mod:`engine.search.hybrid`). Without vectors (no embedder), hybrid search says so in the log and fuses
-the keyword rankings alone.
+(:mod:`engine.search.hybrid`), with the weights of the query's script. While no message has a vector,
+semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
+search says so in the log and fuses the keyword rankings alone.
 
 It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
 through the same hooks as the vectors (a new message gets its row and becomes its previous message's
@@ -24,8 +27,9 @@ from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import Message
 from engine.search import context as contextfts
 from engine.search import hybrid, pipeline
-from engine.search.pipeline import Hit
+from engine.search.pipeline import Hit, SearchResult
 from engine.search.query import Query, parse
+from engine.semantic import floors
 from engine.semantic.tier import SemanticTier
 from engine.sessions import archive
 from engine.storage.store import Store
@@ -47,9 +51,18 @@ class Search:
     # -- searching --------------------------------------------------------------------------------
 
     def search(
-        self, query: str, *, session: str | None, match: str, scope: str, after_ns: int, limit: int
-    ) -> list[Hit]:
-        """Search (arguments checked by the caller; see ``Memory.search``).
+        self,
+        query: str,
+        *,
+        session: str | None,
+        match: str,
+        scope: str,
+        after_ns: int,
+        limit: int,
+        coverage: bool = False,
+    ) -> SearchResult:
+        """Search (arguments checked by the caller; see ``Memory.search``); with ``coverage``, also count
+        how much of the session (or of all) the vectors covered (semantic and hybrid search).
 
         Raises:
             InvalidInput: semantic or hybrid search without the semantic tier.
@@ -58,7 +71,7 @@ class Search:
         parsed = parse(query)
         if match == "keyword":
             with self._store.read() as conn:
-                return pipeline.keyword_search(
+                hits = pipeline.keyword_search(
                     conn,
                     parsed,
                     session_id=session,
@@ -67,16 +80,36 @@ class Search:
                     limit=limit,
                     tables=self._store.fts_tables,
                 )
+            return SearchResult(tuple(hits), None)
         semantic = self._semantic
         if semantic is None:
             raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
         depth = limit if not after_ns else limit * 4 + 50
         if match == "semantic":
-            pairs = semantic.semantic_ranking(
-                parsed.text, session=session, scope=scope, after_ns=after_ns, depth=depth
-            )
-            return self._hits(pairs, after_ns, limit, "semantic")
-        return self._hybrid(semantic, parsed, session, scope, after_ns, limit, depth)
+            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, after_ns, depth)
+            hits = self._hits(pairs, after_ns, limit, "semantic")
+        else:
+            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, after_ns, limit, depth)
+        counted = semantic.coverage(session, embedder_id) if coverage else None
+        return SearchResult(tuple(hits), counted)
+
+    def _vectors(
+        self, semantic: SemanticTier, query: Query, session: str | None, scope: str, after_ns: int, depth: int
+    ) -> tuple[Ranking, str | None]:
+        """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or
+        above (:mod:`engine.semantic.floors`), and the embedder's id; nothing (and no model loaded) while no
+        message has a vector.
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        if not semantic.has_vectors():
+            return [], None
+        embedder_id = semantic.embedder().id
+        pairs = semantic.semantic_ranking(
+            query.text, session=session, scope=scope, after_ns=after_ns, depth=depth
+        )
+        return floors.above(pairs, embedder_id), embedder_id
 
     def _hybrid(
         self,
@@ -87,37 +120,37 @@ class Search:
         after_ns: int,
         limit: int,
         depth: int,
-    ) -> list[Hit]:
+    ) -> tuple[list[Hit], str | None]:
         depth_k = max(hybrid.DEPTH, limit)
         context, plain = self.keyword_ranking(
             query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
         )
         try:
-            pairs = semantic.semantic_ranking(
-                query.text, session=session, scope=scope, after_ns=after_ns, depth=max(depth_k, depth)
-            )
-            weight = hybrid.semantic_weight(semantic.embedder().id)
+            pairs, embedder_id = self._vectors(semantic, query, session, scope, after_ns, max(depth_k, depth))
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
-            pairs, weight = [], 0.0
+            pairs, embedder_id = [], None
+        weights = hybrid.weights(query, embedder_id)
         fused = hybrid.fuse(
             [
-                (context, hybrid.CONTEXT_WEIGHT),
-                (pairs[:depth_k], weight),
-                (plain, hybrid.PLAIN_WEIGHT if context else hybrid.CONTEXT_WEIGHT),
+                (context, weights.context),
+                (pairs[:depth_k], weights.semantic),
+                (plain, weights.plain if context else weights.context),
             ]
         )
         found = self._messages([i for i, _ in fused])
         fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
-        return self._hits(fused, after_ns, limit, "hybrid", found)
+        return self._hits(fused, after_ns, limit, "hybrid", found), embedder_id
 
     def keyword_ranking(
         self, query: Query | str, *, session: str | None, scope: str, after_ns: int, depth: int
     ) -> tuple[Ranking, Ranking]:
         """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword).
 
-        Context matches come from ``context_fts`` (each message between its neighbours, speakers named;
-        words only); plain matches are keyword search (words and CJK).
+        Plain matches are keyword search (words and CJK). Context matches read each message between its
+        neighbours: for a query without CJK text, from ``context_fts`` (speakers named; words only); for one
+        with CJK text, the plain matches with their neighbours' scores taken in
+        (:func:`engine.search.context.neighbour_ranking`).
         """
         parsed = parse(query) if isinstance(query, str) else query
         with self._store.read() as conn:
@@ -133,14 +166,17 @@ class Search:
                     tables=self._store.fts_tables,
                 )
             ]
-            if not self._context:
+            if parsed.has_cjk:
+                ranked = contextfts.neighbour_ranking(conn, plain)
+            elif not self._context:
                 return [], plain
-            key = archive.known_key(conn, session) if session is not None else None
-            if session is not None and key is None:
-                return [], plain
-            ranked = contextfts.search(
-                conn, parsed, session_key=key, session_id=session, limit=depth * 2 + 50
-            )
+            else:
+                key = archive.known_key(conn, session) if session is not None else None
+                if session is not None and key is None:
+                    return [], plain
+                ranked = contextfts.search(
+                    conn, parsed, session_key=key, session_id=session, limit=depth * 2 + 50
+                )
             cuts = pipeline.start_ids(conn, session)
             found = archive.by_ids(conn, [i for i, _ in ranked])
         words: Ranking = []

@@ -93,8 +93,32 @@ def queued(conn: Connection) -> int:
     return int(conn.execute(text("SELECT COUNT(*) FROM embed_queue")).scalar_one())
 
 
+def any_vectors(conn: Connection) -> bool:
+    """Whether any message has a vector (of any embedder)."""
+    return conn.exec_driver_sql("SELECT 1 FROM vectors LIMIT 1").first() is not None
+
+
+def embedded(conn: Connection, embedder_id: str, session_id: str | None) -> int:
+    """How many messages (of one session, or of all) have a vector of ``embedder_id``."""
+    if session_id is None:
+        sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ?"
+        return int(conn.exec_driver_sql(sql, (embedder_id,)).scalar_one())
+    sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ? AND session_id = ?"
+    return int(conn.exec_driver_sql(sql, (embedder_id, session_id)).scalar_one())
+
+
+def messages(conn: Connection, session_id: str | None) -> int:
+    """How many messages are archived (in one session, or in all)."""
+    if session_id is None:
+        return int(conn.exec_driver_sql("SELECT COUNT(*) FROM messages").scalar_one())
+    sql = "SELECT COUNT(*) FROM messages WHERE session_id = ?"
+    return int(conn.exec_driver_sql(sql, (session_id,)).scalar_one())
+
+
 def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
-    """Up to ``limit`` queued messages with their texts, oldest first; and queued ids whose message is gone."""
+    """Up to ``limit`` queued messages with their texts, newest first (what was just said is searched
+    for first, and a big import's latest conversations are covered first); and queued ids whose message
+    is gone."""
     previous_sql = (
         "(SELECT p.sender FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id "
         "ORDER BY p.id DESC LIMIT 1), "
@@ -106,7 +130,7 @@ def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
     rows = conn.exec_driver_sql(
         "SELECT q.message_id, m.session_id, m.role, m.content, m.sender, "
         f"{previous_sql} FROM embed_queue q LEFT JOIN messages m ON m.id = q.message_id "
-        "ORDER BY q.message_id LIMIT ?",
+        "ORDER BY q.message_id DESC LIMIT ?",
         (limit,),
     ).all()
     pending: list[Pending] = []

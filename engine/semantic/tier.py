@@ -17,6 +17,12 @@ Search, per session:
 
 ``session=None`` searches every session and merges by score. The tier ranks by vectors only; keyword and
 hybrid search, and the hits, are :class:`engine.search.service.Search`'s.
+
+A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
+how much that is. A process that does not embed in the background (a CLI command) loads the model only
+for a query, and only when some message has a vector at all (:meth:`SemanticTier.has_vectors`); it never
+starts the embedding thread. The background embedder can be paused (:meth:`SemanticTier.set_paused`, the
+``embedding_paused`` setting); :meth:`SemanticTier.status` reports the backlog, its rate and what is left.
 """
 
 from __future__ import annotations
@@ -39,8 +45,9 @@ from engine.messages import Message
 from engine.paths import Paths
 from engine.semantic import annoyindex, exact, rows
 from engine.semantic.annoyindex import AnnoyArchive
+from engine.semantic.progress import Coverage
 from engine.semantic.rows import Ids, Stats
-from engine.semantic.worker import EmbedWorker, Progress
+from engine.semantic.worker import EmbedWorker, Progress, load
 from engine.sessions import archive
 from engine.storage.store import Store
 
@@ -58,13 +65,25 @@ class SemanticStatus:
 
     Attributes:
         choice: the embedder in use and why; ``None`` while it loads.
-        queued: messages waiting to be embedded.
+        queued: messages waiting to be embedded (the backlog).
         rebuilding: sessions whose archive index is waiting to be rebuilt or being rebuilt.
+        embedded: messages with a vector of the embedder in use (0 while it loads).
+        total: messages in the archive.
+        rate: messages embedded per second over the last minute; ``None`` when this process has not
+            embedded in the last minute (paused, idle, or it does not embed in the background).
+        eta_s: seconds until the backlog is embedded at that rate; ``None`` without a rate, 0 without a
+            backlog.
+        paused: whether the background embedder is paused.
     """
 
     choice: Choice | None
     queued: int
     rebuilding: int = 0
+    embedded: int = 0
+    total: int = 0
+    rate: float | None = None
+    eta_s: float | None = None
+    paused: bool = False
 
 
 class SemanticTier:
@@ -95,13 +114,18 @@ class SemanticTier:
         self._cache: OrderedDict[tuple[str, str, str], tuple[tuple[Stats, int, int], Ids, Vectors]] = (
             OrderedDict()
         )
+        self._load = self._loader(setting, embedder)
+        self._local: tuple[Embedder, Choice] | None = None  # the query model of a process that does not embed
+        self._local_lock = threading.Lock()
+        self._paused = False
         self._worker = EmbedWorker(
             store,
-            self._loader(setting, embedder),
+            self._load,
             clock,
             on_saved=self._on_saved,
             on_embedder_dropped=self._on_embedder_dropped,
         )
+        self._worker.paused = lambda: self._paused
         if background:
             self._worker.start()
 
@@ -116,13 +140,32 @@ class SemanticTier:
     @property
     def choice(self) -> Choice | None:
         """The embedder in use and why (``None`` until it has loaded)."""
+        if self._worker.choice is None and self._local is not None:
+            return self._local[1]
         return self._worker.choice
 
     def status(self) -> SemanticStatus:
         with self._lock:
             rebuilding = len(self._rebuilding | self._building)
+        choice = self.choice
         with self._store.read() as conn:
-            return SemanticStatus(self._worker.choice, rows.queued(conn), rebuilding)
+            queued = rows.queued(conn)
+            embedded = rows.embedded(conn, choice.embedder_id, None) if choice is not None else 0
+            total = rows.messages(conn, None)
+        rate = None if self._paused else self._worker.meter.rate()
+        eta = 0.0 if queued == 0 else (queued / rate if rate else None)
+        return SemanticStatus(choice, queued, rebuilding, embedded, total, rate, eta, self._paused)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume the background embedder (the queue is kept; searches still rank what is
+        embedded)."""
+        self._paused = paused
+        if self._worker.started:
+            self._worker.wake()
 
     def set_progress(self, callback: Progress | None) -> None:
         """``callback(done, total)`` is called on the worker thread while a re-embedding runs."""
@@ -130,7 +173,10 @@ class SemanticTier:
 
     def switch_embedder(self, setting: str = "auto", embedder: Embedder | None = None) -> None:
         """Use another embedder; everything is re-embedded in the background (see :meth:`set_progress`)."""
-        self._worker.switch(self._loader(setting, embedder))
+        self._load = self._loader(setting, embedder)
+        with self._local_lock:
+            self._local = None
+        self._worker.switch(self._load)
 
     # -- ArchiveListener hooks --------------------------------------------------------------------
 
@@ -220,11 +266,29 @@ class SemanticTier:
                 path.unlink(missing_ok=True)
 
     def _schedule_rebuild(self, session: str) -> None:
+        """Rebuild the session's index on the worker once the queue is empty; in a process that does not
+        embed in the background, when :meth:`finish_rebuilds` is called."""
         with self._lock:
             if session in self._rebuilding:
                 return
             self._rebuilding.add(session)
-        self._worker.submit(lambda: self._rebuild(session), when_idle=True)
+        if self._worker.started:
+            self._worker.submit(lambda: self._rebuild(session), when_idle=True)
+
+    def finish_rebuilds(self) -> None:
+        """In a process that does not embed in the background (a CLI search), build now, in the caller's
+        thread, the archive indexes its searches found missing or out of date (elsewhere the worker does)."""
+        if self._worker.started:
+            return
+        while True:
+            with self._lock:
+                session = next(iter(sorted(self._rebuilding)), None)
+            if session is None:
+                return
+            try:
+                self._rebuild(session)
+            except Exception:  # the search is answered; a later one finds the index missing and tries again
+                log.exception("could not rebuild the archive index of session %s", session)
 
     def _rebuild(self, session: str) -> None:
         """Build the session's archive index if it is big enough (on the worker thread)."""
@@ -238,7 +302,7 @@ class SemanticTier:
                 self._building.discard(session)
 
     def _build_index(self, session: str) -> None:
-        embedder = self._worker.embedder()
+        embedder = self._worker.embedder() if self._worker.started else self.embedder()
         if embedder is None:
             return
         with self._store.read() as conn:
@@ -273,16 +337,34 @@ class SemanticTier:
     # -- search -----------------------------------------------------------------------------------
 
     def embedder(self) -> Embedder:
-        """The loaded embedder (waits for it to load).
+        """The loaded embedder (waits for it to load). A process that does not embed in the background
+        loads it here, for queries only.
 
         Raises:
             VectorIndexError: it did not load in time.
         """
-        self._worker.start()  # a process that did not embed in the background starts now: it needs the model
+        if not self._worker.started:
+            with self._local_lock:
+                if self._local is None:
+                    self._local = load(self._load)
+                return self._local[0]
         embedder = self._worker.embedder(LOAD_WAIT_S)
         if embedder is None:
             raise VectorIndexError("the embedding model is still loading; try again in a moment")
         return embedder
+
+    def has_vectors(self) -> bool:
+        """Whether any message has a vector yet (without one there is nothing to rank, nor a model to load)."""
+        with self._store.read() as conn:
+            return rows.any_vectors(conn)
+
+    def coverage(self, session: str | None, embedder_id: str | None) -> Coverage:
+        """How many messages of ``session`` (None: of all) have a vector of ``embedder_id`` (None: no
+        embedder, none)."""
+        with self._store.read() as conn:
+            total = rows.messages(conn, session)
+            embedded = rows.embedded(conn, embedder_id, session) if embedder_id is not None else 0
+        return Coverage(embedded, total)
 
     def search_vectors(
         self, query: str, *, session: str | None, scope: str, k: int

@@ -10,8 +10,11 @@ embedder's vectors are dropped once it is complete.
 An embedding failure (a model error, Gemini's quota) leaves the batch queued and is retried with a
 growing pause. A failure of the environment (a full disk, a read-only folder: ``StorageError`` or
 ``OSError``) is said in one log line, without a traceback, when it starts and when it ends; the thread
-backs off the same way meanwhile. The thread also polls the queue now and then, so work queued by another process (the CLI,
-the MCP server) is embedded here too.
+backs off the same way meanwhile. The thread also polls the queue now and then, so work queued by another
+process (the CLI, the MCP server) is embedded here too. The newest queued messages are embedded first.
+
+While :attr:`EmbedWorker.paused` says so, no batch is embedded (the queue waits; tasks and index builds
+still run), and the worker counts as idle. Each saved batch is recorded in :attr:`EmbedWorker.meter`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from engine.embedders.chooser import Choice
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import StorageError
 from engine.semantic import rows
+from engine.semantic.progress import RateMeter
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.vectors")
@@ -41,6 +45,16 @@ JOIN_S = 10.0
 
 Loader = Callable[[], tuple[Embedder, Choice]]
 Progress = Callable[[int, int], None]
+
+
+def load(loader: Loader) -> tuple[Embedder, Choice]:
+    """The embedder and the choice made, or hash vectors (with the reason) when it fails to load."""
+    try:
+        return loader()
+    except Exception:
+        log.exception("the embedder failed to load; using hash vectors")
+        embedder = HashEmbedder()
+        return embedder, Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
 
 
 class EmbedWorker:
@@ -69,6 +83,8 @@ class EmbedWorker:
         self._embedder: Embedder | None = None
         self.choice: Choice | None = None
         self.progress: Progress | None = None
+        self.paused: Callable[[], bool] = lambda: False
+        self.meter = RateMeter()
         self._reembed_total = 0
         self._scan = False  # queue what lacks a vector of the embedder (at load; again after a failure)
         self._thread = threading.Thread(target=self._run, name="memtray-embedder", daemon=True)
@@ -117,7 +133,7 @@ class EmbedWorker:
             with self._store.read() as conn:
                 waiting = rows.queued(conn)
             with self._cond:
-                if waiting == 0 and not self._busy and not self._tasks and not self._later:
+                if (waiting == 0 or self.paused()) and not self._busy and not self._tasks and not self._later:
                     return True
                 if not self._thread.is_alive():
                     return False
@@ -140,12 +156,7 @@ class EmbedWorker:
     # -- the thread -------------------------------------------------------------------------------
 
     def _load(self, loader: Loader) -> None:
-        try:
-            embedder, choice = loader()
-        except Exception:
-            log.exception("the embedder failed to load; using hash vectors")
-            embedder = HashEmbedder()
-            choice = Choice("auto", "hash", embedder.id, "the chosen embedder failed to load")
+        embedder, choice = load(loader)
         self._embedder, self.choice = embedder, choice
         self._ready.set()
         self._scan = True
@@ -234,6 +245,8 @@ class EmbedWorker:
     def _embed_batch(self) -> bool:
         embedder = self._embedder
         assert embedder is not None
+        if self.paused():
+            return False
         with self._store.read() as conn:
             pending, gone = rows.next_batch(conn, BATCH)
             known = rows.known_hashes(conn, embedder.id, pending)
@@ -258,6 +271,7 @@ class EmbedWorker:
                 [known[p.message_id] or b"" for p in reused] + blobs,
             )
             left = rows.queued(conn) if self._reembed_total else 0
+        self.meter.record(len(saved))
         lowest: dict[str, int] = {}
         for item in reused + fresh:
             lowest[item.session_id] = min(lowest.get(item.session_id, item.message_id), item.message_id)
@@ -269,7 +283,7 @@ class EmbedWorker:
 
     def _finish_reembedding(self) -> None:
         embedder = self._embedder
-        if not self._reembed_total or embedder is None:
+        if not self._reembed_total or embedder is None or self.paused():  # paused: the queue is not done
             return
         with self._store.write() as conn:
             for other in rows.other_embedders(conn, embedder.id):

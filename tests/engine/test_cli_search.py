@@ -16,6 +16,7 @@ def test_cli_search_matches(home: Path, capsys: pytest.CaptureFixture[str]) -> N
         mem.update_settings(embedder="hash")
     with Memory.open(home) as mem:
         mem.append("s1", [Message("user", "the zebra crossing", 1_700_000_000_000_000_000)])
+        assert mem.wait_idle(timeout=60)  # the CLI's search ranks what is embedded; it does not embed
     for match in ("semantic", "hybrid", "keyword"):
         assert main(["--home", str(home), "search", "zebra crossing", "--match", match, "--json"]) == 0
         hits = json.loads(capsys.readouterr().out)

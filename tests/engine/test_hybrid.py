@@ -11,7 +11,7 @@ from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
 from engine.search import context as contextfts
 from engine.search import fulltext, hybrid
-from engine.search.query import named_in
+from engine.search.query import named_in, parse
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS
@@ -41,11 +41,13 @@ def test_fusion_keeps_a_clear_keyword_lead_that_rank_fusion_would_lose() -> None
     semantic = [(3, 0.80), (2, 0.79), (1, 0.50)]
     fused = hybrid.fuse([(keyword, 1.0), (semantic, 0.5)])
     assert [i for i, _ in fused] == [1, 3, 2]
-    assert fused[0][1] == 1.0  # best keyword match, worst semantic one: 1 * 1.0 + 0.5 * 0.0
+    share = hybrid.MEMBER_SHARE  # what the worst of a list still counts: it is a match
+    assert fused[0][1] == pytest.approx(1.0 + 0.5 * share)  # best keyword match, worst semantic one
 
 
 def test_fusion_of_equal_scores_empty_lists_and_zero_weights() -> None:
     assert hybrid.normalized([(5, 2.0), (6, 2.0)]) == [(5, 1.0), (6, 1.0)]
+    assert hybrid.normalized([(5, 2.0), (6, 1.0)]) == [(5, 1.0), (6, hybrid.MEMBER_SHARE)]  # never 0
     assert hybrid.normalized([]) == []
     fused = hybrid.fuse([([], 1.0), ([(7, 3.0), (8, 1.0)], 0.0), ([(9, 0.1)], 0.3)])
     assert fused == [(9, 0.3)]
@@ -212,3 +214,35 @@ def test_ranking_the_newest_candidates_sees_a_common_word_in_older_rows(
     found = _bounded(monkeypatch, memory, "rare common")
     assert found[0] == ids["the rare comet and the common cold"]
     assert ids["a rare stamp"] in found
+
+
+def test_fusion_weights_are_chosen_by_the_querys_script() -> None:
+    assert hybrid.weights(parse("what did Ann say about the budget"), "e5-small-q4") == hybrid.WORDS
+    assert hybrid.weights(parse("晚上睡不好怎麼辦"), "e5-small-q4") == hybrid.CJK
+    assert hybrid.weights(parse("kubernetes 部署"), "e5-small-q4") == hybrid.CJK  # any CJK text
+    assert hybrid.CJK.semantic > hybrid.WORDS.semantic  # measured: the vectors count more for Chinese
+    weak = hybrid.weights(parse("晚上睡不好"), "hash-512")
+    assert weak.semantic == pytest.approx(hybrid.CJK.semantic * hybrid.WEAK_SEMANTIC_SCALE)
+    assert weak.context == hybrid.CJK.context and weak.plain == hybrid.CJK.plain
+    assert hybrid.weights(parse("budget"), None).semantic == 0.0  # no vectors
+
+
+def test_a_cjk_answer_is_found_through_the_question_before_it(memory: Memory) -> None:
+    memory.append(
+        "s1",
+        _turns(
+            ("男", "早安"),
+            ("女", "你週末去動物園了嗎？"),
+            ("男", "去了，有一隻大熊貓"),
+            ("女", "今天天氣很好"),
+        ),
+    )
+    ids = _ids(memory)
+    query = "男的在動物園看到了什麼"
+    assert _plain_ids(memory, query) == [ids["你週末去動物園了嗎？"]]  # the answer shares no bigram with it
+    # The answer gains half of its previous turn's score; the turns before the question and after the
+    # answer gain nothing (a message takes no share of its next turn's score: measured, bench/README.md).
+    assert _context_ids(memory, query) == [ids["你週末去動物園了嗎？"], ids["去了，有一隻大熊貓"]]
+    memory.wait_idle(timeout=60)
+    hits = memory.search(query, session="s1", match="hybrid", limit=3)
+    assert {h.message.content for h in hits[:2]} == {"你週末去動物園了嗎？", "去了，有一隻大熊貓"}

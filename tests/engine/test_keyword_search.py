@@ -32,8 +32,10 @@ def found(mem: Memory, query: str, **kwargs: object) -> set[str]:
     return {h.message.content for h in mem.search(query, match="keyword", limit=50, **kwargs)}  # type: ignore[arg-type]
 
 
-def test_three_character_cjk_finds_every_row_containing_it(cjk: Memory) -> None:
-    assert found(cjk, "記憶體") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+def test_three_character_cjk_finds_every_row_containing_it_first(cjk: Memory) -> None:
+    hits = [h.message.content for h in cjk.search("記憶體", match="keyword", limit=50)]
+    assert set(hits[:3]) == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}  # both of its bigrams
+    assert hits[3:] == [CJK_DOCS[3]]  # 記憶 only: a match, ranked below
 
 
 def test_two_character_cjk_terms_use_substring_matching(cjk: Memory) -> None:
@@ -44,7 +46,8 @@ def test_two_character_cjk_terms_use_substring_matching(cjk: Memory) -> None:
 def test_mixed_terms_rank_rows_matching_more_terms_first(cjk: Memory) -> None:
     hits = cjk.search("電腦 記憶體", match="keyword", limit=10)
     assert hits[0].message.content == CJK_DOCS[0]
-    assert {h.message.content for h in hits} == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    assert {h.message.content for h in hits[:3]} == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    assert [h.message.content for h in hits[3:]] == [CJK_DOCS[3]]  # 記憶 only
     mixed = cjk.search("記憶體 tray", match="keyword", limit=10)
     assert mixed[0].message.content == CJK_DOCS[1]
 
@@ -143,8 +146,43 @@ def test_routing() -> None:
     assert route_phrase("hello world").route == "word"  # type: ignore[union-attr]
     terms = parse_natural('電腦 記憶體不足 "exact phrase" the fox')
     routes = {(t.text, t.route) for t in terms}
-    assert ("電腦", "bi") in routes and ("記憶體", "tri") in routes and ("憶體不", "tri") in routes
+    assert {("電腦", "bi"), ("記憶", "bi"), ("憶體", "bi"), ("體不", "bi"), ("不足", "bi")} <= routes
     assert ("exact phrase", "word") in routes and ("fox", "word") in routes and ("the", "word") not in routes
+    old = {(t.text, t.route) for t in parse_natural("記憶體不足", cjk_route="tri")}  # the error memory's
+    assert old == {("記憶體", "tri"), ("憶體不", "tri"), ("體不足", "tri")}
+
+
+def test_a_cjk_sentence_is_split_at_its_stop_characters_into_bigrams() -> None:
+    assert [t.text for t in parse_natural("晚上睡不好怎麼辦")] == ["晚上", "上睡", "睡不", "不好"]
+    assert [t.text for t in parse_natural("男的在動物園看到了什麼?")] == [
+        "在動",
+        "動物",
+        "物園",
+        "園看",
+        "看到",
+    ]
+    assert [(t.text, t.route) for t in parse_natural("什麼")] == [("什麼", "bi")]  # stop words only: kept
+    assert [(t.text, t.route) for t in parse_natural("你 嗎")] == [("你", "like"), ("嗎", "like")]
+
+
+def test_a_cjk_sentence_finds_a_message_sharing_two_character_words_and_marks_them(memory: Memory) -> None:
+    from engine.search.query import query_terms
+
+    memory.append(
+        "cli-zh",
+        [
+            Message("user", "最近晚上總是睡不好，白天很累"),
+            Message("assistant", "怎麼辦呢？我也不知道"),
+            Message("user", "今天天氣很好"),
+        ],
+    )
+    hits = memory.search("晚上睡不好怎麼辦", match="keyword", limit=10)
+    assert hits[0].message.content == "最近晚上總是睡不好，白天很累"
+    assert "怎麼辦呢？我也不知道" not in [
+        h.message.content for h in hits
+    ]  # 怎麼 is a stop word; 辦 alone too short
+    marked = query_terms("晚上睡不好怎麼辦")
+    assert {"晚上", "睡不好"} <= set(marked)  # what matched, for the viewer's highlighter
 
 
 HOSTILE = [
@@ -177,7 +215,8 @@ def test_hostile_queries_never_raise(cjk: Memory, query: str) -> None:
         cjk.search(query, match="keyword", scope=match_scope)
         cjk.search(query, session="cli-zh", match="keyword", scope=match_scope)
     cjk.seed_keyword_search("cli-zh", query, "1y", 8)
-    assert len(found(cjk, "記憶體")) == 3  # the table is still there
+    assert len(found(cjk, '"記憶體"')) == 3  # the trigram table is still there
+    assert len(found(cjk, "記憶體")) == 4  # and the bigram table
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -220,6 +259,7 @@ def test_common_terms_are_ranked_from_a_bounded_set(memory: Memory, clock: FakeC
 def test_cjk_searches_stay_within_their_session(cjk: Memory, clock: FakeClock) -> None:
     cjk.append("cli-zh2", [Message("user", "另一個記憶體問題", clock.advance(1))])
     assert found(cjk, "記憶體", session="cli-zh2") == {"另一個記憶體問題"}
-    assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    assert found(cjk, '"記憶體"', session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
+    assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[3], CJK_DOCS[4]}
     _, recent = cjk.seed_keyword_search("cli-zh2", "記憶體問題", "1d", 8)
     assert [h.message.content for h in recent] == ["另一個記憶體問題"]

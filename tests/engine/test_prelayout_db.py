@@ -43,6 +43,11 @@ def test_an_old_database_migrates_and_answers_as_before(old_home: Path) -> None:
                 # ... today's finds both messages of session beta that hold it
                 assert sorted(content for _, _, content in got) == ["ㄅㄆㄇ only（12）", "ㄅㄆㄇ only（4）"]
                 continue
+            if case["query"] == "花蓮" and case["match"] == "hybrid":
+                # the old list ended with a message matching nothing (its hash vector is below the floor):
+                # today's result lists hold only matches
+                assert got == case["hits"][:-1], case
+                continue
             assert got == case["hits"], case
         assert [r.symptom for r in mem.errors.search("docker permission denied")] == expected["errors"]
         assert {s.id for s in mem.sessions()} == {"alpha", "beta"}
