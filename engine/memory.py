@@ -38,13 +38,16 @@ from engine.search import pipeline as search
 from engine.search.pipeline import Hit
 from engine.search.service import Search
 from engine.semantic.tier import SemanticTier
+from engine.semantic.worker import EmbedWorker
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
-from engine.settings import Settings, StoredSettings
-from engine.storage.store import Store
+from engine.sessions.repair import RepairReport
+from engine.sessions.repair import repair as repair_database
+from engine.settings import Settings, StoredSettings, from_stored
+from engine.storage.store import Store, peek_setting_rows
 from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
@@ -163,6 +166,36 @@ class Memory:
     def reload_settings(self) -> Settings:
         """Re-read the settings (another process may have changed them)."""
         return self._settings.reload()
+
+    @staticmethod
+    def peek_settings(home: Path | str | None = None) -> Settings:
+        """The settings of ``home`` read quickly and read-only, without opening the memory (a program's
+        start); the defaults where the database is missing or cannot be read."""
+        return from_stored(peek_setting_rows(Paths.resolve(home).database))
+
+    # -- changes made by other programs -----------------------------------------------------------
+
+    def change_mark(self) -> tuple[int, int]:
+        """A cheap mark that differs whenever the memory may have changed since the last call.
+
+        ``(data version, sessions folder mtime)``: the database's version moves with every commit (by
+        any program, this one included) and the folder's time with a session added or removed. A few
+        microseconds; poll it every few seconds to follow the CLI, the MCP server or the scheduler.
+        """
+        try:
+            folder = self.paths.sessions_dir.stat().st_mtime_ns
+        except OSError:
+            folder = 0
+        return self._store.data_version(), folder
+
+    @staticmethod
+    def repair(home: Path | str | None = None) -> RepairReport:
+        """``memtray repair``: rebuild a damaged database of ``home`` (nothing to do for a healthy one).
+
+        Every program holding the memory open must be closed first. Raises StorageError when the files
+        cannot be moved or written.
+        """
+        return repair_database(Paths.resolve(home))
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -348,6 +381,24 @@ class Memory:
     def turn_context(self, session: str, request: str = "") -> TurnContext:
         """What an LLM call gets this turn: the window with prefixes, then the turn-context message."""
         return self.summaries.turn_context(session, request)
+
+    # -- background embedding -------------------------------------------------------------------
+
+    def pause_embedding(self) -> None:
+        """Stop embedding new messages in the background until :meth:`resume_embedding` (this process
+        only; not stored). They stay queued; keyword search is not affected."""
+        self._embedding_worker.pause()
+
+    def resume_embedding(self) -> None:
+        self._embedding_worker.resume()
+
+    @property
+    def embedding_paused(self) -> bool:
+        return self._embedding_worker.paused
+
+    @property
+    def _embedding_worker(self) -> EmbedWorker:
+        return self.semantic._worker  # the tier's thread; pausing is the worker's alone
 
     # -- lifecycle --------------------------------------------------------------------------------
 

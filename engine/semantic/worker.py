@@ -10,6 +10,10 @@ embedder's vectors are dropped once it is complete.
 An embedding failure (a model error, Gemini's quota) leaves the batch queued and is retried with a
 growing pause. The thread also polls the queue now and then, so work queued by another process (the CLI,
 the MCP server) is embedded here too.
+
+:meth:`EmbedWorker.pause` stops the embedding between batches (the batch in flight finishes) until
+:meth:`EmbedWorker.resume`; new messages stay queued meanwhile. Loading an embedder still runs. The pause
+lasts while this process runs: it is not stored.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class EmbedWorker:
         self._cond = threading.Condition()
         self._ready = threading.Event()
         self._stop = False
+        self._paused = False
         self._busy = True  # until the first look at the queue
         self._tasks: deque[Callable[[], None]] = deque()
         self._later: deque[Callable[[], None]] = deque()
@@ -94,6 +99,23 @@ class EmbedWorker:
             (self._later if when_idle else self._tasks).append(task)
             self._cond.notify_all()
 
+    def pause(self) -> None:
+        """Embed nothing more (and build no index) until :meth:`resume`; the batch in flight finishes."""
+        with self._cond:
+            self._paused = True
+            self._cond.notify_all()
+        log.info("embedding paused")
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+        log.info("embedding resumed")
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
     def switch(self, loader: Loader) -> None:
         """Use another embedder: load it on the thread and re-embed everything in the background."""
 
@@ -103,7 +125,10 @@ class EmbedWorker:
         self.submit(task)
 
     def wait_idle(self, timeout: float | None) -> bool:
-        """Block until the queue is empty and no task is running; False if ``timeout`` passed first."""
+        """Block until the queue is empty and no task is running; False if ``timeout`` passed first.
+
+        While paused, the worker is idle once the batch in flight is done (the queue may still hold work).
+        """
         if not self.started:
             return True  # this process does not embed (see SemanticTier(background=False))
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -111,6 +136,8 @@ class EmbedWorker:
             with self._store.read() as conn:
                 waiting = rows.queued(conn)
             with self._cond:
+                if self._paused and not self._busy and not self._tasks:
+                    return True
                 if waiting == 0 and not self._busy and not self._tasks and not self._later:
                     return True
                 if not self._thread.is_alive():
@@ -160,6 +187,11 @@ class EmbedWorker:
                 if self._stop:
                     return
                 task = self._tasks.popleft() if self._tasks else None
+                if task is None and self._paused:
+                    self._busy = False
+                    self._cond.notify_all()
+                    self._cond.wait(POLL_S)
+                    continue
                 self._busy = True
             try:
                 if task is not None:
