@@ -35,6 +35,7 @@ from desktop import crash, errors, i18n
 from desktop.actions import all_actions
 from desktop.app import Memtray
 from desktop.tray import Tray
+from engine import Memory
 from engine import errors as engine_errors
 from engine.paths import Paths
 from tests.desktop.conftest import EN, ZH
@@ -148,6 +149,21 @@ def test_memtray_lang_overrides_the_system(monkeypatch: pytest.MonkeyPatch) -> N
     assert i18n.choose(system=QLocale("zh_TW")) == "en"
     monkeypatch.setenv("MEMTRAY_LANG", "auto")
     assert i18n.choose(system=QLocale("zh_TW")) == "zh_TW"
+
+
+def test_the_ui_language_setting_is_read_at_boot_and_memtray_lang_wins(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    with Memory.open(home, background=False) as mem:
+        mem.update_settings(ui_language="zh_TW")
+    setting = Memory.peek_settings(home).ui_language  # what run() reads before the first window
+    monkeypatch.delenv("MEMTRAY_LANG", raising=False)
+    assert i18n.choose(i18n.configured_language(setting), QLocale("en_US")) == "zh_TW"
+    assert i18n.choose(i18n.configured_language("auto"), QLocale("zh_TW")) == "zh_TW"
+    assert i18n.choose(i18n.configured_language("en"), QLocale("zh_TW")) == "en"
+    monkeypatch.setenv("MEMTRAY_LANG", "en")
+    assert i18n.choose(i18n.configured_language(setting), QLocale("en_US")) == "en"
 
 
 @pytest.mark.allow_warnings
@@ -278,12 +294,37 @@ def every_window(memtray: Memtray, qtbot: Any, home: Path) -> list[tuple[str, st
     for window in (viewer, memtray.settings_window, chat, about, dialog, box):
         assert window is not None
         texts += visible_texts(window)
+    texts += every_question(memtray, viewer)
     texts += menu_texts(tray.menu)
     for menu in viewer.menus.values():
         texts += menu_texts(menu)
     texts += describe_every_error(home)
     box.reject()
     dialog.close()
+    return texts
+
+
+def every_question(memtray: Memtray, viewer: Any) -> list[tuple[str, str]]:
+    """What the chooser, Rename…, Remove…, Forget…, Repair… and the context menus say."""
+    from engine import Message
+
+    texts: list[tuple[str, str]] = []
+    for mode in ("compact", "reset"):
+        texts += visible_texts(memtray.show_chooser(mode))
+    assert memtray.chooser is not None
+    memtray.chooser.close()
+    message = Message("user", "x", 1, id=1)
+    for ask in (
+        lambda: viewer.editor.ask_rename("proj-zh", viewer),
+        lambda: viewer.editor.ask_remove("proj-zh", viewer),
+        lambda: viewer.editor.ask_forget(message, viewer),
+        lambda: memtray.repair.ask(viewer),
+    ):
+        question = ask()
+        texts += visible_texts(question)
+        question.reject()
+    texts += menu_texts(viewer.sessions.menu_for("proj-zh"))
+    texts += menu_texts(viewer.menu_for_message(message))
     return texts
 
 
