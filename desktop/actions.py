@@ -1,7 +1,9 @@
 """The app's commands, listed once, shown twice: as the tray menu and as the main window's menu bar.
 
 :meth:`AppActions.entries` builds the list from :class:`desktop.state.AppState` only (no I/O), so menus
-can be rebuilt each time they open. :meth:`AppActions.fill_menu` lays the list out as one menu (the
+can be rebuilt each time they open. The tray menu starts with the status lines (disabled; the main window
+shows them in its status bar instead) and, when the database is damaged, Repair…. Compact… and Reset…
+open a chooser of every session; Continue ▸ lists the latest sessions by title. :meth:`AppActions.fill_menu` lays the list out as one menu (the
 tray's), :meth:`AppActions.fill_menu_bar` as the File, Memory and Help menus of a window; both make
 the same actions (same object names, texts and requests), so the two cannot drift apart. Every action
 emits a request signal; :mod:`desktop.app` connects them to the windows and
@@ -20,6 +22,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar
 
 from desktop.state import AppState
+from desktop.status import status_of
+from desktop.titles import short_title, title_of
 
 translate = QCoreApplication.translate
 
@@ -42,7 +46,7 @@ class Entry:
         name: the action's object name (tests and the tray check find actions by it).
         text: the translated text.
         run: what triggering it does (emit a request).
-        bar: the menu-bar menu it goes into (``file``, ``memory`` or ``help``).
+        bar: the menu-bar menu it goes into (``file``, ``memory`` or ``help``; ``""``: the tray menu only).
         enabled: whether it can be used now.
         tooltip: why it is disabled, or more about it.
         shortcut: the platform's standard key, and the keys to use where the platform has none (the
@@ -78,7 +82,10 @@ class AppActions(QObject):
         summarize_requested(): "Summarize now".
         compact_requested(object): a session id, or None for every session.
         reset_requested(str): a session id (the confirmation comes next).
+        choose_requested(str): "Compact…" (``compact``) or "Reset…" (``reset``): choose the session first.
         pause_requested(bool): True to pause scheduled summaries, False to resume.
+        embedding_pause_requested(bool): True to pause the background embedding, False to resume.
+        repair_requested(): "Repair the database…" (the confirmation comes next).
         settings_requested(): "Settings…".
         about_requested(): "About memtray".
         quit_requested(): "Quit".
@@ -91,7 +98,10 @@ class AppActions(QObject):
     summarize_requested = Signal()
     compact_requested = Signal(object)
     reset_requested = Signal(str)
+    choose_requested = Signal(str)
     pause_requested = Signal(bool)
+    embedding_pause_requested = Signal(bool)
+    repair_requested = Signal()
     settings_requested = Signal()
     about_requested = Signal()
     quit_requested = Signal()
@@ -107,10 +117,21 @@ class AppActions(QObject):
         state = self.state
         ready = state.memory is not None
         recent = state.recent_sessions()
+        has_sessions = any(not s.temporary for s in state.snapshot.sessions)
         has_summaries = state.summaries is not None
         paused = state.summaries_paused
+        embedding_paused = state.embedding_paused
         key = QKeySequence.StandardKey
+        status = status_of(state)
+        lines: list[Item] = [
+            Entry("status" if i == 0 else f"status:{i}", line, bar="", enabled=False)
+            for i, line in enumerate(status.lines)
+        ]
+        if state.damaged:
+            lines.append(self._repair_entry())
         return [
+            *lines,
+            SEPARATOR,
             Entry(
                 "open-sessions",
                 translate("Actions", "Open sessions…"),
@@ -144,7 +165,13 @@ class AppActions(QObject):
                 translate("Actions", "Continue"),
                 enabled=ready and bool(recent),
                 children=tuple(
-                    Entry(f"continue:{s.id}", s.id, partial(self.chat_requested.emit, s.id)) for s in recent
+                    Entry(
+                        f"continue:{s.id}",
+                        short_title(s),
+                        partial(self.chat_requested.emit, s.id),
+                        tooltip=s.id if title_of(s) == s.id else f"{title_of(s)}\n{s.id}",
+                    )
+                    for s in recent
                 ),
             ),
             SEPARATOR,
@@ -159,41 +186,24 @@ class AppActions(QObject):
                 else translate("Actions", "The summarizer is not part of this build"),
             ),
             Entry(
-                "compact-menu",
-                translate("Actions", "Compact"),
+                "compact",
+                translate("Actions", "Compact…"),
+                partial(self.choose_requested.emit, "compact"),
                 bar="memory",
-                enabled=ready and bool(recent),
+                enabled=ready and has_sessions,
                 tooltip=translate(
                     "Actions",
                     "Moves older messages out of the recent history sent to the model; they stay in the "
                     "archive and can still be searched",
                 ),
-                children=(
-                    *(
-                        Entry(f"compact:{s.id}", s.id, partial(self.compact_requested.emit, s.id))
-                        for s in recent
-                    ),
-                    *((SEPARATOR_ENTRY,) if recent else ()),
-                    Entry(
-                        "compact:*",
-                        translate("Actions", "All sessions"),
-                        lambda: self.compact_requested.emit(None),
-                    ),
-                ),
             ),
             Entry(
-                "reset-menu",
-                translate("Actions", "Reset"),
+                "reset",
+                translate("Actions", "Reset…"),
+                partial(self.choose_requested.emit, "reset"),
                 bar="memory",
-                enabled=ready and bool(recent),
-                children=tuple(
-                    Entry(
-                        f"reset:{s.id}",
-                        translate("Actions", "{session}…").format(session=s.id),
-                        partial(self.reset_requested.emit, s.id),
-                    )
-                    for s in recent
-                ),
+                enabled=ready and has_sessions,
+                tooltip=translate("Actions", "Deletes a session's messages; its summary is kept"),
             ),
             SEPARATOR,
             Entry(
@@ -204,6 +214,20 @@ class AppActions(QObject):
                 lambda: self.pause_requested.emit(not paused),
                 bar="memory",
                 enabled=ready,
+            ),
+            Entry(
+                "pause-embedding",
+                translate("Actions", "Resume embedding")
+                if embedding_paused
+                else translate("Actions", "Pause embedding"),
+                lambda: self.embedding_pause_requested.emit(not embedding_paused),
+                bar="memory",
+                enabled=ready,
+                tooltip=translate(
+                    "Actions",
+                    "Search by meaning learns new messages in the background; paused, they wait (until "
+                    "memtray quits)",
+                ),
             ),
             Entry(
                 "settings",
@@ -219,6 +243,17 @@ class AppActions(QObject):
                 "quit", translate("Actions", "Quit"), self.quit_requested.emit, shortcut=(key.Quit, "Ctrl+Q")
             ),
         ]
+
+    def _repair_entry(self) -> Entry:
+        return Entry(
+            "repair",
+            translate("Actions", "Repair the database…"),
+            self.repair_requested.emit,
+            bar="memory",
+            tooltip=translate(
+                "Actions", "Moves the damaged database aside and rebuilds it from what can still be read"
+            ),
+        )
 
     # -- two presentations ------------------------------------------------------------------------
 
@@ -245,6 +280,8 @@ class AppActions(QObject):
             if item is None:
                 pending = {name for name, menu in menus.items() if menu.actions()}
                 continue
+            if not item.bar:
+                continue  # the tray's status lines: the window has its status bar
             menu = menus[item.bar]
             if item.bar in pending:
                 menu.addSeparator()

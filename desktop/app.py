@@ -3,7 +3,8 @@
 Boot order (one log line per subsystem, all under ``memtray.desktop``):
 
 1. ``logging``: the home folder is resolved (``--home``, ``MEMTRAY_HOME`` or the platform's) and the
-   rotating log opened; the UI language is chosen and its translations installed (:mod:`desktop.i18n`);
+   rotating log opened; the UI language is chosen (``MEMTRAY_LANG``, else the ``ui_language`` setting,
+   peeked at read-only before the memory opens) and its translations installed (:mod:`desktop.i18n`);
    Qt's messages are routed into the log (:mod:`desktop.qtlog`) and the excepthook that logs and shows
    unhandled exceptions is installed (:mod:`desktop.crash`).
 2. ``single instance``: ``<home>/.store/app.lock`` is taken; if another memtray holds it, this launch
@@ -13,15 +14,19 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
 4. ``memory``: :meth:`engine.Memory.open` runs on the store worker (it may migrate the database); the
    memory's key store (``mem.keys``) is the one the summarizer, the chat windows and the settings window
    share (so a key "for this session only" reaches them all); the summaries, error memory and key store
-   are adapted through :mod:`desktop.seams`, and the first snapshot is read.
+   are adapted through :mod:`desktop.seams`, and the first snapshot is read. A damaged database is not
+   opened: the tray shows the attention state and offers Repair… (:mod:`desktop.repair`), which rebuilds
+   it on the store worker and then opens the memory.
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why and every tray command in its menu bar (:mod:`desktop.tray`,
    :mod:`desktop.viewer.window`; both show :class:`desktop.actions.AppActions`, whose requests are
    connected here once). Windows get their saved place back (:mod:`desktop.placement`,
    ``<home>/ui-state.json``, read before the event loop starts). The tray's "New chat" and
-   "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session.
-6. ``timers``: the state refresh (every 60 s) and the scheduler's tick (every 30 s) start once the
-   memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
+   "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session; Compact… and Reset…
+   open the session chooser (:mod:`desktop.chooser`).
+6. ``timers``: the change watch (every 2 s, :mod:`desktop.changes`: what other programs change shows
+   within seconds, settings included), the full state refresh (every 60 s) and the scheduler's tick
+   (every 30 s) start once the memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
    summaries every quarter hour on the network pool, the error purge and temp cleanup on the store worker.
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
@@ -47,12 +52,15 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from desktop import crash, i18n, qtlog, refguard, seams
 from desktop.about import AboutDialog
 from desktop.actions import AppActions
+from desktop.changes import ChangeWatch
 from desktop.chat.window import ChatWindow
+from desktop.chooser import SessionChooser
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.placement import UI_STATE_FILE, Placement, UiState
+from desktop.repair import RepairFlow
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
 from desktop.single import QUIT, SingleInstance
@@ -118,6 +126,9 @@ class Memtray(QObject):
         self.viewer: ViewerWindow | None = None
         self.settings_window: SettingsWindow | None = None
         self.about_dialog: AboutDialog | None = None
+        self.chooser: SessionChooser | None = None
+        self.changes = ChangeWatch(self.state, self)
+        self.repair = RepairFlow(self.runner, paths.home, self._on_memory_opened, open_memory, self)
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
@@ -148,7 +159,7 @@ class Memtray(QObject):
         self.runner.run_query(lambda: self.open_memory(home), self._on_memory_opened, self._on_memory_failed)
         self._connect_actions()
         if self.tray_available:
-            self.tray = Tray(self.state, app_icon(), self, actions=self.actions)
+            self.tray = Tray(self.state, self, actions=self.actions)
             self.tray.show()
             self.shutting_down.connect(self.tray.hide)
             log.info("tray: icon shown")
@@ -173,7 +184,11 @@ class Memtray(QObject):
         actions.summarize_requested.connect(self.operations.summarize_now)
         actions.compact_requested.connect(self.operations.compact)
         actions.reset_requested.connect(self._on_reset_requested)
+        actions.choose_requested.connect(self.show_chooser)
         actions.pause_requested.connect(self.operations.set_summaries_paused)
+        actions.embedding_pause_requested.connect(self.operations.set_embedding_paused)
+        actions.repair_requested.connect(lambda: self.repair.ask(self._dialog_parent()))
+        self.repair.repair_did_finish.connect(self._report)
         actions.settings_requested.connect(self.show_settings)
         actions.about_requested.connect(self.show_about)
         actions.quit_requested.connect(self.quit)
@@ -191,6 +206,8 @@ class Memtray(QObject):
         self.shutting_down.connect(mem.close)
         self.state.refresh()
         self.refresh_timer.start()
+        self.changes.start()
+        self.shutting_down.connect(self.changes.stop)
         self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
         self.tick_timer.start()
         log.info(
@@ -204,8 +221,7 @@ class Memtray(QObject):
     def _on_memory_failed(self, exc: BaseException) -> None:
         message = describe(exc, translate("App", "opening the memory"))
         log.error("memory: cannot open %s: %s", self.paths.home, exc, exc_info=exc if message.bug else None)
-        self.state.open_error = message.text
-        self.state.state_did_change.emit()
+        self.state.set_open_failure(exc, message.text)
         self._report(Outcome(message.title, message.text, ok=False))
         self.memory_did_fail.emit(exc)
 
@@ -261,15 +277,37 @@ class Memtray(QObject):
         self.about_dialog.activateWindow()
         return self.about_dialog
 
+    def show_chooser(self, mode: str) -> SessionChooser:
+        """The chooser of every session for Compact… (``compact``) or Reset… (``reset``)."""
+        if self.chooser is None:
+            self.chooser = SessionChooser(self.state, mode)
+            self.chooser.session_did_choose.connect(self._on_session_did_choose)
+            self.chooser.all_did_choose.connect(lambda _mode: self.operations.compact(None))
+            self.shutting_down.connect(self.chooser.deleteLater)
+        else:
+            self.chooser.set_mode(mode)
+        self.chooser.show()
+        self.chooser.raise_()
+        self.chooser.activateWindow()
+        return self.chooser
+
+    def _on_session_did_choose(self, mode: str, session: str) -> None:
+        if mode == "compact":
+            self.operations.compact(session)
+        else:
+            self._on_reset_requested(session)
+
+    def _dialog_parent(self) -> ViewerWindow | None:
+        return self.viewer if self.viewer and self.viewer.isVisible() else None
+
     def _on_reset_requested(self, session: str) -> None:
-        self.operations.ask_reset(session, self.viewer if self.viewer and self.viewer.isVisible() else None)
+        self.operations.ask_reset(session, self._dialog_parent())
 
     def _on_activation_requested(self) -> None:
         self.show_viewer("conversation")
 
     def _on_operation_did_finish(self, outcome: Outcome) -> None:
-        self._report(outcome)
-        self._reload_summary()
+        self._report(outcome)  # the viewer reloads a summary that changed when the state is read again
 
     def _report(self, outcome: Outcome) -> None:
         if self.tray is not None:
@@ -285,14 +323,8 @@ class Memtray(QObject):
             self.scheduler.tick()
 
     def _on_scheduled_run_done(self) -> None:
-        if self._stopped:
-            return
-        self.state.refresh()
-        self._reload_summary()
-
-    def _reload_summary(self) -> None:
-        if self.viewer is not None and self.viewer.summary is not None and self.viewer.summary.session:
-            self.viewer.summary.show_session(self.viewer.summary.session)
+        if not self._stopped:
+            self.state.refresh()
 
     # -- shutdown ---------------------------------------------------------------------------------
 
@@ -352,7 +384,7 @@ def run(argv: list[str]) -> int:
     app.setOrganizationName("memtray")
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(app_icon())
-    i18n.install(app)
+    i18n.install(app, i18n.configured_language(Memory.peek_settings(paths.home).ui_language))
     collector = MainThreadCollector(app)  # cycles holding Qt objects are freed on the GUI thread only
     collector.start()
     qtlog.install()

@@ -60,8 +60,8 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
     elif isinstance(exc, e.CorruptStore):
         text = translate(
             "Errors",
-            "A memory file is damaged and could not be repaired ({detail}). Your data folder was left as it "
-            "is; see the log for the file.",
+            "A memory file is damaged ({detail}). Your data folder was left as it is: choose “Repair the "
+            "database…” in memtray's menu to rebuild it (the damaged file is kept).",
         )
     elif isinstance(exc, e.StorageError):
         text = translate(

@@ -18,8 +18,9 @@ string; ``memtray_en.ts`` holds only the English plural forms ("1 message", "2 m
 i18n-update`` refreshes the ``.ts`` files from the code with ``pyside6-lupdate``. Without the ``.qm``
 files the app runs in English (counts then read "1 message(s)").
 
-The language: :func:`configured_language` (``auto``, ``en`` or ``zh_TW``), where ``auto`` follows the
-system (``QLocale.system().uiLanguages()``, which honours ``LANG`` and ``LANGUAGE``): any Traditional
+The language: :func:`configured_language` (``auto``, ``en`` or ``zh_TW``): the ``MEMTRAY_LANG``
+environment variable if set, else the ``ui_language`` setting, read when the app starts (a change applies
+at the next start); ``auto`` follows the system (``QLocale.system().uiLanguages()``, which honours ``LANG`` and ``LANGUAGE``): any Traditional
 Chinese locale (Taiwan, Hong Kong, Macao) gets ``zh_TW``, every other locale English. Qt's own strings
 (standard buttons, file dialogs, a line edit's context menu) come from ``qtbase_<language>.qm`` in
 PySide6's translations folder.
@@ -59,16 +60,18 @@ def translations_dir() -> Path:
     return Path(__file__).resolve().parent / "translations"
 
 
-def configured_language() -> str:
+def configured_language(setting: str | None = None) -> str:
     """The user's choice of UI language: ``auto``, ``en`` or ``zh_TW``.
 
-    HOOK for a ``ui_language`` setting (``auto`` | ``en`` | ``zh_TW``): once the engine's settings have
-    one, return it from here (it must be known before the first window is built, so read it with the
-    home's other boot-time state). Until then the ``MEMTRAY_LANG`` environment variable decides.
+    ``MEMTRAY_LANG`` wins; else ``setting`` (the ``ui_language`` setting, which the app reads at boot,
+    before the first window is built); else ``auto``.
     """
-    value = os.environ.get(ENV, "auto").strip() or "auto"
+    value = os.environ.get(ENV, "").strip()
+    source = ENV
+    if not value:
+        value, source = (setting or "auto").strip() or "auto", "ui_language"
     if value != "auto" and value not in LANGUAGES:
-        log.warning("%s=%r is not one of auto, %s; following the system", ENV, value, ", ".join(LANGUAGES))
+        log.warning("%s=%r is not one of auto, %s; following the system", source, value, ", ".join(LANGUAGES))
         return "auto"
     return value
 

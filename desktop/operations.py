@@ -1,4 +1,4 @@
-"""The tray's actions on the memory: compact, reset, summarize, pause. Each runs on a worker.
+"""The tray's actions on the memory: compact, reset, summarize, pause and resume. Each runs on a worker.
 
 Every operation reports its outcome in words through :attr:`Operations.operation_did_finish` (the tray
 shows it as a message; without a tray the viewer's status bar does). A reset asks first, in a non-modal
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.errors import describe
 from desktop.state import AppState
+from desktop.titles import title_of
 from engine import CompactResult, ResetResult
 from engine.errors import EngineError, NoApiKey
 from engine.summary import GenerateResult
@@ -229,7 +230,9 @@ class Operations(QObject):
         box = QMessageBox(parent)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(translate("Operations", "memtray: reset session"))
-        box.setText(translate("Operations", "Reset the session “{session}”?").format(session=session))
+        box.setText(
+            translate("Operations", "Reset the session “{session}”?").format(session=title_of(info, session))
+        )
         box.setInformativeText(f"{what}\n\n{kept}")
         reset = box.addButton(translate("Operations", "Reset"), QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
@@ -331,6 +334,34 @@ class Operations(QObject):
                 else translate("Operations", "resuming summaries"),
             ),
         )
+
+    def set_embedding_paused(self, paused: bool) -> None:
+        """Pause or resume the background embedding (for as long as memtray runs)."""
+        mem = self.state.memory
+        if mem is None:
+            return
+
+        def op() -> bool:
+            if paused:
+                mem.pause_embedding()
+            else:
+                mem.resume_embedding()
+            return mem.embedding_paused
+
+        self.runner.run_query(
+            op,
+            self._on_embedding_paused,
+            lambda exc: self._failed(
+                exc,
+                translate("Operations", "pausing the embedding")
+                if paused
+                else translate("Operations", "resuming the embedding"),
+            ),
+        )
+
+    def _on_embedding_paused(self, paused: bool) -> None:
+        self.state.set_embedding_paused(paused)
+        self.state.refresh()
 
     # -- reporting --------------------------------------------------------------------------------
 

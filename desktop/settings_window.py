@@ -1,7 +1,11 @@
-"""The settings window: Gemini key, models, reply language, history limits, embedder, schedule, autostart.
+"""The settings window: Gemini key, models, reply language, history limits, embedder, schedule, autostart,
+the app's language.
 
 Values come from the state the app holds; Save sends only what changed to ``Memory.update_settings`` on the
-store worker (and applies autostart there too, since it writes a file or the registry). The key goes to
+store worker. "Start memtray when I log in" is not a setting of the data folder: it is read from the login
+entry itself (it exists and starts this data folder, :mod:`desktop.autostart`) on the store worker when
+the window loads, and Save writes or removes the entry there. The app's language (``ui_language``) is
+read when memtray starts, so the window says that a change applies at the next start. The key goes to
 the OS keyring through :class:`desktop.seams.KeyStore` (``engine.llm.keys.Keys``), never into the settings
 table; every keyring call runs on the store worker, and the window only ever shows a masked hint of the
 key. Without a secure keyring the window says so and offers "Use for this session only" (the key stays in
@@ -63,6 +67,11 @@ LANGUAGES = (
     ("en", "English"),
     ("ja", "日本語"),
 )
+UI_LANGUAGES = (
+    ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the system")),
+    ("zh_TW", "繁體中文"),  # each language by its own name: not translated
+    ("en", "English"),
+)
 MODELS = ("gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro")
 MINIMUM = QSize(640, 400)
 
@@ -103,6 +112,7 @@ class SettingsWindow(QWidget):
         self.state = state
         self.runner = state.runner
         self.autostart_impl = autostart_impl
+        self.autostart_loaded: bool | None = None  # as read from the login entry; None until read
         self._embedder_before = ""
         self.setWindowTitle(translate("Settings", "memtray — settings"))
         self.setWindowIcon(app_icon())
@@ -161,6 +171,17 @@ class SettingsWindow(QWidget):
             translate("Settings", "Summarize conversations on a schedule (every 15 minutes)")
         )
         self.autostart = QCheckBox(translate("Settings", "Start memtray when I log in"))
+        self.autostart.setToolTip(
+            translate("Settings", "For your user account: it starts memtray with this data folder")
+        )
+        self.autostart.setEnabled(False)  # until the login entry was read
+        self.ui_language = _combo(UI_LANGUAGES)
+        self.ui_language.setObjectName("ui-language")
+        self.ui_language_note = QLabel(
+            translate("Settings", "A new language applies when memtray starts again.")
+        )
+        self.ui_language_note.setObjectName("ui-language-note")
+        self.ui_language_note.setWordWrap(True)
         self.data_folder = QLineEdit()
         self.data_folder.setReadOnly(True)
         self.open_folder = QPushButton(translate("Settings", "Open folder"))
@@ -195,6 +216,8 @@ class SettingsWindow(QWidget):
         form2.addRow("", self.summaries_enabled)
         app_box = QGroupBox(translate("Settings", "App"))
         form3 = QFormLayout(app_box)
+        form3.addRow(translate("Settings", "Language"), self.ui_language)
+        form3.addRow("", self.ui_language_note)
         form3.addRow("", self.autostart)
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.data_folder, 1)
@@ -245,9 +268,10 @@ class SettingsWindow(QWidget):
         self.history_kib.setValue(max(4, s.max_history_bytes // 1024))
         _set_combo(self.embedder, s.embedder)
         self.summaries_enabled.setChecked(s.summaries_enabled)
-        self.autostart.setChecked(s.autostart)
+        _set_combo(self.ui_language, s.ui_language)
         mem = self.state.memory
         self.data_folder.setText(str(mem.paths.home) if mem is not None else "")
+        self._load_autostart()
         self._on_embedder_changed()
         self._show_embedder_in_use()
         self._load_key_status()
@@ -262,33 +286,64 @@ class SettingsWindow(QWidget):
             "max_history_bytes": self.history_kib.value() * 1024,
             "embedder": self.embedder.currentData(),
             "summaries_enabled": self.summaries_enabled.isChecked(),
-            "autostart": self.autostart.isChecked(),
+            "ui_language": self.ui_language.currentData(),
         }
 
     def changes(self) -> dict[str, Any]:
+        """The settings that differ from those in use (the login entry is not one of them)."""
         current = self.state.snapshot.settings.as_dict()
         return {k: v for k, v in self.values().items() if current.get(k) != v}
 
+    def autostart_change(self) -> bool | None:
+        """The login entry to write (True) or remove (False), or None when the box is as it was read."""
+        wanted = self.autostart.isChecked()
+        if self.autostart_loaded is None or wanted == self.autostart_loaded:
+            return None
+        return wanted
+
     def save(self) -> None:
         mem = self.state.memory
-        changes = self.changes()
+        changes, login = self.changes(), self.autostart_change()
         if mem is None:
             return
-        if not changes:
+        if not changes and login is None:
             self.status.setText(translate("Settings", "Nothing changed."))
             return
-        impl = self.autostart_impl
+        impl = self._autostart()
 
-        def op() -> Settings:
-            updated = mem.update_settings(**changes)
-            if "autostart" in changes:
-                autostart.apply(bool(changes["autostart"]), impl)
-            return updated
+        def op() -> tuple[Settings, bool | None]:
+            updated = mem.update_settings(**changes) if changes else mem.settings
+            return updated, autostart.apply(login, impl) if login is not None else None
 
         self.status.setText(translate("Settings", "Saving…"))
-        self.runner.run_query(op, self._on_saved, self._on_save_failed)
+        self.runner.run_query(op, lambda res: self._on_saved(*res), self._on_save_failed, owner=self)
 
-    def _on_saved(self, settings: Settings) -> None:
+    def _autostart(self) -> autostart.Autostart:
+        if self.autostart_impl is None:
+            mem = self.state.memory
+            self.autostart_impl = autostart.for_platform(home=mem.paths.home if mem is not None else None)
+        return self.autostart_impl
+
+    def _load_autostart(self) -> None:
+        """Read the login entry on the store worker; the box follows it."""
+        if self.state.memory is None:
+            return
+        impl = self._autostart()
+        self.runner.run_query(impl.is_enabled, self._on_autostart_read, self._on_autostart_failed, owner=self)
+
+    def _on_autostart_read(self, enabled: bool) -> None:
+        self.autostart_loaded = enabled
+        self.autostart.setChecked(enabled)
+        self.autostart.setEnabled(True)
+
+    def _on_autostart_failed(self, exc: BaseException) -> None:
+        log.warning("could not read the login entry: %s", exc)
+        self.autostart.setEnabled(False)
+        self.autostart.setToolTip(describe(exc, translate("Settings", "reading the login entry")).text)
+
+    def _on_saved(self, settings: Settings, login: bool | None = None) -> None:
+        if login is not None:
+            self._on_autostart_read(login)
         self.state.set_settings(settings)
         note = (
             translate("Settings", " The embedder changed: every message is re-embedded in the background.")

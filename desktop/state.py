@@ -8,11 +8,16 @@ The snapshot also carries the semantic tier's status (the embedder in use and th
 While there is a backlog, or the embedder is still loading, the state is re-read every
 :data:`EMBED_POLL_MS` so the status bar follows the work. A re-embedding after an embedder switch reports
 ``done/total`` on the engine's worker thread; :class:`AppState` turns that into a queued signal and
-:attr:`AppState.reembedding` on the GUI thread.
+:attr:`AppState.reembedding` on the GUI thread. :attr:`AppState.backlog` follows either count from one
+refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.status`).
+
+When the memory could not be opened, :attr:`AppState.open_error` says why in words and
+:attr:`AppState.damaged` tells a damaged database (which Repair… can rebuild) from other failures.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import weakref
 from collections.abc import Callable
@@ -21,7 +26,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from desktop.status import Backlog
 from engine import SessionInfo, Settings
+from engine.errors import CorruptStore
 
 if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
@@ -43,6 +50,7 @@ class Snapshot:
     last_summary_run: int | None = None
     summarizer_note: str = ""
     embedding: SemanticStatus | None = None
+    embedding_paused: bool = False
 
 
 def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
@@ -68,7 +76,7 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
         embedding = mem.semantic.status()
     except Exception:  # the backlog is a nicety; it must not hide the sessions
         log.exception("could not read the embedding status")
-    return Snapshot(sessions, settings, last, note, embedding)
+    return Snapshot(sessions, settings, last, note, embedding, mem.embedding_paused)
 
 
 def _relay(state: AppState) -> Callable[[int, int], None]:
@@ -93,6 +101,8 @@ class AppState(QObject):
     Signals:
         state_did_change(): the snapshot, the work in progress or the memory's availability changed.
         memory_did_open(): the memory is open; ``memory`` and the seams are set.
+        memory_did_change(): something in the memory changed (seen by :class:`desktop.changes.ChangeWatch`,
+            by this program or another); the snapshot is being read again.
         reembed_did_progress(int, int): a re-embedding after an embedder switch did ``done`` of ``total``
             messages (GUI thread; ``done == total`` when it is complete).
         _worker_did_progress(int, int): internal; emitted on the engine's worker thread, delivered queued.
@@ -100,6 +110,7 @@ class AppState(QObject):
 
     state_did_change = Signal()
     memory_did_open = Signal()
+    memory_did_change = Signal()
     reembed_did_progress = Signal(int, int)
     _worker_did_progress = Signal(int, int)
 
@@ -114,8 +125,10 @@ class AppState(QObject):
         self.snapshot = Snapshot()
         self.has_snapshot = False  # True once a snapshot was read (before, "no sessions" means "not known")
         self.open_error: str | None = None
+        self.open_failure: BaseException | None = None
         self._refreshing = False
         self.reembedding: tuple[int, int] | None = None
+        self.backlog = Backlog()
         self._embed_poll = QTimer(self)
         self._embed_poll.setSingleShot(True)
         self._embed_poll.timeout.connect(self.refresh)
@@ -134,6 +147,7 @@ class AppState(QObject):
         semantic: bool,
     ) -> None:
         self.memory = mem
+        self.open_error = self.open_failure = None
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
         mem.semantic.set_progress(_relay(self))
         self.memory_did_open.emit()
@@ -150,6 +164,16 @@ class AppState(QObject):
             lambda: read_snapshot(mem, summaries), self._on_snapshot_read, self._on_snapshot_failed
         )
 
+    def note_change(self) -> None:
+        """The memory changed: tell the views that read more than the snapshot, and re-read it."""
+        self.memory_did_change.emit()
+        self.refresh()
+
+    def set_open_failure(self, exc: BaseException, text: str) -> None:
+        """The memory could not be opened: ``exc``, told as ``text``."""
+        self.open_failure, self.open_error = exc, text
+        self.state_did_change.emit()
+
     def detach(self) -> None:
         """Stop listening to the engine's worker (before the memory closes)."""
         self._embed_poll.stop()
@@ -161,14 +185,19 @@ class AppState(QObject):
         self.snapshot = snapshot
         self.has_snapshot = True
         embedding = snapshot.embedding
-        if embedding is not None and (
-            embedding.queued > 0 or embedding.rebuilding > 0 or embedding.choice is None
+        if embedding is not None and self.reembedding is None:
+            self.backlog.observe(embedding.queued, moving=not snapshot.embedding_paused)
+        if (
+            embedding is not None
+            and not snapshot.embedding_paused
+            and (embedding.queued > 0 or embedding.rebuilding > 0 or embedding.choice is None)
         ):
             self._embed_poll.start(EMBED_POLL_MS)  # follow the backlog (and the loading embedder)
         self.state_did_change.emit()
 
     def _on_worker_did_progress(self, done: int, total: int) -> None:
         self.reembedding = (done, total) if done < total else None
+        self.backlog.follow(done, total)
         self.reembed_did_progress.emit(done, total)
         if done >= total:
             self.refresh()
@@ -179,10 +208,12 @@ class AppState(QObject):
 
     def set_settings(self, settings: Settings) -> None:
         """Record settings the worker just saved."""
-        old = self.snapshot
-        self.snapshot = Snapshot(
-            old.sessions, settings, old.last_summary_run, old.summarizer_note, old.embedding
-        )
+        self.snapshot = dataclasses.replace(self.snapshot, settings=settings)
+        self.state_did_change.emit()
+
+    def set_embedding_paused(self, paused: bool) -> None:
+        """Record that the engine's embedder was just paused or resumed."""
+        self.snapshot = dataclasses.replace(self.snapshot, embedding_paused=paused)
         self.state_did_change.emit()
 
     # -- derived ----------------------------------------------------------------------------------
@@ -192,12 +223,25 @@ class AppState(QObject):
         return self.runner.active
 
     @property
+    def damaged(self) -> bool:
+        """The memory could not be opened because its database is damaged (Repair… rebuilds it)."""
+        return isinstance(self.open_failure, CorruptStore)
+
+    @property
+    def embedding_paused(self) -> bool:
+        return self.snapshot.embedding_paused
+
+    @property
     def summaries_paused(self) -> bool:
         return not self.snapshot.settings.summaries_enabled
 
     def recent_sessions(self, count: int = 8) -> list[SessionInfo]:
-        """The most recently active sessions, temporary ones left out."""
+        """The sessions with the latest messages, temporary ones left out."""
         return [s for s in self.snapshot.sessions if not s.temporary][:count]
+
+    def session(self, session: str) -> SessionInfo | None:
+        """What the snapshot knows of ``session`` (None: not in it)."""
+        return next((s for s in self.snapshot.sessions if s.id == session), None)
 
     def _on_busy_did_change(self, _count: int) -> None:
         self.state_did_change.emit()

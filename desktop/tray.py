@@ -1,7 +1,10 @@
 """The tray icon, its tooltip and its menu.
 
-The menu is rebuilt each time it opens, from :class:`desktop.state.AppState` only: opening it never
-reads the database or a file. Its commands are :class:`desktop.actions.AppActions` (the same list the
+The icon shows what memtray is doing (:func:`desktop.status.status_of`): the bubble alone when idle, a
+dot while it works, a paused dot, or a red ``!`` when it needs attention (a damaged database), drawn for
+the panel's lightness (:mod:`desktop.trayicon`). The tooltip and the disabled lines at the top of the
+menu say the same in words. The menu is rebuilt each time it opens, from :class:`desktop.state.AppState`
+only: opening it never reads the database or a file. Its commands are :class:`desktop.actions.AppActions` (the same list the
 main window's menu bar shows); :mod:`desktop.app` connects their requests to the viewer, the chat and
 settings windows and :class:`desktop.operations.Operations`.
 """
@@ -12,11 +15,13 @@ import logging
 from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication, QObject
-from PySide6.QtGui import QAction, QIcon
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.actions import AppActions, all_actions, find_action
 from desktop.state import AppState
+from desktop.status import status_of
+from desktop.trayicon import panel_is_dark, state_icon
 
 log = logging.getLogger("memtray.desktop.tray")
 
@@ -38,7 +43,8 @@ def ago(ns: int | None, now: float | None = None) -> str:
 
 
 def tooltip_text(state: AppState) -> str:
-    """The tooltip: sessions, last summary run, work in progress."""
+    """The tooltip: sessions, what memtray is doing, the last summary run."""
+    status = status_of(state)
     if state.memory is None:
         if state.open_error:
             return translate("Tray", "memtray — cannot open the memory: {error}").format(
@@ -46,7 +52,7 @@ def tooltip_text(state: AppState) -> str:
             )
         return translate("Tray", "memtray — starting…")
     sessions = [s for s in state.snapshot.sessions if not s.temporary]
-    lines = [translate("Tray", "memtray — %Ln session(s)", "", len(sessions))]
+    lines = [translate("Tray", "memtray — %Ln session(s)", "", len(sessions)), *status.lines]
     if state.summaries is not None:
         when = ago(state.snapshot.last_summary_run)
         if state.summaries_paused:
@@ -56,11 +62,6 @@ def tooltip_text(state: AppState) -> str:
         else:
             line = translate("Tray", "Last summary run: {when}")
         lines.append(line.format(when=when))
-    work = [t.label for t in state.work]
-    if work:
-        lines.append(translate("Tray", "Working: {tasks}").format(tasks=", ".join(work)))
-    else:
-        lines.append(translate("Tray", "Idle"))
     return "\n".join(lines)
 
 
@@ -70,20 +71,25 @@ class Tray(QObject):
     def __init__(
         self,
         state: AppState,
-        icon: QIcon,
         parent: QObject | None = None,
         actions: AppActions | None = None,
     ) -> None:
         super().__init__(parent)
         self.state = state
         self.actions = actions or AppActions(state, self)
-        self.icon = QSystemTrayIcon(icon, self)
+        self.level = ""
+        self.dark = panel_is_dark()
+        self.icon = QSystemTrayIcon(self)
         self.menu = QMenu()
         self.menu.setObjectName("tray-menu")
         self.menu.aboutToShow.connect(self._on_about_to_show)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
         state.state_did_change.connect(self._on_state_did_change)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            app.paletteChanged.connect(self._on_theme_did_change)
+            app.styleHints().colorSchemeChanged.connect(self._on_theme_did_change)
         self.rebuild()
         self._on_state_did_change()
 
@@ -117,6 +123,17 @@ class Tray(QObject):
 
     def _on_state_did_change(self) -> None:
         self.icon.setToolTip(tooltip_text(self.state))
+        self.show_level(status_of(self.state).level)
+
+    def show_level(self, level: str, dark: bool | None = None) -> None:
+        """Show the icon of ``level`` for the panel (set only when the level or the panel changed)."""
+        dark = self.dark if dark is None else dark
+        if (level, dark) != (self.level, self.dark) or self.icon.icon().isNull():
+            self.level, self.dark = level, dark
+            self.icon.setIcon(state_icon(level, dark))
+
+    def _on_theme_did_change(self, *_args: object) -> None:
+        self.show_level(self.level, panel_is_dark())
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):

@@ -7,6 +7,8 @@ recorded in existing databases: they never change, and a new migration is added 
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from pathlib import Path
 
 from sqlalchemy import Connection
@@ -19,6 +21,8 @@ from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
 from engine.storage.store import Store
+
+log = logging.getLogger("memtray.store")
 
 
 def _vectors_then_context(conn: Connection) -> None:
@@ -70,3 +74,22 @@ class SettingsTable:
                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (key, value),
                 )
+
+
+def peek_setting_rows(path: Path) -> dict[str, str]:
+    """The ``settings`` rows of the database at ``path``, read-only, without migrating or checking it.
+
+    For a program's start, before the memory is opened: a missing, unreadable or older database gives no
+    rows (the defaults).
+    """
+    if not path.exists():
+        return {}
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1.0)
+        try:
+            return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM settings")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        log.info("the settings could not be read early from %s: %s", path, exc)
+        return {}

@@ -43,7 +43,9 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
-from engine.settings import Settings, StoredSettings
+from engine.sessions.repair import RepairReport
+from engine.sessions.repair import repair as repair_database
+from engine.settings import Settings, StoredSettings, from_stored
 from engine.storage.diskerrors import file_errors
 from engine.storage.store import Store
 from engine.summary import Summaries, TurnContext
@@ -171,6 +173,36 @@ class Memory:
         reloaded = self._settings.reload()
         self.semantic.set_paused(reloaded.embedding_paused)
         return reloaded
+
+    @staticmethod
+    def peek_settings(home: Path | str | None = None) -> Settings:
+        """The settings of ``home`` read quickly and read-only, without opening the memory (a program's
+        start); the defaults where the database is missing or cannot be read."""
+        return from_stored(database.peek_setting_rows(Paths.resolve(home).database))
+
+    # -- changes made by other programs -----------------------------------------------------------
+
+    def change_mark(self) -> tuple[int, int]:
+        """A cheap mark that differs whenever the memory may have changed since the last call.
+
+        ``(data version, sessions folder mtime)``: the database's version moves with every commit (by
+        any program, this one included) and the folder's time with a session added or removed. A few
+        microseconds; poll it every few seconds to follow the CLI, the MCP server or the scheduler.
+        """
+        try:
+            folder = self.paths.sessions_dir.stat().st_mtime_ns
+        except OSError:
+            folder = 0
+        return self._store.data_version(), folder
+
+    @staticmethod
+    def repair(home: Path | str | None = None) -> RepairReport:
+        """``memtray repair``: rebuild a damaged database of ``home`` (nothing to do for a healthy one).
+
+        Every program holding the memory open must be closed first. Raises StorageError when the files
+        cannot be moved or written.
+        """
+        return repair_database(Paths.resolve(home))
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -405,6 +437,11 @@ class Memory:
     def resume_embedding(self) -> None:
         """Resume the background embedder."""
         self.update_settings(embedding_paused=False)
+
+    @property
+    def embedding_paused(self) -> bool:
+        """Whether the background embedder is paused (the ``embedding_paused`` setting)."""
+        return self.settings.embedding_paused
 
     # -- lifecycle --------------------------------------------------------------------------------
 

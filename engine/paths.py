@@ -29,12 +29,17 @@ _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # fullmatch: "$" 
 _WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 
 
+def platform_home() -> Path:
+    """The platform's user data folder for memtray (the home when nothing says otherwise)."""
+    return platformdirs.user_data_path("memtray", appauthor=False)
+
+
 def default_home() -> Path:
     """The home folder: ``MEMTRAY_HOME`` if set, else the platform's user data folder."""
     override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser()
-    return platformdirs.user_data_path("memtray", appauthor=False)
+    return platform_home()
 
 
 def validate_session_id(session_id: str) -> str:

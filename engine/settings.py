@@ -19,6 +19,8 @@ from engine.errors import InvalidSetting
 log = logging.getLogger("memtray.settings")
 
 EMBEDDERS = ("auto", "e5", "use", "gemini", "hash")
+UI_LANGUAGES = ("auto", "en", "zh_TW")
+"""The desktop app's languages: ``auto`` follows the system."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class Settings:
             what is embedded).
         redact_secrets: replace keys, tokens and passwords in text sent to Gemini.
         autostart: start memtray at login.
+        ui_language: the desktop app's language, ``auto`` (the system's), ``en`` or ``zh_TW``; read when the
+            app starts.
     """
 
     max_history_messages: int = 16
@@ -55,6 +59,7 @@ class Settings:
     embedding_paused: bool = False
     redact_secrets: bool = True
     autostart: bool = False
+    ui_language: str = "auto"
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied, each validated."""
@@ -105,6 +110,8 @@ def coerce(name: str, value: Any) -> Any:
         result = value.strip()
     if name == "embedder" and result not in EMBEDDERS:
         raise InvalidSetting(f"embedder must be one of {', '.join(EMBEDDERS)}, not {result!r}")
+    if name == "ui_language" and result not in UI_LANGUAGES:
+        raise InvalidSetting(f"ui_language must be one of {', '.join(UI_LANGUAGES)}, not {result!r}")
     if name == "max_history_messages" and result > 10_000:
         raise InvalidSetting("max_history_messages must be at most 10000")
     if name == "max_history_bytes" and result < 4096:

@@ -38,6 +38,7 @@ from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.tasks import CancelToken
+from desktop.titles import title_of
 from engine.chat import Chat, TurnResult
 from engine.errors import TurnCancelled
 
@@ -113,8 +114,9 @@ class ChatWindow(QWidget):
         self._relay = _Relay(self)
         self._token: CancelToken | None = None
         self._entries: list[Entry] = []
-        self.setWindowTitle(translate("Chat", "memtray — chat {session}").format(session=session))
         self.setWindowIcon(app_icon())
+        self._update_title()
+        state.state_did_change.connect(self._update_title)
 
         self.transcript = QTextBrowser()
         self.transcript.setObjectName("transcript")
@@ -162,6 +164,11 @@ class ChatWindow(QWidget):
             self._load_history()
 
     # -- state ------------------------------------------------------------------------------------
+
+    def _update_title(self) -> None:
+        """The session's title (its id until it has one), from the state the app holds."""
+        title = title_of(self.state.session(self.session), self.session)
+        self.setWindowTitle(translate("Chat", "memtray — chat {session}").format(session=title))
 
     @property
     def busy(self) -> bool:

@@ -36,6 +36,23 @@
     </message>
 </context>
 <context>
+    <name>Editing</name>
+    <message numerus="yes">
+        <source>This deletes the whole session: its %Ln message(s) (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</source>
+        <translation>
+            <numerusform>This deletes the whole session: its %Ln message (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</numerusform>
+            <numerusform>This deletes the whole session: its %Ln messages (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted with the session; the error memory was kept.</source>
+        <translation>
+            <numerusform>%Ln message deleted with the session; the error memory was kept.</numerusform>
+            <numerusform>%Ln messages deleted with the session; the error memory was kept.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ErrorMemory</name>
     <message numerus="yes">
         <source>%n day(s)</source>
@@ -164,19 +181,19 @@
     </message>
 </context>
 <context>
-    <name>Progress</name>
+    <name>Repair</name>
     <message numerus="yes">
-        <source>Embedding %Ln message(s)…</source>
+        <source>%Ln message(s) were read back from it.</source>
         <translation>
-            <numerusform>Embedding %Ln message…</numerusform>
-            <numerusform>Embedding %Ln messages…</numerusform>
+            <numerusform>%Ln message was read back from it.</numerusform>
+            <numerusform>%Ln messages were read back from it.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>Rebuilding the search index of %Ln session(s)…</source>
+        <source>%Ln more were restored from the sessions&apos; history files.</source>
         <translation>
-            <numerusform>Rebuilding the search index of %Ln session…</numerusform>
-            <numerusform>Rebuilding the search index of %Ln sessions…</numerusform>
+            <numerusform>%Ln more was restored from the sessions&apos; history files.</numerusform>
+            <numerusform>%Ln more were restored from the sessions&apos; history files.</numerusform>
         </translation>
     </message>
 </context>
@@ -218,6 +235,37 @@
         <translation>
             <numerusform> (%Ln message waiting to be embedded)</numerusform>
             <numerusform> (%Ln messages waiting to be embedded)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Status</name>
+    <message numerus="yes">
+        <source>about %n min</source>
+        <translation>
+            <numerusform>about %n min</numerusform>
+            <numerusform>about %n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n h</source>
+        <translation>
+            <numerusform>about %n h</numerusform>
+            <numerusform>about %n h</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Embedding paused: %Ln message(s) waiting</source>
+        <translation>
+            <numerusform>Embedding paused: %Ln message waiting</numerusform>
+            <numerusform>Embedding paused: %Ln messages waiting</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Rebuilding the search index of %Ln session(s)…</source>
+        <translation>
+            <numerusform>Rebuilding the search index of %Ln session…</numerusform>
+            <numerusform>Rebuilding the search index of %Ln sessions…</numerusform>
         </translation>
     </message>
 </context>

@@ -79,24 +79,28 @@
         <translation>這個版本沒有摘要功能</translation>
     </message>
     <message>
-        <source>Compact</source>
-        <translation>整理近期紀錄</translation>
+        <source>Compact…</source>
+        <translation>整理近期紀錄…</translation>
+    </message>
+    <message>
+        <source>Reset…</source>
+        <translation>重設…</translation>
+    </message>
+    <message>
+        <source>Deletes a session&apos;s messages; its summary is kept</source>
+        <translation>刪除一段對話的訊息；保留它的摘要</translation>
+    </message>
+    <message>
+        <source>Repair the database…</source>
+        <translation>修復資料庫…</translation>
+    </message>
+    <message>
+        <source>Moves the damaged database aside and rebuilds it from what can still be read</source>
+        <translation>把損壞的資料庫移到一旁，再用仍讀得到的內容重建</translation>
     </message>
     <message>
         <source>Moves older messages out of the recent history sent to the model; they stay in the archive and can still be searched</source>
         <translation>把較舊的訊息移出每次送給模型的近期紀錄；它們會保存在封存區，仍然搜尋得到</translation>
-    </message>
-    <message>
-        <source>All sessions</source>
-        <translation>所有對話</translation>
-    </message>
-    <message>
-        <source>Reset</source>
-        <translation>重設對話</translation>
-    </message>
-    <message>
-        <source>{session}…</source>
-        <translation>{session}…</translation>
     </message>
     <message>
         <source>Resume summaries</source>
@@ -105,6 +109,18 @@
     <message>
         <source>Pause summaries</source>
         <translation>暫停自動摘要</translation>
+    </message>
+    <message>
+        <source>Resume embedding</source>
+        <translation>繼續建立語意索引</translation>
+    </message>
+    <message>
+        <source>Pause embedding</source>
+        <translation>暫停建立語意索引</translation>
+    </message>
+    <message>
+        <source>Search by meaning learns new messages in the background; paused, they wait (until memtray quits)</source>
+        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會先排隊等候（直到 memtray 結束）</translation>
     </message>
     <message>
         <source>Settings…</source>
@@ -206,6 +222,37 @@
     </message>
 </context>
 <context>
+    <name>Chooser</name>
+    <message>
+        <source>Compact all</source>
+        <translation>全部整理</translation>
+    </message>
+    <message>
+        <source>memtray: compact a session</source>
+        <translation>memtray：整理對話的近期紀錄</translation>
+    </message>
+    <message>
+        <source>Compacting moves a session&apos;s older messages out of the recent history sent to the model (history.json); they stay in the archive and can still be searched.</source>
+        <translation>整理會把對話中較舊的訊息移出每次送給模型的近期紀錄（history.json）；它們仍保存在封存中，也還能搜尋。</translation>
+    </message>
+    <message>
+        <source>Compact</source>
+        <translation>整理</translation>
+    </message>
+    <message>
+        <source>memtray: reset a session</source>
+        <translation>memtray：重設對話</translation>
+    </message>
+    <message>
+        <source>Resetting deletes a session&apos;s messages; its summary and the error memory are kept. You will be asked to confirm.</source>
+        <translation>重設會刪除一段對話的訊息；它的摘要和錯誤記憶會保留。執行前會再請你確認。</translation>
+    </message>
+    <message>
+        <source>Reset…</source>
+        <translation>重設…</translation>
+    </message>
+</context>
+<context>
     <name>Conversation</name>
     <message>
         <source>Choose a session on the left.</source>
@@ -257,6 +304,97 @@
     <message>
         <source>memtray: {title}</source>
         <translation>memtray：{title}</translation>
+    </message>
+</context>
+<context>
+    <name>Editing</name>
+    <message>
+        <source>memtray: rename session</source>
+        <translation>memtray：重新命名對話</translation>
+    </message>
+    <message>
+        <source>A title for “{session}” (leave it empty to use its first message):</source>
+        <translation>「{session}」的標題（留白則使用它的第一則訊息）：</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重新命名</translation>
+    </message>
+    <message>
+        <source>Renamed</source>
+        <translation>已重新命名</translation>
+    </message>
+    <message>
+        <source>“{session}” is now called “{title}”.</source>
+        <translation>「{session}」現在叫做「{title}」。</translation>
+    </message>
+    <message>
+        <source>renaming {session}</source>
+        <translation>重新命名 {session}</translation>
+    </message>
+    <message numerus="yes">
+        <source>This deletes the whole session: its %Ln message(s) (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</source>
+        <translation>
+            <numerusform>這會刪除整段對話：它的 %Ln 則訊息（近期紀錄和封存，連同搜尋索引）、它的摘要和它的資料夾。錯誤記憶會保留（所有對話共用）。刪除後無法復原。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>memtray: remove session</source>
+        <translation>memtray：移除對話</translation>
+    </message>
+    <message>
+        <source>Remove the session “{title}”?</source>
+        <translation>要移除對話「{title}」嗎？</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>removing {session}</source>
+        <translation>移除 {session}</translation>
+    </message>
+    <message>
+        <source>It is deleted everywhere: the recent history, the archive, the search index and the vectors, and its text is overwritten on disk. The session&apos;s summary is deleted too; the next summary run writes it again from the messages that remain.</source>
+        <translation>它會從所有地方刪除：近期紀錄、封存、搜尋索引和語意向量，磁碟上的文字也會被覆寫。這段對話的摘要也會刪除；下次產生摘要時，會用剩下的訊息重新寫一份。</translation>
+    </message>
+    <message>
+        <source>memtray: forget message</source>
+        <translation>memtray：遺忘訊息</translation>
+    </message>
+    <message>
+        <source>Forget this message?
+
+“{text}”</source>
+        <translation>要遺忘這則訊息嗎？
+
+「{text}」</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>遺忘</translation>
+    </message>
+    <message>
+        <source>Forgot a message</source>
+        <translation>已遺忘一則訊息</translation>
+    </message>
+    <message>
+        <source>Message #{id} was deleted everywhere.</source>
+        <translation>第 #{id} 則訊息已從所有地方刪除。</translation>
+    </message>
+    <message>
+        <source>forgetting a message</source>
+        <translation>遺忘訊息</translation>
+    </message>
+    <message>
+        <source>Removed {session}</source>
+        <translation>已移除 {session}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted with the session; the error memory was kept.</source>
+        <translation>
+            <numerusform>已隨對話刪除 %Ln 則訊息；錯誤記憶已保留。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -393,8 +531,8 @@
         <translation>另一個 memtray 程式佔用記憶庫太久了，請稍後再試一次。</translation>
     </message>
     <message>
-        <source>A memory file is damaged and could not be repaired ({detail}). Your data folder was left as it is; see the log for the file.</source>
-        <translation>有一個記憶庫檔案損壞，無法修復（{detail}）。你的資料夾維持原樣沒有更動；是哪個檔案請看記錄檔。</translation>
+        <source>A memory file is damaged ({detail}). Your data folder was left as it is: choose “Repair the database…” in memtray&apos;s menu to rebuild it (the damaged file is kept).</source>
+        <translation>有一個記憶檔案損壞了（{detail}）。你的資料夾維持原樣：請在 memtray 的選單中選擇「修復資料庫…」來重建它（損壞的檔案會保留下來）。</translation>
     </message>
     <message>
         <source>The memory could not be read or written ({detail}). Check free disk space and permissions.</source>
@@ -889,6 +1027,14 @@
         <source>resuming summaries</source>
         <translation>恢復自動摘要</translation>
     </message>
+    <message>
+        <source>pausing the embedding</source>
+        <translation>暫停建立語意索引</translation>
+    </message>
+    <message>
+        <source>resuming the embedding</source>
+        <translation>繼續建立語意索引</translation>
+    </message>
 </context>
 <context>
     <name>Progress</name>
@@ -908,21 +1054,68 @@
         <source>{task}: cancelling…</source>
         <translation>{task}：正在取消…</translation>
     </message>
+</context>
+<context>
+    <name>Repair</name>
     <message>
-        <source>Re-embedding messages: {done} of {total}…</source>
-        <translation>正在重建語意索引：{done} / {total} 則訊息…</translation>
+        <source>Database repaired</source>
+        <translation>資料庫已修復</translation>
+    </message>
+    <message>
+        <source>The database is fine; nothing was changed.</source>
+        <translation>資料庫沒有問題；沒有做任何變更。</translation>
+    </message>
+    <message>
+        <source>The damaged file was kept as {file}.</source>
+        <translation>損壞的檔案已保留為 {file}。</translation>
     </message>
     <message numerus="yes">
-        <source>Embedding %Ln message(s)…</source>
+        <source>%Ln message(s) were read back from it.</source>
         <translation>
-            <numerusform>正在為 %Ln 則訊息建立語意索引…</numerusform>
+            <numerusform>從中讀回了 %Ln 則訊息。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>Rebuilding the search index of %Ln session(s)…</source>
+        <source>%Ln more were restored from the sessions&apos; history files.</source>
         <translation>
-            <numerusform>正在重建 %Ln 個對話的搜尋索引…</numerusform>
+            <numerusform>另外從各對話的紀錄檔還原了 %Ln 則。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Search by meaning is rebuilt in the background.</source>
+        <translation>語意搜尋的索引會在背景重建。</translation>
+    </message>
+    <message>
+        <source> Not restored (their history files are damaged too): {sessions}.</source>
+        <translation> 未能還原（它們的紀錄檔也損壞了）：{sessions}。</translation>
+    </message>
+    <message>
+        <source>memtray: repair the database</source>
+        <translation>memtray：修復資料庫</translation>
+    </message>
+    <message>
+        <source>The memory&apos;s database is damaged. Repair it now?</source>
+        <translation>記憶資料庫損壞了。要現在修復嗎？</translation>
+    </message>
+    <message>
+        <source>memtray moves the damaged file aside (it is not deleted), reads back every message it still can, and restores each session&apos;s recent messages from its history file. Archived messages on damaged parts of the file cannot be recovered.
+
+Close other memtray programs first (the MCP server, memtray daemon).</source>
+        <translation>memtray 會把損壞的檔案移到一旁（不會刪除），讀回所有還讀得到的訊息，並用每段對話的紀錄檔還原它的近期訊息。位在檔案損壞部分的封存訊息無法救回。
+
+請先關閉其他 memtray 程式（MCP 伺服器、memtray daemon）。</translation>
+    </message>
+    <message>
+        <source>Repair</source>
+        <translation>修復</translation>
+    </message>
+    <message>
+        <source>Repairing the database</source>
+        <translation>正在修復資料庫</translation>
+    </message>
+    <message>
+        <source>repairing the database</source>
+        <translation>修復資料庫</translation>
     </message>
 </context>
 <context>
@@ -1043,8 +1236,8 @@
         <translation>對話</translation>
     </message>
     <message>
-        <source>Last activity</source>
-        <translation>最後活動</translation>
+        <source>Last message</source>
+        <translation>最後一則訊息</translation>
     </message>
     <message>
         <source>Recent</source>
@@ -1059,6 +1252,10 @@
         <translation>摘要</translation>
     </message>
     <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
         <source>Messages in the recent history, the part sent to the model each turn</source>
         <translation>近期紀錄裡的訊息數，也就是每次會送給模型的部分</translation>
     </message>
@@ -1069,6 +1266,10 @@
     <message>
         <source>When the session&apos;s summary was last written</source>
         <translation>這個對話的摘要上次更新的時間</translation>
+    </message>
+    <message>
+        <source>The size of the recent history (history.json); compaction keeps it small</source>
+        <translation>近期紀錄（history.json）的大小；整理會讓它保持精簡</translation>
     </message>
     <message>
         <source>{session} (temporary)</source>
@@ -1089,6 +1290,14 @@
     <message>
         <source>Sessions whose name starts with temp- (scratch work of other tools)</source>
         <translation>名稱以 temp- 開頭的對話（其他工具的臨時工作）</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重新命名…</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
     </message>
 </context>
 <context>
@@ -1116,6 +1325,10 @@
     <message>
         <source>Same as the conversation (Chinese as Traditional)</source>
         <translation>跟對話的語言相同（中文一律用繁體）</translation>
+    </message>
+    <message>
+        <source>Same as the system</source>
+        <translation>與系統相同</translation>
     </message>
     <message>
         <source>memtray — settings</source>
@@ -1168,6 +1381,14 @@
     <message>
         <source>Start memtray when I log in</source>
         <translation>登入時自動啟動 memtray</translation>
+    </message>
+    <message>
+        <source>For your user account: it starts memtray with this data folder</source>
+        <translation>只對你的使用者帳號生效：登入時以這個資料夾啟動 memtray</translation>
+    </message>
+    <message>
+        <source>A new language applies when memtray starts again.</source>
+        <translation>新的語言會在下次啟動 memtray 時套用。</translation>
     </message>
     <message>
         <source>Open folder</source>
@@ -1230,6 +1451,10 @@
         <translation>應用程式</translation>
     </message>
     <message>
+        <source>Language</source>
+        <translation>介面語言</translation>
+    </message>
+    <message>
         <source>Data folder</source>
         <translation>資料存放位置</translation>
     </message>
@@ -1240,6 +1465,10 @@
     <message>
         <source>Saving…</source>
         <translation>儲存中…</translation>
+    </message>
+    <message>
+        <source>reading the login entry</source>
+        <translation>讀取登入啟動項目</translation>
     </message>
     <message>
         <source> The embedder changed: every message is re-embedded in the background.</source>
@@ -1306,6 +1535,81 @@
     <message>
         <source>using the key</source>
         <translation>使用金鑰</translation>
+    </message>
+</context>
+<context>
+    <name>Status</name>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>less than a minute</source>
+        <translation>不到一分鐘</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min</source>
+        <translation>
+            <numerusform>約 %n 分鐘</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n h</source>
+        <translation>
+            <numerusform>約 %n 小時</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Re-embedding {done} of {total}</source>
+        <translation>正在重建語意索引：{done} / {total}</translation>
+    </message>
+    <message>
+        <source>Embedding {done} of {total}</source>
+        <translation>正在建立語意索引：{done} / {total}</translation>
+    </message>
+    <message>
+        <source>{progress} · {eta}</source>
+        <translation>{progress} · {eta}</translation>
+    </message>
+    <message>
+        <source>Database damaged — Repair…</source>
+        <translation>資料庫損壞 — 修復…</translation>
+    </message>
+    <message>
+        <source>The memory could not be opened</source>
+        <translation>無法開啟記憶</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在啟動…</translation>
+    </message>
+    <message>
+        <source>{task}…</source>
+        <translation>{task}…</translation>
+    </message>
+    <message>
+        <source>Summaries paused</source>
+        <translation>自動摘要已暫停</translation>
+    </message>
+    <message>
+        <source>Up to date</source>
+        <translation>一切就緒</translation>
+    </message>
+    <message numerus="yes">
+        <source>Embedding paused: %Ln message(s) waiting</source>
+        <translation>
+            <numerusform>語意索引已暫停：%Ln 則訊息等候中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Embedding paused</source>
+        <translation>語意索引已暫停</translation>
+    </message>
+    <message numerus="yes">
+        <source>Rebuilding the search index of %Ln session(s)…</source>
+        <translation>
+            <numerusform>正在重建 %Ln 段對話的搜尋索引…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1424,14 +1728,6 @@
         <source>Last summary run: {when}</source>
         <translation>上次摘要：{when}</translation>
     </message>
-    <message>
-        <source>Working: {tasks}</source>
-        <translation>進行中：{tasks}</translation>
-    </message>
-    <message>
-        <source>Idle</source>
-        <translation>閒置</translation>
-    </message>
 </context>
 <context>
     <name>Viewer</name>
@@ -1470,6 +1766,18 @@
     <message>
         <source>Error memory</source>
         <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>複製</translation>
+    </message>
+    <message>
+        <source>Forget this message…</source>
+        <translation>遺忘這則訊息…</translation>
+    </message>
+    <message>
+        <source>Not archived yet, so there is nothing to forget</source>
+        <translation>還沒有封存，所以沒有東西可以遺忘</translation>
     </message>
 </context>
 <context>

@@ -159,6 +159,11 @@ class ErrorMemoryPanel(QWidget):
 
         self.runner.run_query(op, lambda res: self._on_loaded(*res), self._on_failed, owner=self)
 
+    def refresh_listing(self) -> None:
+        """List again, unless a search is shown (searching renews its hits' expiry: it is not re-run)."""
+        if not self.box.text().strip():
+            self.refresh()
+
     def forget_selected(self) -> None:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         ids = [self.model.records[r].id for r in rows]

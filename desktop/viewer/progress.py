@@ -3,17 +3,24 @@
 :class:`StatusProgress` follows the task runner: the bar is busy (no range) until the task reports
 ``done/total`` through :meth:`desktop.tasks.TaskRunner.report_progress`; then it fills.
 
-:class:`EmbeddingProgress` follows the semantic tier through :class:`desktop.state.AppState`: "Embedding
-N messages…" while the backlog (read on the store worker by the state refresh) is not empty, and a
-determinate bar while everything is re-embedded after an embedder switch. Neither reads anything itself.
+:class:`EmbeddingProgress` follows the semantic tier through :class:`desktop.state.AppState`: the
+status line's embedding part ("Embedding 3,200 of 50,000 · about 20 min", "Rebuilding the search index…",
+"Embedding paused", :mod:`desktop.status`) with a bar that fills as the backlog (read on the store worker by
+the state refresh) or a re-embedding after an embedder switch goes down. :class:`StatusLine` shows the
+rest of the status ("Summaries paused", "Database damaged — Repair…" as a link, "Up to date"). None of
+them reads anything itself.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+import html
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from desktop.state import AppState
+from desktop.status import EMBEDDING, OTHER, PAUSED, status_of
 from desktop.tasks import Task, TaskRunner
 
 translate = QCoreApplication.translate
@@ -82,7 +89,7 @@ class StatusProgress(QWidget):
 
 
 class EmbeddingProgress(QWidget):
-    """The embedding backlog or the re-embedding in progress; hidden when there is neither."""
+    """The embedding part of the status, with its bar; hidden when there is none."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,32 +109,56 @@ class EmbeddingProgress(QWidget):
 
     def update_view(self) -> None:
         """Show what the state holds (no I/O)."""
-        reembedding = self.state.reembedding
-        embedding = self.state.snapshot.embedding
-        if reembedding is not None:
-            done, total = reembedding
-            self.label.setText(
-                translate("Progress", "Re-embedding messages: {done} of {total}…").format(
-                    done=f"{done:,}", total=f"{total:,}"
-                )
-            )
-            self.bar.setRange(0, total)
-            self.bar.setValue(min(done, total))
-            self.setVisible(True)
-        elif embedding is not None and embedding.queued > 0:
-            count = embedding.queued
-            self.label.setText(translate("Progress", "Embedding %Ln message(s)…", "", count))
-            self.bar.setRange(0, 0)
-            self.setVisible(True)
-        elif embedding is not None and embedding.rebuilding > 0:
-            count = embedding.rebuilding
-            self.label.setText(
-                translate("Progress", "Rebuilding the search index of %Ln session(s)…", "", count)
-            )
-            self.bar.setRange(0, 0)
-            self.setVisible(True)
-        else:
+        item = status_of(self.state).of(EMBEDDING)
+        if item is None:
             self.setVisible(False)
+            return
+        self.label.setText(item.text)
+        backlog = self.state.backlog
+        if item.level != PAUSED and backlog.total > 0:
+            self.bar.setRange(0, backlog.total)
+            self.bar.setValue(min(backlog.done, backlog.total))
+        else:
+            self.bar.setRange(0, 0)
+        self.bar.setVisible(item.level != PAUSED)
+        self.setVisible(True)
 
     def _on_reembed_did_progress(self, _done: int, _total: int) -> None:
         self.update_view()
+
+
+class StatusLine(QLabel):
+    """The status lines the other status-bar widgets do not show (a damaged database's as a link).
+
+    Signals:
+        repair_requested(): the "Repair…" link was clicked.
+    """
+
+    repair_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.setObjectName("status-line")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.linkActivated.connect(self._on_link_activated)
+        state.state_did_change.connect(self.update_view)
+        self.update_view()
+
+    def plain_text(self) -> str:
+        """The line as a person reads it (without the link's markup)."""
+        return QTextDocumentFragment.fromHtml(self.text()).toPlainText()
+
+    def update_view(self) -> None:
+        status = status_of(self.state)
+        text = status.text((OTHER,))
+        if self.state.damaged:
+            text = f'<a href="repair">{html.escape(text)}</a>'
+        else:
+            text = html.escape(text)
+        self.setText(text)
+        self.setVisible(bool(text))
+
+    def _on_link_activated(self, link: str) -> None:
+        if link == "repair":
+            self.repair_requested.emit()

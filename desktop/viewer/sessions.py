@@ -1,7 +1,10 @@
-"""The sessions list: name, last activity, recent/archived message counts and summary age; a filter box.
+"""The sessions list: title, last message, recent/archived message counts, summary age, size; a filter box.
 
 Fed from :class:`desktop.state.AppState`'s snapshot (already read on the worker), so it never does I/O.
-Temporary (``temp-``) sessions are hidden unless asked for.
+Each session shows its title (imported, the user's, or its first message; the id when it has none) and
+is sorted by its last message, newest first; the filter matches titles and ids. Temporary (``temp-``)
+sessions are hidden unless asked for. A right click offers Rename… and Remove… (the window does them).
+The session chooser of Compact… and Reset… (:mod:`desktop.chooser`) is this panel with other columns.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
     Signal,
@@ -23,22 +27,26 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHeaderView,
     QLineEdit,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.i18n import QT_TRANSLATE_NOOP
+from desktop.operations import size_text
+from desktop.titles import title_of
 from desktop.tray import ago
 from desktop.viewer.timefmt import local_time
 from engine import SessionInfo
 
 COLUMNS = (
     QT_TRANSLATE_NOOP("Sessions", "Session"),
-    QT_TRANSLATE_NOOP("Sessions", "Last activity"),
+    QT_TRANSLATE_NOOP("Sessions", "Last message"),
     QT_TRANSLATE_NOOP("Sessions", "Recent"),
     QT_TRANSLATE_NOOP("Sessions", "Archived"),
     QT_TRANSLATE_NOOP("Sessions", "Summary"),
+    QT_TRANSLATE_NOOP("Sessions", "Size"),
 )
 TOOLTIPS = (
     "",
@@ -46,7 +54,9 @@ TOOLTIPS = (
     QT_TRANSLATE_NOOP("Sessions", "Messages in the recent history, the part sent to the model each turn"),
     QT_TRANSLATE_NOOP("Sessions", "Messages kept only in the archive (still searchable)"),
     QT_TRANSLATE_NOOP("Sessions", "When the session's summary was last written"),
+    QT_TRANSLATE_NOOP("Sessions", "The size of the recent history (history.json); compaction keeps it small"),
 )
+TITLE, LAST, RECENT, ARCHIVED, SUMMARY, SIZE = range(len(COLUMNS))
 translate = QCoreApplication.translate
 SortRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
@@ -59,10 +69,14 @@ class SessionsModel(QAbstractTableModel):
         super().__init__(parent)
         self.sessions: list[SessionInfo] = []
 
-    def set_sessions(self, sessions: list[SessionInfo]) -> None:
+    def set_sessions(self, sessions: list[SessionInfo]) -> bool:
+        """Replace the rows; False (nothing done) when they are the same as before."""
+        if sessions == self.sessions:
+            return False
         self.beginResetModel()
         self.sessions = list(sessions)
         self.endResetModel()
+        return True
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.sessions)
@@ -85,27 +99,32 @@ class SessionsModel(QAbstractTableModel):
         info = self.sessions[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
+            title = title_of(info)
             return (
-                translate("Sessions", "{session} (temporary)").format(session=info.id)
+                translate("Sessions", "{session} (temporary)").format(session=title)
                 if info.temporary
-                else info.id,
-                ago(info.last_activity),
+                else title,
+                ago(info.last_message_at),
                 f"{info.hot_messages:,}",
                 f"{info.archived_messages:,}",
                 ago(info.summary_updated) if info.summary_updated else translate("Sessions", "none"),
+                size_text(info.history_bytes),
             )[col]
         if role == SortRole:
             return (
-                info.id,
-                info.last_activity,
+                title_of(info).casefold(),
+                info.last_message_at,
                 info.hot_messages,
                 info.archived_messages,
                 info.summary_updated,
+                info.history_bytes,
             )[col]
-        if role == Qt.ItemDataRole.ToolTipRole and col in (1, 4):
-            ns = info.last_activity if col == 1 else info.summary_updated
+        if role == Qt.ItemDataRole.ToolTipRole and col == TITLE:
+            return info.id if title_of(info) == info.id else f"{title_of(info)}\n{info.id}"
+        if role == Qt.ItemDataRole.ToolTipRole and col in (LAST, SUMMARY):
+            ns = info.last_message_at if col == LAST else info.summary_updated
             return local_time(ns) if ns else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3):
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (RECENT, ARCHIVED, SIZE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return info.id
@@ -113,7 +132,7 @@ class SessionsModel(QAbstractTableModel):
 
 
 class SessionsFilter(QSortFilterProxyModel):
-    """Filters by a case-insensitive substring of the id, and hides temporary sessions unless asked."""
+    """Filters by a case-insensitive substring of the title or the id; hides temporary sessions unless asked."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -123,7 +142,7 @@ class SessionsFilter(QSortFilterProxyModel):
 
     def set_text(self, text: str) -> None:
         self.beginFilterChange()
-        self.text = text.strip().lower()
+        self.text = text.strip().casefold()
         self.endFilterChange()
 
     def set_show_temporary(self, show: bool) -> None:
@@ -137,7 +156,7 @@ class SessionsFilter(QSortFilterProxyModel):
         info = model.sessions[source_row]
         if info.temporary and not self.show_temporary:
             return False
-        return not self.text or self.text in info.id.lower()
+        return not self.text or self.text in info.id.casefold() or self.text in info.title.casefold()
 
 
 class SessionsPanel(QWidget):
@@ -145,11 +164,22 @@ class SessionsPanel(QWidget):
 
     Signals:
         session_did_select(str): the user chose a session.
+        rename_requested(str): "Rename…" in a row's context menu (the session id).
+        remove_requested(str): "Remove…" in a row's context menu (the session id).
     """
 
     session_did_select = Signal(str)
+    rename_requested = Signal(str)
+    remove_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        hidden: tuple[int, ...] = (SIZE,),
+        context_menu: bool = True,
+    ) -> None:
+        """``hidden``: the columns not shown; ``context_menu``: offer Rename… and Remove… on a right click."""
         super().__init__(parent)
         self.model = SessionsModel(self)
         self.proxy = SessionsFilter(self)
@@ -166,7 +196,7 @@ class SessionsPanel(QWidget):
         self.table.setObjectName("sessions-table")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        self.table.sortByColumn(LAST, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
@@ -174,9 +204,15 @@ class SessionsPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in hidden:
+            self.table.setColumnHidden(col, True)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        if context_menu:
+            self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            self.table.customContextMenuRequested.connect(self._on_context_menu_requested)
+        self.context_menu: QMenu | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
@@ -187,11 +223,10 @@ class SessionsPanel(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
 
     def set_sessions(self, sessions: list[SessionInfo]) -> None:
-        """Replace the rows, keeping the selected session selected."""
+        """Replace the rows, keeping the selected session selected (nothing happens if they are the same)."""
         current = self.current_session()
         self.table.selectionModel().blockSignals(True)
-        self.model.set_sessions(sessions)
-        if current is not None:
+        if self.model.set_sessions(sessions) and current is not None:
             self.select(current)
         self.table.selectionModel().blockSignals(False)
 
@@ -211,6 +246,27 @@ class SessionsPanel(QWidget):
                 self.table.selectionModel().setCurrentIndex(index, flags)
                 return True
         return False
+
+    def menu_for(self, session: str) -> QMenu:
+        """The context menu of ``session``'s row: Rename…, Remove…."""
+        menu = QMenu(self)
+        menu.setObjectName("sessions-menu")
+        rename = menu.addAction(translate("Sessions", "Rename…"))
+        rename.setObjectName("rename-session")
+        rename.triggered.connect(lambda: self.rename_requested.emit(session))
+        remove = menu.addAction(translate("Sessions", "Remove…"))
+        remove.setObjectName("remove-session")
+        remove.triggered.connect(lambda: self.remove_requested.emit(session))
+        return menu
+
+    def _on_context_menu_requested(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        if not index.isValid():
+            return
+        if self.context_menu is not None:
+            self.context_menu.deleteLater()
+        self.context_menu = self.menu_for(index.data(Qt.ItemDataRole.UserRole))
+        self.context_menu.popup(self.table.viewport().mapToGlobal(pos))
 
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():

@@ -3,8 +3,16 @@
 Its menu bar holds every command of the tray menu (:class:`desktop.actions.AppActions`, laid out as File,
 Memory and Help), so the window alone is enough where there is no tray. File ▸ Import… reads another
 tool's export into sessions (:mod:`desktop.viewer.importing`); its progress shows in the status bar and
-its report in a message box. The status bar also shows the embedding backlog and the re-embedding after
-an embedder switch (:class:`desktop.viewer.progress.EmbeddingProgress`).
+its report in a message box. The status bar also shows what memtray is doing: the embedding backlog
+and the re-embedding after an embedder switch (:class:`desktop.viewer.progress.EmbeddingProgress`), and
+the rest of the status line (:class:`desktop.viewer.progress.StatusLine`: summaries paused, a damaged
+database with its Repair… link).
+
+The views follow the memory as other programs change it (the state is re-read when
+:class:`desktop.changes.ChangeWatch` sees a change): the session list, the open conversation (reopened
+where the reader was when its messages changed, after a compaction for instance), its summary and the
+error memory. A right click on a session offers Rename… and Remove…, on a message Forget…
+(:class:`desktop.viewer.editing.SessionEditor` asks first and does them on the store worker).
 
 While the home holds no sessions, a welcome page (:class:`desktop.viewer.welcome.WelcomePanel`) replaces
 the empty lists and says how to begin.
@@ -18,11 +26,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QStackedWidget,
@@ -37,14 +46,17 @@ from desktop.icons import app_icon
 from desktop.operations import Outcome
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import title_of
 from desktop.viewer.conversation import ConversationPane
+from desktop.viewer.editing import SessionEditor
 from desktop.viewer.errormemory import ErrorMemoryPanel
 from desktop.viewer.importing import ImportDialog, import_words, start_import
-from desktop.viewer.progress import EmbeddingProgress, StatusProgress
+from desktop.viewer.progress import EmbeddingProgress, StatusLine, StatusProgress
 from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
 from desktop.viewer.summary import SummaryPanel
 from desktop.viewer.welcome import WelcomePanel
+from engine import Message, SessionInfo
 
 log = logging.getLogger("memtray.desktop.viewer")
 
@@ -114,16 +126,24 @@ class ViewerWindow(QMainWindow):
         layout.addWidget(self.banner)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
+        self.status_line = StatusLine(state)
+        self.statusBar().addPermanentWidget(self.status_line)
         self.progress = StatusProgress(self.runner)
         self.statusBar().addPermanentWidget(self.progress)
         self.embedding = EmbeddingProgress(state)
         self.statusBar().addPermanentWidget(self.embedding)
+        self.editor = SessionEditor(state, self)
+        self.editor.edit_did_finish.connect(self._on_edit_did_finish)
+        self.message_menu: QMenu | None = None
+        self._shown: SessionInfo | None = None  # the open session as it was when its conversation loaded
+        self._summary_seen = 0
         self.import_dialog: ImportDialog | None = None
         self.import_report: QMessageBox | None = None
         if actions is None:
             actions = AppActions(state, self)
             actions.import_requested.connect(self.show_import)
         self.commands = actions
+        self.status_line.repair_requested.connect(actions.repair_requested)
         self.menus = actions.fill_menu_bar(self.menuBar())
         for menu in self.menus.values():
             menu.aboutToShow.connect(self._refill_menus)
@@ -139,8 +159,14 @@ class ViewerWindow(QMainWindow):
         fit_to_screen(self, 0.75, 0.8, MINIMUM)
 
         self.sessions.session_did_select.connect(self._on_session_did_select)
+        self.sessions.rename_requested.connect(lambda sid: self.editor.ask_rename(sid, self))
+        self.sessions.remove_requested.connect(lambda sid: self.editor.ask_remove(sid, self))
+        self.conversation.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.conversation.list.customContextMenuRequested.connect(self._on_message_menu_requested)
         self.search.result_did_activate.connect(self._on_result_did_activate)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         state.state_did_change.connect(self._on_state_did_change)
+        state.memory_did_change.connect(self._on_memory_did_change)
         state.memory_did_open.connect(self._on_memory_did_open)
         if state.memory is not None:
             self._on_memory_did_open()
@@ -197,9 +223,11 @@ class ViewerWindow(QMainWindow):
             self.sessions.select(session)
             self.sessions.blockSignals(False)
         self.search.current_session = session
+        self._shown = self.state.session(session)
         self.conversation.open(mem, session, reveal=reveal)
         if self.summary is not None:
             self.summary.show_session(session)
+            self._summary_seen = self._shown.summary_updated if self._shown is not None else 0
 
     def show_import(self) -> ImportDialog:
         """Open the (non-modal) import dialog."""
@@ -283,6 +311,67 @@ class ViewerWindow(QMainWindow):
         empty = self.state.has_snapshot and not any(not s.temporary for s in sessions)
         self.pages.setCurrentWidget(self.welcome if empty else self.browser)
         self._menus_stale.start()
+        self._follow_open_session()
+
+    def _follow_open_session(self) -> None:
+        """Reload the open conversation, and its summary, when the snapshot says they changed."""
+        mem, model = self.state.memory, self.conversation.model
+        session = model.session
+        if mem is None or session is None or not self.state.has_snapshot:
+            return
+        info = self.state.session(session)
+        if info is None:
+            return
+        if self.summary is not None and info.summary_updated != self._summary_seen:
+            self._summary_seen = info.summary_updated
+            self.summary.show_session(session)
+        if model.loading or self._shown is None or _messages_of(info) == _messages_of(self._shown):
+            return
+        log.info("session %s changed (%d messages now); reloading it", session, info.total_messages)
+        self._shown = info
+        bar = self.conversation.list.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        selected = self.conversation.selected_messages()
+        keep = None if at_end or not selected else selected[-1].id
+        self.conversation.open(mem, session, reveal=keep)
+
+    def _on_memory_did_change(self) -> None:
+        """Another program (or this one) changed the memory: re-read what the snapshot does not hold."""
+        if self.errors is not None and self.tabs.currentWidget() is self.errors:
+            self.errors.refresh_listing()
+
+    def _on_tab_changed(self, _index: int) -> None:
+        if self.errors is not None and self.tabs.currentWidget() is self.errors:
+            self.errors.refresh()
+
+    def _on_edit_did_finish(self, outcome: Outcome) -> None:
+        self.show_message(outcome.line(), outcome.ok)
+
+    def _on_message_menu_requested(self, pos: QPoint) -> None:
+        index = self.conversation.list.indexAt(pos)
+        message = self.conversation.model.message(index.row()) if index.isValid() else None
+        if message is None:
+            return
+        if self.message_menu is not None:
+            self.message_menu.deleteLater()
+        self.message_menu = self.menu_for_message(message)
+        self.message_menu.popup(self.conversation.list.viewport().mapToGlobal(pos))
+
+    def menu_for_message(self, message: Message) -> QMenu:
+        """A message's context menu: Copy, Forget…."""
+        menu = QMenu(self)
+        menu.setObjectName("message-menu")
+        copy = menu.addAction(translate("Viewer", "Copy"))
+        copy.setObjectName("copy-message")
+        copy.triggered.connect(self.conversation.copy_selection)
+        forget = menu.addAction(translate("Viewer", "Forget this message…"))
+        forget.setObjectName("forget-message")
+        forget.setEnabled(message.id is not None)
+        if message.id is None:
+            forget.setToolTip(translate("Viewer", "Not archived yet, so there is nothing to forget"))
+        forget.triggered.connect(lambda: self.editor.ask_forget(message, self))
+        menu.setToolTipsVisible(True)
+        return menu
 
     def _on_open_folder_requested(self) -> None:
         if self.home is not None:
@@ -305,3 +394,9 @@ class ViewerWindow(QMainWindow):
             return
         event.ignore()
         self.hide()
+
+
+def _messages_of(info: SessionInfo) -> tuple[int, int, int, str]:
+    """What a reload of the conversation follows: the counts (a compaction moves them), the last message,
+    the title."""
+    return (info.hot_messages, info.archived_messages, info.last_message_at, title_of(info))

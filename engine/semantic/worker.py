@@ -125,7 +125,10 @@ class EmbedWorker:
         self.submit(task)
 
     def wait_idle(self, timeout: float | None) -> bool:
-        """Block until the queue is empty and no task is running; False if ``timeout`` passed first."""
+        """Block until the queue is empty and no task is running; False if ``timeout`` passed first.
+
+        While paused, the worker is idle once the batch in flight is done (the queue may still hold work).
+        """
         if not self.started:
             return True  # this process does not embed (see SemanticTier(background=False))
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -196,6 +199,11 @@ class EmbedWorker:
                 if self._stop:
                     return
                 task = self._tasks.popleft() if self._tasks else None
+                if task is None and self.paused():
+                    self._busy = False
+                    self._cond.notify_all()
+                    self._cond.wait(POLL_S)
+                    continue
                 self._busy = True
             try:
                 self._queue_missing()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -151,7 +152,12 @@ def _make_engine(path: Path, begin: str, *, frozen: bool = False) -> Engine:
 
 
 class Store:
-    """The open database: a write engine and a read engine over the same file."""
+    """The open database: a write engine and a read engine over the same file.
+
+    :meth:`data_version` answers "did anyone commit since I last asked?" for a few microseconds: SQLite's
+    ``PRAGMA data_version`` on a connection of its own that never writes, so every commit, by another
+    process or by this one's own engines, changes it.
+    """
 
     def __init__(self, path: Path, *, migrations: Sequence[Migration], setup: Setup | None = None) -> None:
         """Open (creating if needed) the database at ``path``, apply ``migrations``, run ``setup``.
@@ -161,6 +167,8 @@ class Store:
             StorageError: it cannot be created or opened.
         """
         self.path = path
+        self._watch: sqlite3.Connection | None = None  # see data_version
+        self._watch_lock = threading.Lock()
         make_private_file(path)
         self.features = probe_features()
         if not self.features.fts5:
@@ -200,6 +208,13 @@ class Store:
             raise CorruptStore(f"the memory database is damaged (its check says: {check}); {REPAIR_HINT}")
         if applied:
             log.info("database %s migrated: %s", path, ", ".join(applied))
+
+    def data_version(self) -> int:
+        """A number that changes whenever a transaction was committed to the database since the last call."""
+        with self._watch_lock, translated_errors():
+            if self._watch is None:
+                self._watch = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -256,6 +271,10 @@ class Store:
             log.info("the write-ahead log could not be truncated now: another program is reading")
 
     def close(self) -> None:
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
         self._write.dispose()
         self._read.dispose()
 

@@ -72,6 +72,7 @@ def seed(home: Path, long_messages: int = 240) -> None:
         ]
         mem.append("long-chat", long)
         mem.update_settings(max_history_bytes=Settings().max_history_bytes)
+        assert mem.wait_idle(60)  # embedded: a copy starts with nothing in the background
     finally:
         mem.close()
 

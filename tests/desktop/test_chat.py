@@ -133,9 +133,8 @@ def test_continue_shows_the_recent_messages_and_sends_them_as_context(
 
 
 def test_the_tray_offers_new_chat_and_continue(state: AppState, qtbot: Any) -> None:
-    from desktop.icons import app_icon
 
-    tray = Tray(state, app_icon())
+    tray = Tray(state)
     asked: list[object] = []
     tray.actions.chat_requested.connect(asked.append)
     tray.rebuild()

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.actions import AppActions, all_actions
 from desktop.app import Memtray
-from desktop.icons import app_icon
 from desktop.tray import Tray
 from desktop.viewer.welcome import WelcomePanel
 from engine.paths import Paths
@@ -67,17 +66,21 @@ def names(actions: list[Any]) -> list[str]:
 def test_the_menu_bar_holds_every_command_of_the_tray_menu(app: Memtray) -> None:
     viewer = app.viewer
     assert viewer is not None and viewer.isVisible() and viewer.is_main_window
-    tray = Tray(app.state, app_icon(), actions=app.actions)
-    tray_names = names(all_actions(tray.menu))
+    tray = Tray(app.state, actions=app.actions)
+    all_tray_names = names(all_actions(tray.menu))
+    assert all_tray_names[0] == "status" and not tray.action("status").isEnabled()
+    tray_names = [n for n in all_tray_names if not n.startswith("status")]  # the window: its status bar
     bar_names = [n for n in names(all_actions(viewer.menuBar())) if not n.startswith("menu-")]
     assert sorted(tray_names) == sorted(bar_names)
+    assert viewer.status_line.plain_text() == tray.action("status").text() == "Up to date"
     for required in (
         "settings",
         "new-chat",
         "summarize",
         "pause",
-        "compact:*",
-        "reset:proj-zh",
+        "pause-embedding",
+        "compact",
+        "reset",
         "quit",
         "about",
     ):
@@ -98,7 +101,7 @@ def test_each_command_of_the_menu_bar_asks_what_the_tray_s_asks(app: Memtray) ->
     heard: list[tuple[str, tuple[Any, ...]]] = []
     for signal in SIGNALS:
         getattr(probe, signal).connect(lambda *args, signal=signal: heard.append((signal, args)))
-    tray = Tray(app.state, app_icon(), actions=probe)
+    tray = Tray(app.state, actions=probe)
     menus = probe.fill_menu_bar(viewer.menuBar())
     for name in names(all_actions(tray.menu)):
         if tray.action(name).menu() is not None:
@@ -131,13 +134,19 @@ def test_the_menu_bar_opens_the_windows_and_runs_the_operations(app: Memtray, qt
     assert viewer.import_dialog is not None and viewer.import_dialog.isVisible()
     outcomes: list[Any] = []
     app.operations.operation_did_finish.connect(outcomes.append)
+    viewer.action("compact").trigger()
+    chooser = app.chooser
+    assert chooser is not None and chooser.isVisible() and chooser.mode == "compact"
     with qtbot.waitSignal(app.operations.operation_did_finish, timeout=10_000):
-        viewer.action("compact:*").trigger()
+        chooser.all_button.click()
     assert outcomes[0].title == "Compacted all sessions"
     assert viewer.statusBar().currentMessage().startswith("Compacted all sessions: ")  # told in the window
-    viewer.action("reset:english-notes").trigger()
+    viewer.action("reset").trigger()
+    assert chooser.isVisible() and chooser.mode == "reset" and chooser.all_button.isHidden()
+    assert chooser.sessions.select("english-notes")
+    chooser.choose_button.click()
     box = app.operations.confirmation
-    assert box is not None and "english-notes" in box.text()
+    assert box is not None and "What did we decide about the database migration?" in box.text()
     box.reject()
     with qtbot.waitSignal(app.state.state_did_change, timeout=5000):
         viewer.action("pause").trigger()

@@ -35,8 +35,8 @@ def test_status_bar_shows_the_backlog_then_clears(
         with qtbot.waitSignal(app_state.state_did_change, timeout=5000):
             app_state.refresh()
         assert not viewer.embedding.isHidden()
-        assert viewer.embedding.label.text() == "Embedding 5 messages…"
-        assert viewer.embedding.bar.maximum() == 0  # busy: the backlog has no end to count to
+        assert viewer.embedding.label.text() == "Embedding 0 of 5"  # no rate seen yet: no estimate
+        assert (viewer.embedding.bar.maximum(), viewer.embedding.bar.value()) == (5, 0)
         # Another process (here a second Memory with its embedder thread) embeds the backlog; the
         # state keeps polling while messages wait, so the bar goes away by itself.
         other = Memory.open(home, embedder=HashEmbedder())
@@ -77,10 +77,11 @@ def test_reembedding_progress_callback_drives_the_bar(
     assert not viewer.embedding.isHidden()
     assert (viewer.embedding.bar.minimum(), viewer.embedding.bar.maximum()) == (0, 10)
     assert viewer.embedding.bar.value() == 3
-    assert viewer.embedding.label.text() == "Re-embedding messages: 3 of 10…"
+    assert viewer.embedding.label.text() == "Re-embedding 3 of 10"
     with qtbot.waitSignal(app_state.reembed_did_progress, timeout=5000):
         report(7, 10)
     assert viewer.embedding.bar.value() == 7
+    assert viewer.embedding.label.text().startswith("Re-embedding 7 of 10 · ")  # a rate was seen: a time
     with qtbot.waitSignal(app_state.state_did_change, timeout=5000):  # done: the state is re-read
         report(10, 10)
     assert app_state.reembedding is None

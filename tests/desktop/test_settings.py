@@ -1,4 +1,5 @@
-"""The settings window: a round trip through the engine, autostart applied, the key through the key store."""
+"""The settings window: a round trip through the engine (the UI language too), autostart read from and
+written to the login entry itself, the key through the key store."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ def test_settings_round_trip(
     window: SettingsWindow, state: AppState, qtbot: Any, seeded_home: Path, screenshot: Any, tmp_path: Path
 ) -> None:
     assert window.data_folder.text() == str(seeded_home.resolve()) and window.data_folder.isReadOnly()
+    qtbot.waitUntil(window.autostart.isEnabled, timeout=5000)  # the login entry was read: there is none
+    assert not window.autostart.isChecked()
+    assert window.ui_language.currentData() == "auto"
+    assert "next" in window.ui_language_note.text() or "again" in window.ui_language_note.text()
+    window.ui_language.setCurrentIndex(window.ui_language.findData("zh_TW"))
     window.summary_model.setCurrentText("gemini-2.5-pro")
     window.reply_lang.setCurrentIndex(window.reply_lang.findData("zh-TW"))
     window.window_messages.setValue(24)
@@ -49,15 +55,20 @@ def test_settings_round_trip(
             24,
             2048 * 1024,
         )
-        assert (s.embedder, s.summaries_enabled, s.autostart) == ("hash", False, True)
+        assert (s.embedder, s.summaries_enabled, s.ui_language) == ("hash", False, "zh_TW")
+        assert s.autostart is False  # the login entry is the user's, not a setting of the data folder
     finally:
         fresh.close()
+    assert Memory.peek_settings(seeded_home).ui_language == "zh_TW"  # what the next start reads
     assert state.snapshot.settings.max_history_messages == 24
     entry = Path(tmp_path / "xdg" / "xdg_config_home" / "autostart" / "memtray.desktop")
     assert "Exec=/opt/memtray/memtray" in entry.read_text(encoding="utf-8")
     # Reopened, the window shows what was saved.
     window.load()
     assert window.window_messages.value() == 24 and not window.summaries_enabled.isChecked()
+    assert window.ui_language.currentData() == "zh_TW"
+    qtbot.waitUntil(lambda: window.autostart_loaded is True, timeout=5000)  # read back from the entry
+    assert window.autostart.isChecked()
     window.autostart.setChecked(False)
     with qtbot.waitSignal(window.settings_did_save, timeout=5000):
         window.save()

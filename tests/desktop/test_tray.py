@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from desktop.icons import app_icon
+from desktop.chooser import SessionChooser
 from desktop.operations import Operations, Outcome
 from desktop.state import AppState
 from desktop.tray import Tray, tooltip_text
@@ -16,7 +16,7 @@ from tests.desktop.fakes import FakeSummaries
 
 @pytest.fixture
 def tray(state: AppState, qtbot: Any) -> Tray:
-    return Tray(state, app_icon())
+    return Tray(state)
 
 
 @pytest.fixture
@@ -32,12 +32,21 @@ def outcomes_of(ops: Operations) -> list[Outcome]:
 
 def test_menu_lists_recent_sessions_without_temporary_ones(tray: Tray, state: AppState) -> None:
     tray.rebuild()
-    names = [a.objectName() for a in tray._all_actions(tray.menu)]
-    assert "compact:proj-zh" in names and "reset:english-notes" in names and "compact:long-chat" in names
+    names = [a.objectName() for a in tray._all_actions(tray.menu) if a.objectName()]
+    assert "continue:proj-zh" in names and "continue:english-notes" in names and "continue:long-chat" in names
     assert not any("temp-subagent" in n for n in names)
-    assert names[:2] == ["open-sessions", "search"]
-    assert "compact:*" in names and "settings" in names and "quit" in names
+    assert names[:3] == ["status", "open-sessions", "search"]
+    assert not tray.action("status").isEnabled() and tray.action("status").text() == "Up to date"
+    assert "compact" in names and "reset" in names and "settings" in names and "quit" in names
     assert not tray.action("summarize").isEnabled()  # no summarizer in this build
+
+
+def test_compact_and_reset_open_the_chooser(tray: Tray, state: AppState) -> None:
+    asked: list[str] = []
+    tray.actions.choose_requested.connect(asked.append)
+    tray.action("compact").trigger()
+    tray.action("reset").trigger()
+    assert asked == ["compact", "reset"]
 
 
 def test_opening_the_menu_does_no_io(tray: Tray, state: AppState, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,13 +57,14 @@ def test_opening_the_menu_does_no_io(tray: Tray, state: AppState, monkeypatch: p
     for name in ("sessions", "history", "search", "compact", "reset", "archive_page"):
         monkeypatch.setattr(state.memory, name, forbidden)
     tray.menu.aboutToShow.emit()
-    assert tray.action("reset:proj-zh").text() == "proj-zh…"
+    assert tray.action("continue:proj-zh").text() == "我的電腦記憶體不足，該怎麼辦？"  # the session's title
+    assert tray.action("continue:proj-zh").toolTip().endswith("proj-zh")
 
 
 def test_tooltip_says_sessions_and_work(tray: Tray, state: AppState) -> None:
     text = tooltip_text(state)
     assert text.startswith("memtray — 3 sessions")
-    assert "Idle" in text
+    assert "Up to date" in text
 
 
 def test_compact_action_compacts_and_says_what_was_done(
@@ -62,22 +72,25 @@ def test_compact_action_compacts_and_says_what_was_done(
 ) -> None:
     assert state.memory is not None
     state.memory.update_settings(max_history_bytes=4096)
-    tray.actions.compact_requested.connect(ops.compact)
+    chooser = SessionChooser(state, "compact")
+    qtbot.addWidget(chooser)
+    chooser.session_did_choose.connect(lambda _mode, session: ops.compact(session))
     found = outcomes_of(ops)
-    tray.rebuild()
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
-        tray.action("compact:long-chat").trigger()
+        chooser.choose("long-chat")
     assert found[0].ok
     assert found[0].title == "Compacted long-chat"
     assert "messages trimmed into the archive" in found[0].text and " s." in found[0].text
     assert state.memory.compaction_cut("long-chat") > 0
 
 
-def test_compact_all(tray: Tray, ops: Operations, qtbot: Any) -> None:
-    tray.actions.compact_requested.connect(ops.compact)
+def test_compact_all(state: AppState, ops: Operations, qtbot: Any) -> None:
+    chooser = SessionChooser(state, "compact")
+    qtbot.addWidget(chooser)
+    chooser.all_did_choose.connect(lambda _mode: ops.compact(None))
     found = outcomes_of(ops)
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
-        tray.action("compact:*").trigger()
+        chooser.all_button.click()
     assert found[0].title == "Compacted all sessions"
     assert "Nothing to trim in 4 sessions" in found[0].text
 
@@ -85,8 +98,7 @@ def test_compact_all(tray: Tray, ops: Operations, qtbot: Any) -> None:
 def test_reset_asks_first_and_cancel_keeps_everything(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any
 ) -> None:
-    tray.actions.reset_requested.connect(ops.ask_reset)
-    tray.action("reset:proj-zh").trigger()
+    ops.ask_reset("proj-zh")
     box = ops.confirmation
     assert box is not None and box.isVisible()
     assert "Kept: the session's summary, and the error memory" in box.informativeText()
@@ -100,9 +112,8 @@ def test_reset_asks_first_and_cancel_keeps_everything(
 def test_reset_confirmed_deletes_and_reports(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any, screenshot: Any
 ) -> None:
-    tray.actions.reset_requested.connect(ops.ask_reset)
     found = outcomes_of(ops)
-    tray.action("reset:english-notes").trigger()
+    ops.ask_reset("english-notes")
     box = ops.confirmation
     assert box is not None
     screenshot(box, "reset-confirmation")
@@ -131,7 +142,7 @@ def test_pause_summaries_toggles_the_setting(
 def test_summarize_now_runs_every_pending_session_on_the_network_pool(state: AppState, qtbot: Any) -> None:
     fake = FakeSummaries()
     state.summaries = fake
-    tray = Tray(state, app_icon())
+    tray = Tray(state)
     ops = Operations(state)
     tray.actions.summarize_requested.connect(ops.summarize_now)
     found = outcomes_of(ops)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from desktop.state import AppState
@@ -34,12 +35,18 @@ def test_sessions_list_hides_temporary_and_filters(viewer: ViewerWindow) -> None
     assert "temp-subagent" in viewer.sessions.visible_sessions()
     viewer.sessions.filter.setText("ENGL")
     assert viewer.sessions.visible_sessions() == ["english-notes"]
+    viewer.sessions.filter.setText("記憶體不足")  # titles match too
+    assert viewer.sessions.visible_sessions() == ["proj-zh"]
     viewer.sessions.filter.setText("")
-    row = {viewer.sessions.proxy.index(r, 0).data(): r for r in range(viewer.sessions.proxy.rowCount())}[
-        "long-chat"
-    ]
-    cells = [viewer.sessions.proxy.index(row, c).data() for c in range(5)]
+    viewer.sessions.temporary.setChecked(False)
+    assert viewer.sessions.visible_sessions()[0] == "long-chat"  # the latest message first
+    proxy = viewer.sessions.proxy
+    row = viewer.sessions.visible_sessions().index("long-chat")
+    cells = [proxy.index(row, c).data() for c in range(5)]
+    assert cells[0].startswith("long chat message 0")  # its title: the first user message
     assert cells[2] != "0" and cells[3] != "0" and cells[4] == "none"  # recent and archived counts
+    assert proxy.headerData(1, Qt.Orientation.Horizontal) == "Last message"
+    assert proxy.index(row, 0).data(Qt.ItemDataRole.ToolTipRole).endswith("long-chat")
 
 
 def test_chinese_conversation_shows_role_sender_and_time(

@@ -182,11 +182,10 @@ def test_pause_and_resume_go_through_the_setting(app: Memtray, smem: Memory, qtb
 def test_tooltip_says_when_there_is_no_key(
     state: AppState, memory: Memory, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop.icons import app_icon
     from desktop.tray import Tray
 
     state.summaries = seams.summaries_of(memory)
-    tray = Tray(state, app_icon())
+    tray = Tray(state)
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         state.refresh()
     assert "Last summary run: never (off: no Gemini key; add one in Settings)" in tray.icon.toolTip()

@@ -76,6 +76,9 @@ def main(argv: list[str]) -> int:
                 QTimer.singleShot(20, wait_for_menu)
             return
         result["menu_items"] = [a.text() for a in menu.actions() if a.text()]
+        result["status"] = memtray.tray.action("status").text()
+        result["level"] = memtray.tray.level
+        result["icon_sizes"] = [s.width() for s in memtray.tray.icon.icon().availableSizes()]
         QTimer.singleShot(300, grab)
 
     def grab() -> None:
