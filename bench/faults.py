@@ -225,7 +225,7 @@ def main() -> None:
         print("| fault | command | exit | what the user saw (first line of stderr) |")
         print("|---|---|---|---|")
         for fault, command, code, seen in rows:
-            print(f"| {fault} | `{command}` | {code} | {seen.replace('|', '/')} |")
+            print(f"| {fault} | `{command}` | {code} | {seen[:140].replace('|', '/')} |")
         return
     width = max(len(r[0]) for r in rows)
     for fault, command, code, seen in rows:
