@@ -206,6 +206,9 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
     """The messages (id order), settings and error records SQLite can still read from a damaged file."""
     try:
         source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # A damaged schema entry (an index's) would stop every statement; with this SQLite skips it
+        # (the file is opened read-only, so nothing is written).
+        source.execute("PRAGMA writable_schema=ON")
         source.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except sqlite3.Error as exc:
         log.warning("nothing could be read from the damaged database: %s", exc)

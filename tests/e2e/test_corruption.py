@@ -370,3 +370,21 @@ def test_garbled_text_that_passes_the_quick_check_is_damage_too(tmp_path: Path) 
     with Memory.open(home) as mem:
         assert [m.content for m in mem.history("cli-long")] == hot["cli-long"]
         assert "long q3 " + "x" * 300 not in archive_contents(mem, "cli-long")
+
+
+def test_a_damaged_schema_entry_does_not_stop_the_salvage(tmp_path: Path) -> None:
+    """A garbled index definition makes every statement fail ("malformed database schema"); the
+    salvage reads the tables all the same."""
+    home = tmp_path / "home"
+    fill(home)
+    db = home / ".store" / "history.db"
+    data = bytearray(db.read_bytes())
+    at = data.find(b"CREATE INDEX ix_vectors_session")
+    assert at > 0
+    data[at + 7 : at + 12] = b"Zq#!x"  # "CREATE Zq#!x ix_vectors_session ...": not SQL
+    db.write_bytes(bytes(data))
+    code, out, err = run_cli("--home", str(home), "sessions")
+    assert code == 1 and "malformed database schema" in err and "memtray repair" in err, err
+    code, out, err = run_cli("--home", str(home), "repair")
+    assert code == 0, err
+    assert "rebuilt: 62 of 62 archived messages" in out and "every archived message was read back" in out, out
