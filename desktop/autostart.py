@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.paths import platform_home
+from engine import platform_home
 
 APP_ID = "io.github.memtray"
 NAME = "memtray"

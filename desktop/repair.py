@@ -18,8 +18,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from desktop.errors import describe
 from desktop.operations import Outcome
 from desktop.tasks import TaskRunner
-from engine import Memory
-from engine.sessions.repair import RepairReport
+from engine import Memory, RepairReport
 
 log = logging.getLogger("memtray.desktop.repair")
 

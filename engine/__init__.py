@@ -27,13 +27,14 @@ from engine.jobs import add_maintenance
 from engine.logs import configure as configure_logging
 from engine.memory import Memory
 from engine.messages import Message
-from engine.paths import Paths
+from engine.paths import Paths, platform_home
 from engine.search.pipeline import Hit, SearchResult
 from engine.search.query import query_terms
 from engine.semantic.tier import SemanticStatus
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
+from engine.sessions.repair import RepairReport
 from engine.settings import Settings
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Memory",
     "Message",
     "Paths",
+    "RepairReport",
     "ResetResult",
     "SearchResult",
     "SemanticStatus",
@@ -51,5 +53,6 @@ __all__ = [
     "add_maintenance",
     "configure_logging",
     "errors",
+    "platform_home",
     "query_terms",
 ]

@@ -197,7 +197,7 @@ class Store:
                 raise
             # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
             # needs, even to read. Every change is in the database file, so it is read as it is.
-            log.warning(
+            log.info(
                 "the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path
             )
             self._read.dispose()
@@ -211,7 +211,7 @@ class Store:
 
     def data_version(self) -> int:
         """A number that changes whenever a transaction was committed to the database since the last call."""
-        with self._watch_lock, translated_errors():
+        with self._watch_lock, translated_errors(self.path.parent):
             if self._watch is None:
                 self._watch = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
@@ -237,7 +237,7 @@ class Store:
         busy timeout), it runs again in a write transaction (``BEGIN IMMEDIATE``).
         """
         try:
-            with translated_errors(), self._read.begin() as conn:
+            with translated_errors(self.path.parent), self._read.begin() as conn:
                 return work(conn)
         except StoreLocked:
             with self.write() as conn:
