@@ -266,14 +266,13 @@ class SemanticTier:
                 path.unlink(missing_ok=True)
 
     def _schedule_rebuild(self, session: str) -> None:
-        """Rebuild the session's index on the worker once the queue is empty; in a process that does not
-        embed in the background, when :meth:`finish_rebuilds` is called."""
+        """Rebuild the session's index on the worker once the queue is empty (in a process that does not
+        embed in the background: when :meth:`finish_rebuilds` is called, or the worker starts)."""
         with self._lock:
             if session in self._rebuilding:
                 return
             self._rebuilding.add(session)
-        if self._worker.started:
-            self._worker.submit(lambda: self._rebuild(session), when_idle=True)
+        self._worker.submit(lambda: self._rebuild(session), when_idle=True)
 
     def finish_rebuilds(self) -> None:
         """In a process that does not embed in the background (a CLI search), build now, in the caller's

@@ -30,7 +30,13 @@ def search(viewer: ViewerWindow, qtbot: Any, text: str) -> list[Any]:
 
 
 def test_terms_and_highlighting() -> None:
-    assert terms('記憶體 "trip budget" the migration') == ["trip budget", "migration", "記憶體"]
+    assert terms('記憶體 "trip budget" the migration') == [
+        "trip budget",
+        "migration",
+        "記憶體",
+        "記憶",
+        "憶體",
+    ]
     html = highlight_html("我的電腦記憶體不足 <b>", ["記憶體"])
     assert '<span style="background-color:#ffe066;font-weight:bold;">記憶體</span>' in html
     assert "&lt;b&gt;" in html
