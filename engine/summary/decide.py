@@ -81,7 +81,7 @@ def prune(
             purpose="prune",
         )
     except SummarizerError as exc:
-        log.warning("noise check for session %s failed, keeping everything: %s", session, exc)
+        log.info("noise check for session %s failed, keeping everything: %s", session, exc)
         return unchanged
     verdict = parse_json_object(reply.text)
     if verdict is None:
