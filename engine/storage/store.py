@@ -197,9 +197,7 @@ class Store:
                 raise
             # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
             # needs, even to read. Every change is in the database file, so it is read as it is.
-            log.info(
-                "the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path
-            )
+            log.info("the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path)
             self._read.dispose()
             self._read = _make_engine(path, "BEGIN", frozen=True)
             applied, self.fts_tables, check = self.write_if_needed(prepare)
