@@ -23,13 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import mcp.types as types
-
 from bench.corpus import Corpus
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
 from engine.importers import ImportedSession
-from engine.mcpserver import resources
+from engine.mcpserver import resources, server
 from engine.mcpserver.adapter import Catalog, Context
 from engine.mcpserver.paging import PAGE_CHARS
 from engine.mcpserver.server import run_tool
@@ -174,19 +172,7 @@ def main() -> None:
         while True:
             listed, cursor = resources.list_page(ctx, cursor)
             pages += 1
-            wire = types.ListResourcesResult(
-                resources=[
-                    types.Resource(
-                        uri=r.uri,
-                        name=r.name,
-                        title=r.title,
-                        description=r.description,
-                        mime_type="application/json",
-                    )
-                    for r in listed
-                ],
-                next_cursor=cursor,
-            )
+            wire = server.resources_result(listed, cursor)
             biggest = max(biggest, len(wire.model_dump_json(by_alias=True, exclude_none=True)))
             if cursor is None:
                 break

@@ -142,19 +142,7 @@ def build_server(mem: Memory, tools: Sequence[ToolSpec] | None = None) -> Server
             page, following = await on_engine(functools.partial(resources.list_page, ctx, cursor))
         except InvalidInput as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    uri=r.uri,
-                    name=r.name,
-                    title=r.title,
-                    description=r.description,
-                    mime_type="application/json",
-                )
-                for r in page
-            ],
-            next_cursor=following,
-        )
+        return resources_result(page, following)
 
     async def on_list_resource_templates(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
@@ -255,3 +243,16 @@ def serve(mem: Memory) -> None:
     log.info("mcp server: serving %s over stdio", mem.paths.home)
     anyio.run(_serve, server)
     log.info("mcp server: the client closed the connection")
+
+
+def resources_result(page: Sequence[Any], following: str | None) -> types.ListResourcesResult:
+    """A page of session resources as ``resources/list`` answers it (the benchmark sizes the same)."""
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(
+                uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type="application/json"
+            )
+            for r in page
+        ],
+        next_cursor=following,
+    )
