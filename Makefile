@@ -21,7 +21,7 @@ TS := $(wildcard desktop/translations/*.ts)
 QM := $(TS:.ts=.qm)
 I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
 
-.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update
+.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("memtray needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -48,8 +48,8 @@ run: $(STAMP) translations
 	$(BIN)/memtray
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine desktop tests bench installer
-	$(BIN)/ruff format --check engine desktop tests bench installer
+	$(BIN)/ruff check engine desktop tests bench installer scripts
+	$(BIN)/ruff format --check engine desktop tests bench installer scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -58,6 +58,10 @@ pytest: $(STAMP) translations
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test: lint typecheck pytest
+
+# The README's screenshots (docs/screenshots/*.png), from a seeded home of synthetic conversations.
+screenshots: $(STAMP)
+	$(BIN)/python -m scripts.screenshots
 
 bench: $(STAMP)
 	@echo "see bench/README.md; e.g. $(BIN)/python -m bench.append"

@@ -76,7 +76,8 @@ class AppActions(QObject):
 
     Signals:
         open_sessions_requested(): "Open sessions…".
-        search_requested(): "Search…".
+        search_requested(): "Search…" (the viewer's search tab).
+        quick_search_requested(): "Search memory…" (the quick search window).
         import_requested(): "Import…" (another tool's export).
         chat_requested(object): "New chat" (None) or "Continue ▸ <session>" (the session id).
         summarize_requested(): "Summarize now".
@@ -93,6 +94,7 @@ class AppActions(QObject):
 
     open_sessions_requested = Signal()
     search_requested = Signal()
+    quick_search_requested = Signal()
     import_requested = Signal()
     chat_requested = Signal(object)
     summarize_requested = Signal()
@@ -109,6 +111,8 @@ class AppActions(QObject):
     def __init__(self, state: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self.quick_search_keys = ""
+        """The global shortcut that opens the quick search, when it works (shown beside its entry)."""
 
     # -- the one list -----------------------------------------------------------------------------
 
@@ -144,6 +148,16 @@ class AppActions(QObject):
                 self.search_requested.emit,
                 enabled=ready,
                 shortcut=(key.Find, "Ctrl+F"),
+            ),
+            Entry(
+                "quick-search",
+                translate("Actions", "Search memory…")
+                + (f"\t{self.quick_search_keys}" if self.quick_search_keys else ""),
+                self.quick_search_requested.emit,
+                enabled=ready,
+                tooltip=translate(
+                    "Actions", "One box over every conversation; Enter opens the one you choose"
+                ),
             ),
             Entry(
                 "import",

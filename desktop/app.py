@@ -23,11 +23,15 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    connected here once). Windows get their saved place back (:mod:`desktop.placement`,
    ``<home>/ui-state.json``, read before the event loop starts). The tray's "New chat" and
    "Continue ▸" open chat windows (:mod:`desktop.chat.window`), one per session; Compact… and Reset…
-   open the session chooser (:mod:`desktop.chooser`).
+   open the session chooser (:mod:`desktop.chooser`). "Search memory…", the global shortcut
+   (:mod:`desktop.hotkeys`, Ctrl+Alt+M where the platform allows one; keys another app holds are
+   reported) and ``memtray --search`` open the quick search (:mod:`desktop.quicksearch`).
 6. ``timers``: the change watch (every 2 s, :mod:`desktop.changes`: what other programs change shows
    within seconds, settings included), the full state refresh (every 60 s) and the scheduler's tick
    (every 30 s) start once the memory is open. The tick runs on the GUI thread but only submits work (:mod:`desktop.scheduling`):
    summaries every quarter hour on the network pool, the error purge and temp cleanup on the store worker.
+   With ``watch_agent_folders`` on, the agents' new transcript turns are imported every 45 s on the store
+   worker (:mod:`desktop.agentwatch`).
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
 and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
@@ -52,18 +56,21 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from desktop import crash, i18n, qtlog, refguard, seams
 from desktop.about import AboutDialog
 from desktop.actions import AppActions
+from desktop.agentwatch import AgentWatch
 from desktop.changes import ChangeWatch
 from desktop.chat.window import ChatWindow
 from desktop.chooser import SessionChooser
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
+from desktop.hotkeys import GlobalShortcut
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.placement import UI_STATE_FILE, Placement, UiState
+from desktop.quicksearch import QuickSearchWindow
 from desktop.repair import RepairFlow
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
-from desktop.single import QUIT, SingleInstance
+from desktop.single import ACTIVATE, QUIT, SEARCH, SingleInstance
 from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
@@ -129,6 +136,9 @@ class Memtray(QObject):
         self.chooser: SessionChooser | None = None
         self.changes = ChangeWatch(self.state, self)
         self.repair = RepairFlow(self.runner, paths.home, self._on_memory_opened, open_memory, self)
+        self.quick_search: QuickSearchWindow | None = None
+        self.shortcut = GlobalShortcut(self)
+        self.agent_watch = AgentWatch(self.state, self)
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
         self.refresh_timer = QTimer(self)
@@ -138,13 +148,15 @@ class Memtray(QObject):
 
     # -- boot -------------------------------------------------------------------------------------
 
-    def acquire_single_instance(self) -> bool:
-        """Step 2. False if another memtray runs for this home (it was asked to show itself)."""
+    def acquire_single_instance(self, message: bytes = ACTIVATE) -> bool:
+        """Step 2. False if another memtray runs for this home (it was sent ``message``: show yourself,
+        or open the quick search)."""
         self.single = SingleInstance(self.paths.home, self.paths.store_dir / "app.lock", self)
         if not self.single.acquire():
-            self.single.notify_running()
+            self.single.notify_running(message=message)
             return False
         self.single.activation_requested.connect(self._on_activation_requested)
+        self.single.search_requested.connect(self.show_quick_search)
         self.single.quit_requested.connect(self.quit)
         self.shutting_down.connect(self.single.release)
         return True
@@ -167,18 +179,21 @@ class Memtray(QObject):
             log.warning("tray: no system tray on this desktop; the viewer is the main window")
             viewer = self.show_viewer("conversation")
             viewer.become_main_window(no_tray_text())
+        self._register_shortcut()
         self.refresh_timer.setInterval(REFRESH_MS)
         self.refresh_timer.timeout.connect(self.state.refresh)
         self.tick_timer.setInterval(TICK_MS)
         self.tick_timer.timeout.connect(self._on_tick_timeout)
         self.shutting_down.connect(self.refresh_timer.stop)
         self.shutting_down.connect(self.tick_timer.stop)
+        self.shutting_down.connect(self.agent_watch.stop)
 
     def _connect_actions(self) -> None:
         """The commands of the tray menu and the main window's menu bar (one list: desktop.actions)."""
         actions = self.actions
         actions.open_sessions_requested.connect(lambda: self.show_viewer("conversation"))
         actions.search_requested.connect(lambda: self.show_viewer("search"))
+        actions.quick_search_requested.connect(self.show_quick_search)
         actions.import_requested.connect(lambda: self.show_viewer().show_import())
         actions.chat_requested.connect(self.show_chat)
         actions.summarize_requested.connect(self.operations.summarize_now)
@@ -236,6 +251,29 @@ class Memtray(QObject):
             self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
+
+    def show_quick_search(self) -> QuickSearchWindow:
+        """The quick search window ("Search memory…", the global shortcut, ``memtray --search``)."""
+        if self.quick_search is None:
+            self.quick_search = QuickSearchWindow(self.state)
+            self.quick_search.set_shortcut_status(self.shortcut.status)
+            self.quick_search.result_did_activate.connect(self._on_quick_result)
+            self.placement.manage(self.quick_search, "quick-search")
+            self.shutting_down.connect(self.quick_search.deleteLater)
+        self.quick_search.present()
+        return self.quick_search
+
+    def _on_quick_result(self, session: str, message_id: int) -> None:
+        self.show_viewer("conversation").reveal_message(session, message_id)
+
+    def _register_shortcut(self) -> None:
+        """The global shortcut of the quick search; keys another app holds are reported, not ignored."""
+        status = self.shortcut.register()
+        self.shortcut.activated.connect(self.show_quick_search)
+        self.shutting_down.connect(self.shortcut.unregister)
+        self.actions.quick_search_keys = status.keys if status.active else ""
+        if status.state in ("taken", "failed"):
+            self._report(Outcome(translate("App", "memtray: global shortcut"), status.text, ok=False))
 
     def show_chat(self, session: str | None = None) -> ChatWindow | None:
         """The chat window of ``session`` (None: a new conversation); None before the memory is open."""
@@ -346,6 +384,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--home")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--quit", action="store_true")
+    parser.add_argument("--search", action="store_true")
     args, _rest = parser.parse_known_args(argv)
     return args
 
@@ -396,10 +435,12 @@ def run(argv: list[str]) -> int:
         app.platformName(),
     )
     memtray = Memtray(app, paths)
-    if not memtray.acquire_single_instance():
+    if not memtray.acquire_single_instance(SEARCH if args.search else ACTIVATE):
         log.info("single instance: memtray already runs for %s; asked it to show itself", paths.home)
         return 0
     memtray.start()
+    if args.search:
+        memtray.show_quick_search()
     app.aboutToQuit.connect(memtray.stop)
     _quit_on_signals(memtray)
     status = int(app.exec())

@@ -62,6 +62,12 @@ def highlight(palette: QPalette) -> tuple[QColor, QColor]:
     return background, readable_on(background, palette.color(Role.HighlightedText))
 
 
+def mark_style(palette: QPalette) -> str:
+    """The CSS of a marked match in rich text: :func:`highlight`'s background and text colours."""
+    background, foreground = highlight(palette)
+    return f"background-color:{background.name()};color:{foreground.name()};"
+
+
 def warning(palette: QPalette) -> QColor:
     """A red for error text, readable on the palette's window colour."""
     window = palette.color(Role.Window)

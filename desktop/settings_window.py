@@ -12,6 +12,9 @@ key. Without a secure keyring the window says so and offers "Use for this sessio
 memory until memtray quits). "Test" makes one real Gemini call on the network pool, with the key in the
 field if there is one, else the configured key.
 
+"Import new turns from coding agents" is the ``watch_agent_folders`` setting (:mod:`desktop.agentwatch`);
+below it, the folders it watches (resolved on the store worker).
+
 Next to the embedder setting the window shows the embedder in use and why (the semantic tier's choice,
 read on the store worker by the state refresh; "loading…" until the model is loaded), and says that
 changing it re-embeds every message in the background, with the progress in the viewer's status bar.
@@ -48,7 +51,7 @@ from desktop.icons import app_icon
 from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
-from engine import Settings
+from engine import Settings, agent_folders
 
 log = logging.getLogger("memtray.desktop.settings")
 
@@ -182,6 +185,19 @@ class SettingsWindow(QWidget):
         )
         self.ui_language_note.setObjectName("ui-language-note")
         self.ui_language_note.setWordWrap(True)
+        self.watch_agents = QCheckBox(
+            translate(
+                "Settings", "Import new turns from coding agents (Claude Code, Codex) as they write them"
+            )
+        )
+        self.watch_agents.setObjectName("watch-agents")
+        self.watched_folders = QLabel("")
+        self.watched_folders.setObjectName("watched-folders")
+        self.watched_folders.setWordWrap(True)
+        self.watched_folders.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.watched_folders.setToolTip(
+            translate("Settings", "Other folders: memtray config agent_folders FOLDER[:FOLDER…]")
+        )
         self.data_folder = QLineEdit()
         self.data_folder.setReadOnly(True)
         self.open_folder = QPushButton(translate("Settings", "Open folder"))
@@ -219,6 +235,8 @@ class SettingsWindow(QWidget):
         form3.addRow(translate("Settings", "Language"), self.ui_language)
         form3.addRow("", self.ui_language_note)
         form3.addRow("", self.autostart)
+        form3.addRow("", self.watch_agents)
+        form3.addRow(translate("Settings", "Watched folders"), self.watched_folders)
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.data_folder, 1)
         folder_row.addWidget(self.open_folder)
@@ -269,6 +287,8 @@ class SettingsWindow(QWidget):
         _set_combo(self.embedder, s.embedder)
         self.summaries_enabled.setChecked(s.summaries_enabled)
         _set_combo(self.ui_language, s.ui_language)
+        self.watch_agents.setChecked(s.watch_agent_folders)
+        self._show_watched_folders(s)
         mem = self.state.memory
         self.data_folder.setText(str(mem.paths.home) if mem is not None else "")
         self._load_autostart()
@@ -287,6 +307,7 @@ class SettingsWindow(QWidget):
             "embedder": self.embedder.currentData(),
             "summaries_enabled": self.summaries_enabled.isChecked(),
             "ui_language": self.ui_language.currentData(),
+            "watch_agent_folders": self.watch_agents.isChecked(),
         }
 
     def changes(self) -> dict[str, Any]:
@@ -390,6 +411,19 @@ class SettingsWindow(QWidget):
         if embedding is not None and embedding.queued > 0:
             text += translate("Settings", " (%Ln message(s) waiting to be embedded)", "", embedding.queued)
         self.embedder_in_use.setText(text)
+
+    def _show_watched_folders(self, settings: Settings) -> None:
+        """List the folders the agents' watch reads (which of them exist is looked up on the store worker)."""
+        self.runner.run_query(
+            lambda: agent_folders(settings), self._on_watched_folders, lambda _exc: None, owner=self
+        )
+
+    def _on_watched_folders(self, folders: list[Path]) -> None:
+        self.watched_folders.setText(
+            "\n".join(str(f) for f in folders)
+            or translate("Settings", "none yet (no ~/.claude/projects or ~/.codex/sessions here)")
+        )
+        self._fit_height()
 
     def _on_open_folder_clicked(self) -> None:
         if self.data_folder.text():

@@ -2,7 +2,7 @@
 
 The first process holds ``<home>/.store/app.lock`` and listens on a local socket named after the user and
 the home. A second launch finds the lock held, connects, says ``activate`` and exits; the running app
-shows its window. ``memtray --quit`` knocks the same way with ``quit``: the running app shuts down cleanly
+shows its window (``memtray --search``: its quick search window). ``memtray --quit`` knocks the same way with ``quit``: the running app shuts down cleanly
 (this is how an installer, a script or the frozen-build smoke test stops it on every platform, Windows
 included, where there is no SIGTERM). A stale lock (the holder crashed) is taken over by QLockFile's stale-lock detection.
 """
@@ -20,6 +20,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 log = logging.getLogger("memtray.desktop.single")
 
 ACTIVATE = b"activate\n"
+SEARCH = b"search\n"
 QUIT = b"quit\n"
 
 
@@ -34,10 +35,12 @@ class SingleInstance(QObject):
 
     Signals:
         activation_requested(): a second launch asked the running app to show itself.
+        search_requested(): ``memtray --search`` asked for the quick search window.
         quit_requested(): ``memtray --quit`` asked the running app to quit.
     """
 
     activation_requested = Signal()
+    search_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, home: Path, lock_path: Path, parent: QObject | None = None) -> None:
@@ -99,6 +102,9 @@ class SingleInstance(QObject):
         if QUIT.strip() in lines:
             log.info("memtray --quit asked the app to quit")
             self.quit_requested.emit()
+        elif SEARCH.strip() in lines:
+            log.info("memtray --search asked for the quick search")
+            self.search_requested.emit()
         elif ACTIVATE.strip() in lines:
             log.info("a second launch asked to show the window")
             self.activation_requested.emit()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from engine import errors
 from engine.errors import EngineError
+from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
 from engine.jobs import add_maintenance
 from engine.logs import configure as configure_logging
 from engine.memory import Memory
@@ -51,8 +52,11 @@ __all__ = [
     "SessionInfo",
     "Settings",
     "add_maintenance",
+    "agent_folders",
     "configure_logging",
     "errors",
+    "import_agent_folders",
+    "import_transcripts",
     "platform_home",
     "query_terms",
 ]

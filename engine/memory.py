@@ -272,6 +272,20 @@ class Memory:
         """Archived messages of a session older than ``before_id``, newest first (for lazy scrolling)."""
         return self._log.archive_page(session, before_id, limit)
 
+    def archive_count(self, session: str) -> int:
+        """How many messages of a session are archived (every message with text; none in a ``priv-``)."""
+        return self._log.archive_count(session)
+
+    def archive_position(self, session: str, message_id: int) -> int:
+        """How many archived messages of a session are older than ``message_id``: its position, oldest
+        first (0 for the oldest), as :meth:`archive_slice` counts."""
+        return self._log.archive_position(session, message_id)
+
+    def archive_slice(self, session: str, offset: int, limit: int = 200) -> list[Message]:
+        """A session's archived messages by position: ``limit`` (at most 5,000) from ``offset`` (0: the
+        oldest), oldest first (for a view that jumps anywhere in a long session)."""
+        return self._log.archive_slice(session, offset, limit)
+
     def around(self, session: str, message_id: int, before: int = 2, after: int = 1) -> list[Message]:
         """A message with ``before`` archived messages before it and ``after`` after it, oldest first.
 

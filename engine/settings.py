@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
@@ -44,6 +45,11 @@ class Settings:
         autostart: start memtray at login.
         ui_language: the desktop app's language, ``auto`` (the system's), ``en`` or ``zh_TW``; read when the
             app starts.
+        watch_agent_folders: the desktop app imports what coding agents append to their transcripts in
+            ``agent_folders`` (Claude Code, Codex), as they write it.
+        agent_folders: the folders of transcripts to watch; empty means the agents' own folders that
+            exist (``~/.claude/projects``, ``~/.codex/sessions``). On the command line, one text with the
+            folders separated by the system's path separator (``:``, or ``;`` on Windows).
     """
 
     max_history_messages: int = 16
@@ -60,6 +66,10 @@ class Settings:
     redact_secrets: bool = True
     autostart: bool = False
     ui_language: str = "auto"
+
+    # Agents' transcripts, imported while they grow.
+    watch_agent_folders: bool = False
+    agent_folders: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied, each validated."""
@@ -97,6 +107,8 @@ def coerce(name: str, value: Any) -> Any:
             result = False
         else:
             raise InvalidSetting(f"{name} must be true or false, not {value!r}")
+    elif kind is tuple:
+        result = _folders(name, value)
     elif kind is int:
         try:
             result = int(value) if not isinstance(value, bool) else None
@@ -121,6 +133,15 @@ def coerce(name: str, value: Any) -> Any:
     return result
 
 
+def _folders(name: str, value: Any) -> tuple[str, ...]:
+    """A list of folders: a list of texts, or one text with the system's path separator between them."""
+    if isinstance(value, str):
+        value = value.split(os.pathsep)
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+        raise InvalidSetting(f"{name} must be a list of folders, not {value!r}")
+    return tuple(item.strip() for item in value if item.strip())
+
+
 def from_stored(rows: dict[str, str]) -> Settings:
     """Settings from the ``settings`` table's ``{name: json}`` rows; bad values fall back to defaults."""
     values: dict[str, Any] = {}
@@ -143,6 +164,8 @@ def render(value: Any) -> str:
     """A setting value as the CLI prints it."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, tuple):
+        return os.pathsep.join(value)
     return str(value)
 
 

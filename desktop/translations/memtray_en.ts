@@ -99,6 +99,13 @@
             <numerusform>%Ln messages added</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source> %Ln transcript(s) had nothing new since the last import.</source>
+        <translation>
+            <numerusform> %Ln transcript had nothing new since the last import.</numerusform>
+            <numerusform> %Ln transcripts had nothing new since the last import.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Operations</name>

@@ -59,6 +59,14 @@
         <translation>搜尋…</translation>
     </message>
     <message>
+        <source>Search memory…</source>
+        <translation>搜尋記憶…</translation>
+    </message>
+    <message>
+        <source>One box over every conversation; Enter opens the one you choose</source>
+        <translation>一個搜尋框找遍所有對話；按 Enter 開啟選中的那一則</translation>
+    </message>
+    <message>
         <source>Import…</source>
         <translation>匯入…</translation>
     </message>
@@ -144,6 +152,10 @@
     <message>
         <source>opening the memory</source>
         <translation>開啟記憶庫</translation>
+    </message>
+    <message>
+        <source>memtray: global shortcut</source>
+        <translation>memtray：全域快捷鍵</translation>
     </message>
 </context>
 <context>
@@ -657,6 +669,14 @@
         <translation>Agenvoy 的對話資料夾</translation>
     </message>
     <message>
+        <source>Claude Code transcripts</source>
+        <translation>Claude Code 的對話紀錄</translation>
+    </message>
+    <message>
+        <source>Codex CLI sessions</source>
+        <translation>Codex CLI 的工作階段</translation>
+    </message>
+    <message>
         <source>JSON Lines (one message per line)</source>
         <translation>JSON Lines（每行一則訊息）</translation>
     </message>
@@ -673,6 +693,14 @@
         <translation>Claude 匯出資料裡的 conversations.json（檔案本身、所在資料夾或整個 .zip 都可以）</translation>
     </message>
     <message>
+        <source>Claude Code transcripts: ~/.claude/projects, one project folder, or one .jsonl file</source>
+        <translation>Claude Code 的對話紀錄：~/.claude/projects、其中一個專案資料夾，或單一 .jsonl 檔</translation>
+    </message>
+    <message>
+        <source>Codex CLI rollouts: ~/.codex/sessions, a folder below it, or one rollout-….jsonl file</source>
+        <translation>Codex CLI 的工作階段紀錄：~/.codex/sessions、其下的任一資料夾，或單一 rollout-….jsonl 檔</translation>
+    </message>
+    <message>
         <source>one history.json record per line, into one session</source>
         <translation>每行一筆 history.json 格式的訊息，全部匯入同一個對話</translation>
     </message>
@@ -687,6 +715,10 @@
     <message>
         <source>Claude export (conversations.json *.zip)</source>
         <translation>Claude 匯出資料（conversations.json *.zip）</translation>
+    </message>
+    <message>
+        <source>Transcripts (*.jsonl)</source>
+        <translation>對話紀錄（*.jsonl）</translation>
     </message>
     <message>
         <source>{seconds} s</source>
@@ -715,6 +747,12 @@
     <message>
         <source>Read {conversations} in {took}: {added}.</source>
         <translation>花了 {took} 讀取 {conversations}：{added}。</translation>
+    </message>
+    <message numerus="yes">
+        <source> %Ln transcript(s) had nothing new since the last import.</source>
+        <translation>
+            <numerusform> 有 %Ln 份對話紀錄自上次匯入後沒有新內容。</numerusform>
+        </translation>
     </message>
     <message>
         <source>{count} × {why}</source>
@@ -759,6 +797,10 @@
     <message>
         <source>Choose {what}. Importing the same file again adds nothing.</source>
         <translation>請選擇：{what}。同一個檔案再匯入一次不會重複加入。</translation>
+    </message>
+    <message>
+        <source>Folder to import</source>
+        <translation>要匯入的資料夾</translation>
     </message>
     <message>
         <source>All files (*)</source>
@@ -809,6 +851,10 @@
     <message>
         <source>compaction cut — older messages live in the archive only</source>
         <translation>整理分界 — 以上較舊的訊息只保存在封存區</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>載入中…</translation>
     </message>
     <message>
         <source>user</source>
@@ -1053,6 +1099,17 @@
     <message>
         <source>{task}: cancelling…</source>
         <translation>{task}：正在取消…</translation>
+    </message>
+</context>
+<context>
+    <name>QuickSearch</name>
+    <message>
+        <source>memtray — search memory</source>
+        <translation>memtray — 搜尋記憶</translation>
+    </message>
+    <message>
+        <source>Search every conversation…</source>
+        <translation>搜尋所有對話…</translation>
     </message>
 </context>
 <context>
@@ -1391,6 +1448,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>新的語言會在下次啟動 memtray 時套用。</translation>
     </message>
     <message>
+        <source>Import new turns from coding agents (Claude Code, Codex) as they write them</source>
+        <translation>程式助理（Claude Code、Codex）寫下新的對話時，隨即匯入</translation>
+    </message>
+    <message>
+        <source>Other folders: memtray config agent_folders FOLDER[:FOLDER…]</source>
+        <translation>要改用其他資料夾：memtray config agent_folders 資料夾[:資料夾…]</translation>
+    </message>
+    <message>
         <source>Open folder</source>
         <translation>開啟資料夾</translation>
     </message>
@@ -1455,6 +1520,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>介面語言</translation>
     </message>
     <message>
+        <source>Watched folders</source>
+        <translation>監看的資料夾</translation>
+    </message>
+    <message>
         <source>Data folder</source>
         <translation>資料存放位置</translation>
     </message>
@@ -1513,6 +1582,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         </translation>
     </message>
     <message>
+        <source>none yet (no ~/.claude/projects or ~/.codex/sessions here)</source>
+        <translation>目前沒有（這台電腦上沒有 ~/.claude/projects 或 ~/.codex/sessions）</translation>
+    </message>
+    <message>
         <source>Looking for the key…</source>
         <translation>正在尋找金鑰…</translation>
     </message>
@@ -1535,6 +1608,29 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>using the key</source>
         <translation>使用金鑰</translation>
+    </message>
+</context>
+<context>
+    <name>Shortcut</name>
+    <message>
+        <source>{keys} opens this search from any app.</source>
+        <translation>在任何應用程式中按 {keys} 都能開啟這個搜尋。</translation>
+    </message>
+    <message>
+        <source>{keys} is already used by another app, so it cannot open memtray&apos;s search. Free it there, or use Search memory… in the tray menu.</source>
+        <translation>{keys} 已被其他應用程式占用，無法用來開啟 memtray 的搜尋。請在該程式中釋出這組按鍵，或改用系統匣選單的「搜尋記憶…」。</translation>
+    </message>
+    <message>
+        <source>On Wayland, apps cannot have a global shortcut. In your desktop&apos;s keyboard settings, make one that runs: {command}</source>
+        <translation>在 Wayland 上，應用程式無法自行設定全域快捷鍵。請到桌面環境的鍵盤設定中新增一組快捷鍵，執行：{command}</translation>
+    </message>
+    <message>
+        <source>This desktop offers memtray no global shortcut.</source>
+        <translation>這個桌面環境不提供 memtray 全域快捷鍵。</translation>
+    </message>
+    <message>
+        <source>The global shortcut {keys} could not be set up: {reason}</source>
+        <translation>無法設定全域快捷鍵 {keys}：{reason}</translation>
     </message>
 </context>
 <context>

@@ -6,16 +6,17 @@ import html
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
-    QListView,
     QPushButton,
     QSplitter,
+    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.tasks import CancelToken, TaskRunner
 from desktop.viewer.conversation_model import ConversationModel
-from desktop.viewer.delegate import MessageDelegate, header_text
+from desktop.viewer.delegate import MessageDelegate, header_text, row_height
 from desktop.viewer.export import FORMATS, write_export
 from engine import Memory, Message
 
@@ -35,6 +36,54 @@ translate = QCoreApplication.translate
 def as_text(messages: list[Message]) -> str:
     """Messages as plain text for the clipboard."""
     return "\n\n".join(f"{header_text(m.role, m.sender, m.send_at)}\n{m.content}" for m in messages)
+
+
+class MessageList(QTableView):
+    """The message rows: one column, no headers, every row as high as the delegate paints it.
+
+    A table view, not a list view: its rows are sections of the vertical header, all of one fixed
+    height, so a model of any number of rows lays out without asking the model about each row (a list
+    view asks for every row's index on each layout, which for 50,000 rows freezes the GUI). Home and End
+    go to the first and last row, as in a list.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setItemDelegate(MessageDelegate(self))
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setTabKeyNavigation(False)
+        self.setCornerButtonEnabled(False)
+        self.horizontalHeader().hide()
+        self.horizontalHeader().setStretchLastSection(True)
+        self.verticalHeader().hide()
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self._fit_rows()
+
+    def _fit_rows(self) -> None:
+        height = row_height(self.font())
+        self.verticalHeader().setMinimumSectionSize(height)
+        self.verticalHeader().setDefaultSectionSize(height)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_rows()
+
+    def moveCursor(
+        self, cursorAction: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
+        model = self.model()
+        rows = model.rowCount() if model is not None else 0
+        if rows and cursorAction == QAbstractItemView.CursorAction.MoveHome:
+            return model.index(0, 0)
+        if rows and cursorAction == QAbstractItemView.CursorAction.MoveEnd:
+            return model.index(rows - 1, 0)
+        return super().moveCursor(cursorAction, modifiers)
 
 
 class ConversationPane(QWidget):
@@ -60,14 +109,9 @@ class ConversationPane(QWidget):
         self.export_button = QPushButton(translate("Conversation", "Export…"))
         self.export_button.setToolTip(translate("Conversation", "Save the whole session to a file"))
         self.export_button.setEnabled(False)
-        self.list = QListView()
+        self.list = MessageList()
         self.list.setObjectName("conversation-list")
         self.list.setModel(self.model)
-        self.list.setItemDelegate(MessageDelegate(self.list))
-        self.list.setUniformItemSizes(True)
-        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.list.setWordWrap(True)
         self.detail = QTextBrowser()
         self.detail.setObjectName("message-detail")
         self.detail.setOpenExternalLinks(False)
@@ -85,16 +129,16 @@ class ConversationPane(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
 
-        self._keep_bottom_distance: int | None = None
         self._reveal_id: int | None = None
         self._scroll_to_end = False
         self._settling = False
-        bar = self.list.verticalScrollBar()
-        bar.valueChanged.connect(self._on_scroll_value_changed)
-        bar.rangeChanged.connect(self._on_scroll_range_changed)
+        self._follow = False  # the view was at the bottom when new rows came: keep it there
         self.model.rowsAboutToBeInserted.connect(self._on_rows_about_to_be_inserted)
         self.model.session_did_load.connect(self._on_session_did_load)
-        self.model.older_did_load.connect(self._on_older_did_load)
+        self.model.page_did_load.connect(self._on_page_did_load)
+        self.model.rows_did_append.connect(self._on_rows_did_append)
+        self.model.layout_did_change.connect(self._on_layout_did_change)
+        self.model.message_did_locate.connect(self._on_message_did_locate)
         self.model.load_did_fail.connect(self._on_load_did_fail)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
         self.copy_button.clicked.connect(self.copy_selection)
@@ -105,35 +149,35 @@ class ConversationPane(QWidget):
 
     @property
     def settling(self) -> bool:
-        """True from :meth:`open` until the newest messages are shown and the view has scrolled to them."""
+        """True from :meth:`open` until the session's rows are shown and the view has scrolled to them."""
         return self._settling
 
     def open(self, mem: Memory, session: str, reveal: int | None = None) -> None:
-        """Show ``session``; with ``reveal``, scroll to that message once it is loaded."""
+        """Show ``session`` at its end; with ``reveal`` (a message id), at that message."""
         self.memory = mem
         self._reveal_id = reveal
         self._scroll_to_end = reveal is None
-        self._settling = True  # no older pages until the newest messages are shown and scrolled to
+        self._settling = True
         self.title.setText(
             translate("Conversation", "<b>{session}</b> — loading…").format(session=html.escape(session))
         )
         self.detail.clear()
         self.export_button.setEnabled(True)
-        self.model.open(mem, session)
+        self.model.open(mem, session, reveal)
 
     def reveal(self, message_id: int) -> None:
-        """Scroll to message ``message_id``, loading older pages first if it is not loaded yet."""
-        row = self.model.row_of(message_id)
-        if row is not None:
-            self._select_row(row)
-            self.message_did_reveal.emit(message_id)
-            return
-        oldest = self.model.oldest_id
-        if oldest is not None and message_id < oldest:
-            self._reveal_id = message_id
-            self.model.load_older(until_id=message_id, token=CancelToken())
-        else:
-            log.info("message %s is not in session %s", message_id, self.model.session)
+        """Scroll to message ``message_id`` and select it (its page is read first if it is not loaded)."""
+        self.model.locate_message(message_id)
+
+    def refresh(self) -> None:
+        """Show what the session holds now: new messages at the end (the view follows them when it was
+        at the bottom), or, after a compaction or a removal, the session opened again at the same place
+        (its end, or the last selected message)."""
+        self.model.refresh()
+
+    def at_bottom(self) -> bool:
+        bar = self.list.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 4
 
     def _select_row(self, row: int) -> None:
         index = self.model.index(row, 0)
@@ -143,7 +187,7 @@ class ConversationPane(QWidget):
     # -- copy and export --------------------------------------------------------------------------
 
     def selected_messages(self) -> list[Message]:
-        rows = sorted(i.row() for i in self.list.selectionModel().selectedIndexes())
+        rows = sorted(i.row() for i in self.list.selectionModel().selectedRows())
         return [m for m in (self.model.message(r) for r in rows) if m is not None]
 
     def copy_selection(self) -> None:
@@ -188,62 +232,56 @@ class ConversationPane(QWidget):
     # -- slots ------------------------------------------------------------------------------------
 
     def _on_session_did_load(self, session: str) -> None:
-        hot = sum(1 for r in self.model.rows[(self.model.cut_row() or -1) + 1 :] if isinstance(r, Message))
-        if self.model.cut:
+        hot = self.model.hot_count
+        if self.model.cut_row() is not None:
             title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", hot)
         else:
             title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", hot)
         self.title.setText(title.format(session=html.escape(session)))
-        if self._reveal_id is not None:
-            target, self._reveal_id = self._reveal_id, None
-            self.reveal(target)
-        elif self.model.rowCount():
+        focus = self.model.layout.focus
+        if self._reveal_id is not None and focus is not None:
+            self._select_row(self.model.row_at(focus))
+            self.message_did_reveal.emit(self._reveal_id)
+        elif self.model.rowCount() and self._settling:
             self.list.scrollToBottom()
             self._select_row(self.model.rowCount() - 1)
-        QTimer.singleShot(0, self._on_layout_settled)  # the scroll range is final after the next layout
+        self._reveal_id = None
+        QTimer.singleShot(0, self, self._on_layout_settled)  # the scroll range is final after the next layout
 
     def _on_layout_settled(self) -> None:
         if self._scroll_to_end and self.model.rowCount():
             self.list.scrollToBottom()
         self._scroll_to_end = False
         self._settling = False
-        self._update_reader_at_top()
 
-    def _on_older_did_load(self, _count: int) -> None:
-        if self._reveal_id is not None:
-            target, self._reveal_id = self._reveal_id, None
-            self.reveal(target)
-        self._update_reader_at_top()
+    def _on_page_did_load(self, first: int, last: int) -> None:
+        current = self.list.currentIndex()
+        if current.isValid() and first <= current.row() <= last:
+            self._on_current_changed(current, current)
+
+    def _on_rows_about_to_be_inserted(self, *_args: object) -> None:
+        self._follow = self.at_bottom()
+
+    def _on_rows_did_append(self, _count: int) -> None:
+        if self._follow:
+            QTimer.singleShot(0, self.list, self.list.scrollToBottom)
+
+    def _on_layout_did_change(self) -> None:
+        mem, session = self.memory, self.model.session
+        if mem is None or session is None:
+            return
+        selected = self.selected_messages()
+        keep = None if self.at_bottom() or not selected else selected[-1].id
+        self.open(mem, session, reveal=keep)
+
+    def _on_message_did_locate(self, message_id: int, row: int) -> None:
+        self._select_row(row)
+        self.message_did_reveal.emit(message_id)
 
     def _on_load_did_fail(self, exc: BaseException) -> None:
         from desktop.errors import describe
 
         self.title.setText(describe(exc, translate("Conversation", "loading the conversation")).text)
-
-    def _on_rows_about_to_be_inserted(self, parent: QModelIndex, first: int, _last: int) -> None:
-        if first == 0 and self.model.rowCount() and self._reveal_id is None:
-            bar = self.list.verticalScrollBar()
-            self._keep_bottom_distance = bar.maximum() - bar.value()
-
-    def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
-        if self._keep_bottom_distance is not None:
-            self.list.verticalScrollBar().setValue(maximum - self._keep_bottom_distance)
-            self._keep_bottom_distance = None
-
-    def _on_scroll_value_changed(self, _value: int) -> None:
-        self._update_reader_at_top()
-
-    def _update_reader_at_top(self) -> None:
-        if self._settling:
-            self.model.reader_at_top = False
-            return
-        bar = self.list.verticalScrollBar()
-        row_height = max(1, self.list.sizeHintForRow(0)) if self.model.rowCount() else 1
-        at_top = bar.value() <= bar.minimum() + 2 * row_height
-        self.model.reader_at_top = at_top
-        root = QModelIndex()
-        if at_top and self.model.canFetchMore(root):
-            self.model.fetchMore(root)
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         message = self.model.message(current.row()) if current.isValid() else None

@@ -2,7 +2,7 @@
 
 Every row has the same height (so a list of 100,000 rows lays out at once and scrolls smoothly); the
 full text of the current message is shown in the pane below the list. The compaction-cut row is a
-labelled line across the list.
+labelled line across the list; a row whose page is still being read is a quiet "loading…" row.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ STRIPE = 4
 PREVIEW_CHARS = 600
 ROLE_COLORS = {"user": QColor("#2b78c5"), "assistant": QColor("#2e9d5b")}
 CUT_TEXT = QT_TRANSLATE_NOOP("Message", "compaction cut — older messages live in the archive only")
+LOADING_TEXT = QT_TRANSLATE_NOOP("Message", "loading…")
 ROLE_NAMES = {
     "user": QT_TRANSLATE_NOOP("Message", "user"),
     "assistant": QT_TRANSLATE_NOOP("Message", "assistant"),
@@ -50,12 +51,16 @@ def header_text(role: str, sender: str, send_at: int) -> str:
     return " · ".join(parts)
 
 
+def row_height(font: QFont) -> int:
+    """The height of every row: the header line and :data:`BODY_LINES` lines of text in ``font``."""
+    return QFontMetrics(font).lineSpacing() * (BODY_LINES + 1) + 3 * PAD
+
+
 class MessageDelegate(QStyledItemDelegate):
     """Fixed-height message rows and the compaction-cut line."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        fm = QFontMetrics(option.font)
-        return QSize(200, fm.lineSpacing() * (BODY_LINES + 1) + 3 * PAD)
+        return QSize(200, row_height(option.font))
 
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -68,6 +73,10 @@ class MessageDelegate(QStyledItemDelegate):
             painter.restore()
             return
         message = index.data(MessageRole)
+        if message is None:
+            self._paint_placeholder(painter, rect, palette, option.font)
+            painter.restore()
+            return
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if selected:
             painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
@@ -100,6 +109,21 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(QPen(palette.color(QPalette.ColorRole.Mid), 1))
         painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
         painter.restore()
+
+    @staticmethod
+    def _paint_placeholder(painter: QPainter, rect: QRect, palette: QPalette, font: QFont) -> None:
+        color = palette.color(QPalette.ColorRole.PlaceholderText)
+        painter.fillRect(QRect(rect.left(), rect.top() + 2, STRIPE, rect.height() - 4), color)
+        painter.setPen(color)
+        painter.setFont(font)
+        left = rect.left() + STRIPE + PAD
+        painter.drawText(
+            QRect(left, rect.top() + PAD, rect.width() - STRIPE - 2 * PAD, QFontMetrics(font).lineSpacing()),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            translate("Message", LOADING_TEXT),
+        )
+        painter.setPen(QPen(palette.color(QPalette.ColorRole.Mid), 1))
+        painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
 
     @staticmethod
     def _paint_cut(painter: QPainter, rect: QRect, palette: QPalette, font: QFont) -> None:

@@ -1,11 +1,13 @@
 """File ▸ Import…: read another tool's export into sessions, on the store worker, and say what happened.
 
-:class:`ImportDialog` (non-modal) asks for the format (``engine.importers.readers()``: jsonl, agenvoy,
-chatgpt, claude), the file or folder, and optionally the session to import into. :func:`start_import` runs
-the reader and ``Memory.import_sessions`` on the store worker: the reader checks the whole file before
-anything is stored; then the progress callback (called on the worker after each conversation) is handed to
-the GUI thread through :meth:`desktop.tasks.TaskRunner.report_progress`, where the status bar fills its bar.
-The task is cancellable between conversations (importing again later adds only what is missing).
+:class:`ImportDialog` (non-modal) asks for the format (every one of ``engine.importers.readers()``: ChatGPT
+and Claude exports, Agenvoy, Claude Code and Codex transcripts, JSON Lines), the file or folder, and
+optionally the session to import into. :func:`start_import` runs the reader and ``Memory.import_sessions``
+on the store worker: the reader checks the whole file before anything is stored; then the progress
+callback (called on the worker after each conversation) is handed to the GUI thread through
+:meth:`desktop.tasks.TaskRunner.report_progress`, where the status bar fills its bar. Agents' transcripts
+are read incrementally (:func:`engine.import_transcripts`: what was appended since the last import). The
+task is cancellable between conversations (importing again later adds only what is missing).
 :func:`import_words` says what the import did.
 """
 
@@ -34,8 +36,8 @@ from PySide6.QtWidgets import (
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
-from engine import Memory
-from engine.importers import ImportReport, readers
+from engine import Memory, import_transcripts
+from engine.importers import INCREMENTAL, ImportReport, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -45,6 +47,8 @@ FORMATS = (
     ("chatgpt", QT_TRANSLATE_NOOP("Import", "ChatGPT data export")),
     ("claude", QT_TRANSLATE_NOOP("Import", "Claude data export")),
     ("agenvoy", QT_TRANSLATE_NOOP("Import", "Agenvoy sessions folder")),
+    ("claude-code", QT_TRANSLATE_NOOP("Import", "Claude Code transcripts")),
+    ("codex", QT_TRANSLATE_NOOP("Import", "Codex CLI sessions")),
     ("jsonl", QT_TRANSLATE_NOOP("Import", "JSON Lines (one message per line)")),
 )
 DESCRIPTIONS = {
@@ -57,6 +61,12 @@ DESCRIPTIONS = {
     "claude": QT_TRANSLATE_NOOP(
         "Import", "conversations.json of a Claude data export (the file, its folder, or the .zip)"
     ),
+    "claude-code": QT_TRANSLATE_NOOP(
+        "Import", "Claude Code transcripts: ~/.claude/projects, one project folder, or one .jsonl file"
+    ),
+    "codex": QT_TRANSLATE_NOOP(
+        "Import", "Codex CLI rollouts: ~/.codex/sessions, a folder below it, or one rollout-….jsonl file"
+    ),
     "jsonl": QT_TRANSLATE_NOOP("Import", "one history.json record per line, into one session"),
 }
 """What to choose for each format (the engine's ``engine.importers.DESCRIPTIONS``, in the UI language)."""
@@ -64,7 +74,11 @@ FILTERS = {
     "jsonl": QT_TRANSLATE_NOOP("Import", "JSON Lines (*.jsonl *.json)"),
     "chatgpt": QT_TRANSLATE_NOOP("Import", "ChatGPT export (conversations.json *.zip)"),
     "claude": QT_TRANSLATE_NOOP("Import", "Claude export (conversations.json *.zip)"),
+    "claude-code": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
+    "codex": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
 }
+FOLDERS = {"agenvoy": "~/.config/agenvoy", "claude-code": "~/.claude/projects", "codex": "~/.codex/sessions"}
+"""Formats usually imported as a folder, and where the folder chooser starts."""
 
 
 def import_words(report: ImportReport, seconds: float) -> str:
@@ -83,6 +97,10 @@ def import_words(report: ImportReport, seconds: float) -> str:
             text = translate("Import", "Read {conversations} in {took}: {added}.")
         text = text.format(
             conversations=convs, took=took, added=added, present=f"{report.messages_already_present:,}"
+        )
+    if report.unchanged:
+        text += translate(
+            "Import", " %Ln transcript(s) had nothing new since the last import.", "", report.unchanged
         )
     if report.skipped:
         ordered = sorted(report.skipped.items(), key=lambda item: (-item[1], item[0]))
@@ -112,9 +130,12 @@ def start_import(
 
     def op() -> tuple[ImportReport, float]:
         started = time.perf_counter()
-        result = reader(path, session)  # everything is read and checked before anything is stored
-        token.check()
-        report = mem.import_sessions(result.sessions, progress).with_skipped(result.skipped)
+        if fmt in INCREMENTAL:
+            report = import_transcripts(mem, fmt, path, session, progress)
+        else:
+            result = reader(path, session)  # everything is read and checked before anything is stored
+            token.check()
+            report = mem.import_sessions(result.sessions, progress).with_read(result)
         return report, time.perf_counter() - started
 
     log.info("importing %s (%s)", path, fmt)
@@ -188,8 +209,11 @@ class ImportDialog(QDialog):
 
     def _on_choose_clicked(self) -> None:
         fmt = self.format.currentData()
-        if fmt == "agenvoy":
-            chosen = QFileDialog.getExistingDirectory(self, translate("Import", "Agenvoy sessions folder"))
+        if fmt in FOLDERS:
+            start = Path(FOLDERS[fmt]).expanduser()
+            chosen = QFileDialog.getExistingDirectory(
+                self, translate("Import", "Folder to import"), str(start if start.is_dir() else Path.home())
+            )
         else:
             filters = [translate("Import", FILTERS[fmt])] if fmt in FILTERS else []
             filters.append(translate("Import", "All files (*)"))

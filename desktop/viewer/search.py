@@ -1,10 +1,10 @@
 """The search pane: one box; keyword, semantic or hybrid; this session or all; a time range.
 
-It searches as you type: each change waits :data:`TYPING_MS` for the next keystroke, then one search
-runs on the store worker (while one runs, only the newest text is searched next; an older answer is
-never shown). Enter or the button searches at once. A search asks the engine for up to
-:data:`desktop.viewer.hits.MAX_RESULTS` hits and reads the context of the first page; the status says how many
-there are ("50 of 76 results") and "More results" reads and shows the next page.
+It searches as you type (:class:`desktop.viewer.searcher.Searcher`: a pause for the next keystroke, one
+search at a time on the store worker, never an out-of-date answer). Enter or the button searches at once.
+A search asks the engine for up to :data:`desktop.viewer.hits.MAX_RESULTS` hits and reads the context of
+the first page; the status says how many there are ("50 of 76 results") and "More results" reads and
+shows the next page.
 
 Results show the hit with its context (two messages before, one after), query terms highlighted in the
 palette's Highlight colours (so a dark theme gets a dark-theme highlight), context lines in a muted text
@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import logging
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QUrl, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -36,7 +36,8 @@ from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
 from desktop.viewer.delegate import header_text
 from desktop.viewer.highlight import excerpt, highlight_html, terms
-from desktop.viewer.hits import PAGE, Found, Query, Result, run_search, with_context
+from desktop.viewer.hits import Found, Query, Result
+from desktop.viewer.searcher import Searcher, count_text
 from engine import Memory
 
 log = logging.getLogger("memtray.desktop.viewer.search")
@@ -55,25 +56,12 @@ MATCH_LABELS = {
     "semantic": QT_TRANSLATE_NOOP("Search", "Meaning"),
     "hybrid": QT_TRANSLATE_NOOP("Search", "Keywords + meaning"),
 }
-TYPING_MS = 300
-"""How long the box waits for the next keystroke before it searches."""
 SOURCE_LABELS = {
     "recent": QT_TRANSLATE_NOOP("Search", "recent"),
     "archive": QT_TRANSLATE_NOOP("Search", "archive"),
     "semantic": QT_TRANSLATE_NOOP("Search", "semantic"),
     "hybrid": QT_TRANSLATE_NOOP("Search", "hybrid"),
 }
-
-
-def count_text(shown: int, total: int, capped: bool) -> str:
-    """``3 results``, ``50 of 76 results``, ``50 of 200+ results``, ``The first 200 results``."""
-    if capped:
-        if shown < total:
-            return translate("Search", "{shown} of %n+ results", "", total).format(shown=shown)
-        return translate("Search", "The first %n results (more words narrow the search)", "", total)
-    if shown < total:
-        return translate("Search", "{shown} of %n result(s)", "", total).format(shown=shown)
-    return translate("Search", "%n result(s)", "", total)
 
 
 class SearchPane(QWidget):
@@ -94,17 +82,9 @@ class SearchPane(QWidget):
     def __init__(self, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
-        self.memory: Memory | None = None
         self.current_session: str | None = None
-        self.results: list[Result] = []
-        self.found: Found | None = None
         self._words: list[str] = []
-        self._running: Query | None = None  # the search on the worker now
-        self._again = False  # the box changed while it ran: search again when it ends
-        self._typing = QTimer(self)
-        self._typing.setSingleShot(True)
-        self._typing.setInterval(TYPING_MS)
-        self._typing.timeout.connect(self.search)
+        self.searcher = Searcher(runner, self._current_query, self)
         self.box = QLineEdit()
         self.box.setObjectName("search-box")
         self.box.setPlaceholderText(
@@ -151,6 +131,10 @@ class SearchPane(QWidget):
             box.currentIndexChanged.connect(self._on_typed)
         self.button.clicked.connect(self.search)
         self.more_button.clicked.connect(self.show_more)
+        self.searcher.search_did_start.connect(self._on_search_did_start)
+        self.searcher.search_did_finish.connect(self._on_found)
+        self.searcher.page_did_load.connect(self._on_page)
+        self.searcher.search_did_fail.connect(self._on_failure)
         self.view.anchorClicked.connect(self._on_anchor_clicked)
         self.view.installEventFilter(self)
 
@@ -169,45 +153,42 @@ class SearchPane(QWidget):
             else translate("Search", "Search by meaning becomes available with the semantic index")
         )
 
+    @property
+    def memory(self) -> Memory | None:
+        return self.searcher.memory
+
+    @memory.setter
+    def memory(self, mem: Memory | None) -> None:
+        self.searcher.memory = mem
+
+    @property
+    def results(self) -> list[Result]:
+        """The results shown (the first page, and each page "More results" added)."""
+        return self.searcher.results
+
+    @property
+    def found(self) -> Found | None:
+        return self.searcher.found
+
     def query(self) -> Query:
         session = self.current_session if self.scope.currentData() == "session" else None
         return Query(
             self.box.text().strip(), self.match.currentData(), session, self.time_range.currentData()
         )
 
+    def _current_query(self) -> Query | None:
+        query = self.query()
+        return query if query.text else None
+
     def search(self) -> None:
         """Search for the box's text now (after the running search, if one runs)."""
-        self._typing.stop()
-        mem = self.memory
-        query = self.query()
-        if mem is None or not query.text:
-            return
-        if self._running is not None:
-            self._again = True
-            return
-        self._running = query
-        self._again = False
-        self.status.setText(translate("Search", "Searching…"))
-        self.runner.run_query(
-            lambda: run_search(mem, query),
-            lambda found: self._on_found(query, found),
-            lambda exc: self._on_failure(query, exc),
-            owner=self,
-        )
+        self.searcher.search()
 
     def show_more(self) -> None:
         """Read and show the next page of the last search's hits."""
-        mem, found = self.memory, self.found
-        if mem is None or found is None or len(self.results) >= len(found.hits):
-            return
-        hits = found.hits[len(self.results) : len(self.results) + PAGE]
-        self.more_button.setEnabled(False)
-        self.runner.run_query(
-            lambda: with_context(mem, hits),
-            lambda page: self._on_page(found, page),
-            lambda exc: self._on_failure(found.query, exc),
-            owner=self,
-        )
+        if self.searcher.has_more:
+            self.more_button.setEnabled(False)
+            self.searcher.more()
 
     def activate(self, index: int) -> None:
         """Act as if result ``index`` was clicked."""
@@ -216,35 +197,20 @@ class SearchPane(QWidget):
             self.result_did_activate.emit(message.session, message.id)
 
     def _on_typed(self, *_args: object) -> None:
-        if self.box.text().strip():
-            self._typing.start()
-        else:
-            self._typing.stop()
+        self.searcher.typed()
 
-    def _finished(self, query: Query) -> bool:
-        """The search of ``query`` ended; True if its answer is still the one to show."""
-        self._running = None
-        if self._again or query != self.query():
-            self.search()  # the box changed meanwhile: that answer is out of date
-            return False
-        return True
+    def _on_search_did_start(self) -> None:
+        self.status.setText(translate("Search", "Searching…"))
 
-    def _on_found(self, query: Query, found: Found) -> None:
-        if not self._finished(query):
-            return
-        self._words = terms(query.text)
-        self.found = found
-        self.results = list(found.results)
+    def _on_found(self, found: Found) -> None:
+        self._words = terms(found.query.text)
         self._show_results()
         self.search_did_finish.emit(self.results)
 
-    def _on_page(self, found: Found, page: list[Result]) -> None:
+    def _on_page(self, results: list[Result]) -> None:
         self.more_button.setEnabled(True)
-        if found is not self.found:
-            return
-        self.results += page
         self._show_results()
-        self.page_did_load.emit(self.results)
+        self.page_did_load.emit(results)
 
     def _show_results(self) -> None:
         found = self.found
@@ -256,22 +222,17 @@ class SearchPane(QWidget):
         self.more_button.setVisible(len(self.results) < total)
         self.view.setHtml(self.results_html(self.results))
 
-    def _on_failure(self, query: Query, exc: BaseException) -> None:
+    def _on_failure(self, exc: BaseException) -> None:
         self.more_button.setEnabled(True)
-        if not self._finished(query):
-            return
         message = describe(exc, translate("Search", "searching"))
         self.status.setText(message.text)
-        self.results = []
-        self.found = None
         self.more_button.hide()
         self.view.clear()
         self.search_did_fail.emit(exc)
 
     def results_html(self, results: list[Result]) -> str:
         palette = self.view.palette()
-        background, foreground = contrast.highlight(palette)
-        mark = f"background-color:{background.name()};color:{foreground.name()};"
+        mark = contrast.mark_style(palette)
         quiet = f"color:{contrast.muted(palette).name()};"
         blocks = []
         for i, result in enumerate(results):

@@ -163,7 +163,7 @@ class ViewerWindow(QMainWindow):
         self.sessions.remove_requested.connect(lambda sid: self.editor.ask_remove(sid, self))
         self.conversation.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.conversation.list.customContextMenuRequested.connect(self._on_message_menu_requested)
-        self.search.result_did_activate.connect(self._on_result_did_activate)
+        self.search.result_did_activate.connect(self.reveal_message)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         state.state_did_change.connect(self._on_state_did_change)
         state.memory_did_change.connect(self._on_memory_did_change)
@@ -327,13 +327,9 @@ class ViewerWindow(QMainWindow):
             self.summary.show_session(session)
         if model.loading or self._shown is None or _messages_of(info) == _messages_of(self._shown):
             return
-        log.info("session %s changed (%d messages now); reloading it", session, info.total_messages)
+        log.info("session %s changed (%d messages now); reading it again", session, info.total_messages)
         self._shown = info
-        bar = self.conversation.list.verticalScrollBar()
-        at_end = bar.value() >= bar.maximum() - 4
-        selected = self.conversation.selected_messages()
-        keep = None if at_end or not selected else selected[-1].id
-        self.conversation.open(mem, session, reveal=keep)
+        self.conversation.refresh()  # new messages become rows; a compaction reopens it in place
 
     def _on_memory_did_change(self) -> None:
         """Another program (or this one) changed the memory: re-read what the snapshot does not hold."""
@@ -380,7 +376,8 @@ class ViewerWindow(QMainWindow):
     def _on_session_did_select(self, session: str) -> None:
         self.open_session(session)
 
-    def _on_result_did_activate(self, session: str, message_id: int) -> None:
+    def reveal_message(self, session: str, message_id: int) -> None:
+        """Show the conversation of ``session`` scrolled to message ``message_id``, selected."""
         self.tabs.setCurrentWidget(self.conversation)
         if self.conversation.model.session == session and not self.conversation.model.loading:
             self.conversation.reveal(message_id)

@@ -20,7 +20,7 @@ from typing import TextIO
 from engine.cli.output import open_memory, write
 from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
-from engine.importers.importstate import ImportState
+from engine.importers.watch import import_transcripts
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
@@ -117,14 +117,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidInput("name the file or folder to import")
     progress = Progress()
     with open_memory(args) as mem:  # first, so that warnings about skipped records are logged
-        state = ImportState.for_store(mem.paths.store_dir) if args.format in INCREMENTAL else None
-        reader = readers(state)[args.format]
         try:
             progress.note(f"reading {args.path} …")
-            result = reader(args.path, args.session)  # everything is read and checked before it is stored
-            report = mem.import_sessions(result.sessions, progress).with_read(result)
-            if state is not None:
-                state.save()  # only now: a crash before this reads the same lines again, adding nothing
+            if args.format in INCREMENTAL:
+                report = import_transcripts(mem, args.format, args.path, args.session, progress)
+            else:
+                result = readers()[args.format](args.path, args.session)  # all read and checked first
+                report = mem.import_sessions(result.sessions, progress).with_read(result)
             mem.wait_idle()
         finally:
             progress.close()

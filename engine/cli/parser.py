@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
 def wants_gui(argv: list[str]) -> bool:
     """True when no command is given (only global options), so the tray app should start.
 
-    ``--quit`` (ask the running tray app to quit) is the tray app's own option, so it goes there too.
+    ``--quit`` (ask the running tray app to quit) and ``--search`` (open its quick search) are the tray
+    app's own options, so they go there too.
     """
     rest = list(argv)
     while rest:
@@ -62,7 +63,7 @@ def wants_gui(argv: list[str]) -> bool:
             if rest:
                 rest.pop(0)
             continue
-        if head.startswith("--home=") or head in ("-v", "--verbose", "--quit"):
+        if head.startswith("--home=") or head in ("-v", "--verbose", "--quit", "--search"):
             continue
         return False
     return True

@@ -17,6 +17,8 @@ reason in ``skipped``; the report at the end adds them up. A file of another kin
 
 Agents' transcripts (Claude Code, Codex) are read incrementally when the caller passes an
 :class:`~engine.importers.importstate.ImportState`: only what was appended since the last import is read.
+:mod:`engine.importers.watch` runs such an incremental import and saves the state once the messages are
+stored, for one path or for every watched agents' folder.
 """
 
 from __future__ import annotations
@@ -110,6 +112,16 @@ class ImportReport:
     def with_read(self, result: ReadResult) -> ImportReport:
         """This report with what the reader found besides the sessions (its skips, unchanged files)."""
         return replace(self.with_skipped(result.skipped), unchanged=self.unchanged + result.unchanged)
+
+    def plus(self, other: ImportReport) -> ImportReport:
+        """This report and ``other`` added up (two imports told as one)."""
+        return replace(
+            self.with_skipped(other.skipped),
+            sessions=self.sessions + other.sessions,
+            messages_added=self.messages_added + other.messages_added,
+            messages_already_present=self.messages_already_present + other.messages_already_present,
+            unchanged=self.unchanged + other.unchanged,
+        )
 
     def describe(self) -> str:
         """The report in words: what went into how many sessions, and what was left out and why."""

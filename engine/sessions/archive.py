@@ -177,6 +177,24 @@ def after(conn: Connection, session_id: str, after_id: int, limit: int) -> list[
     return [to_message(r) for r in result]
 
 
+def count_before(conn: Connection, session_id: str, before_id: int | None = None) -> int:
+    """How many of the session's messages have ``id < before_id`` (every one of them when None)."""
+    bound = before_id if before_id is not None else 2**62
+    row = conn.exec_driver_sql(
+        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND id < ?", (session_id, bound)
+    ).first()
+    return int(row[0]) if row else 0
+
+
+def at_offset(conn: Connection, session_id: str, offset: int, limit: int) -> list[Message]:
+    """Up to ``limit`` of the session's messages from position ``offset`` (0: the oldest), oldest first."""
+    result = conn.exec_driver_sql(
+        f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
+        (session_id, limit, offset),
+    )
+    return [to_message(r) for r in result]
+
+
 def fingerprints(conn: Connection, session_id: str) -> set[tuple[str, str, int]]:
     """``(role, content, send_at)`` of every archived message of the session (import de-duplication)."""
     rows = conn.execute(

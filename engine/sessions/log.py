@@ -375,6 +375,24 @@ class SessionLog:
         with self._store.read() as conn:
             return archive.page(conn, session, before_id, max(1, min(limit, 5000)))
 
+    def archive_count(self, session: str) -> int:
+        """How many messages of the session are archived."""
+        self.require(session)
+        with self._store.read() as conn:
+            return archive.count_before(conn, session)
+
+    def archive_position(self, session: str, message_id: int) -> int:
+        """The archived messages of the session older than ``message_id`` (its row, oldest first)."""
+        self.require(session)
+        with self._store.read() as conn:
+            return archive.count_before(conn, session, message_id)
+
+    def archive_slice(self, session: str, offset: int, limit: int) -> list[Message]:
+        """Archived messages from position ``offset`` (0: the oldest), oldest first; at most 5,000."""
+        self.require(session)
+        with self._store.read() as conn:
+            return archive.at_offset(conn, session, max(0, offset), max(1, min(limit, 5000)))
+
     def around(self, session: str, message_id: int, before: int = 2, after: int = 1) -> list[Message]:
         """A message with ``before`` archived messages before it and ``after`` after it, oldest first."""
         self.require(session)

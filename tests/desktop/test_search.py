@@ -195,12 +195,13 @@ def test_typing_searches_once_after_a_pause_off_the_gui_thread(
 ) -> None:
     import threading
 
-    from desktop.viewer import search as search_module
+    from desktop.viewer import hits
+    from desktop.viewer import searcher as search_module
 
     calls: list[tuple[str, bool]] = []
     real = search_module.run_search
 
-    def counted(mem: Any, query: Any, page: int = search_module.PAGE) -> Any:
+    def counted(mem: Any, query: Any, page: int = hits.PAGE) -> Any:
         calls.append((query.text, threading.current_thread() is threading.main_thread()))
         return real(mem, query, page)
 
@@ -243,7 +244,7 @@ def test_many_hits_come_in_pages_with_a_count(viewer: ViewerWindow, qtbot: Any) 
 
 
 def test_a_count_below_the_limit() -> None:
-    from desktop.viewer.search import count_text
+    from desktop.viewer.searcher import count_text
 
     assert count_text(50, 76, capped=False) == "50 of 76 results"
     assert count_text(1, 1, capped=False) == "1 result"

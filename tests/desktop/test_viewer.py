@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from desktop.state import AppState
-from desktop.viewer.conversation_model import CUT, KindRole
+from desktop.viewer.conversation_model import KindRole
 from desktop.viewer.window import ViewerWindow
 from engine import Message
 
@@ -73,11 +73,12 @@ def test_compacted_session_shows_the_cut_line(viewer: ViewerWindow, qtbot: Any, 
     model = viewer.conversation.model
     cut = model.cut_row()
     assert cut is not None and model.index(cut, 0).data(KindRole) == "cut"
-    assert model.rows[cut] is CUT
+    assert model.position_of(cut) is None and model.message(cut) is None
     hot_first = model.message(cut + 1)
     assert hot_first is not None and hot_first.id == model.cut
-    assert model.rowCount() == 240 + 1  # one page holds the whole archive of this short session
-    assert not model.has_older
+    assert model.rowCount() == 240 + 1  # every message and the cut line
+    assert model.hot_count == 240 - cut
+    assert all(model.is_loaded(row) for row in range(model.rowCount()))  # the two pages read at once
     assert model.message(0) is not None and model.message(0).content.startswith("long chat message 0:")  # type: ignore[union-attr]
     viewer.conversation._select_row(cut)
     screenshot(viewer, "viewer-compaction-cut")

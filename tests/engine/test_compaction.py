@@ -78,6 +78,23 @@ def test_archive_and_recent_stay_disjoint_after_compaction(memory: Memory, clock
     assert archived and all(m.id is not None and m.id < cut for m in archived)
 
 
+def test_archive_by_position_counts_across_the_cut(memory: Memory, clock: FakeClock) -> None:
+    memory.update_settings(max_history_bytes=20_000)
+    fill(memory, clock, "cli-a", 60_000, size=1000)
+    memory.append("other", [Message("user", "between", clock.advance(1))])  # ids of another session
+    memory.append("cli-a", [Message("user", f"late {i}", clock.advance(1)) for i in range(30)])
+    every = list(memory.iter_archive("cli-a"))
+    assert memory.archive_count("cli-a") == len(every) > 40
+    assert memory.archive_slice("cli-a", 0, 5) == every[:5]
+    assert memory.archive_slice("cli-a", 30, 10) == every[30:40]
+    assert memory.archive_slice("cli-a", len(every) - 3, 10) == every[-3:]
+    cut = memory.compaction_cut("cli-a")
+    position = memory.archive_position("cli-a", cut)
+    assert every[position].id == cut and position == sum(1 for m in every if (m.id or 0) < cut)
+    assert memory.archive_position("cli-a", every[0].id or 0) == 0
+    assert memory.archive_count("other") == 1
+
+
 records_strategy = st.lists(
     st.fixed_dictionaries(
         {

@@ -1,0 +1,1 @@
+"""Developer scripts that are neither tests nor benchmarks (``python -m scripts.<name>``)."""
