@@ -239,8 +239,8 @@ class AppActions(QObject):
                 enabled=ready,
                 tooltip=translate(
                     "Actions",
-                    "Search by meaning learns new messages in the background; paused, they wait (until "
-                    "memtray quits)",
+                    "Search by meaning learns new messages in the background; paused, they wait until you "
+                    "resume, after a restart too",
                 ),
             ),
             Entry(

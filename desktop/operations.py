@@ -336,7 +336,7 @@ class Operations(QObject):
         )
 
     def set_embedding_paused(self, paused: bool) -> None:
-        """Pause or resume the background embedding (for as long as memtray runs)."""
+        """Pause or resume the background embedding (the ``embedding_paused`` setting: it lasts)."""
         mem = self.state.memory
         if mem is None:
             return

@@ -42,7 +42,8 @@ class Settings:
         embedding_paused: whether the background embedder is paused (messages stay queued; searches rank
             what is embedded).
         redact_secrets: replace keys, tokens and passwords in text sent to Gemini.
-        autostart: start memtray at login.
+        autostart: no longer read by the app (its login entry is the state, kept per user, not per data
+            folder); kept so that stored values still load.
         ui_language: the desktop app's language, ``auto`` (the system's), ``en`` or ``zh_TW``; read when the
             app starts.
         watch_agent_folders: the desktop app imports what coding agents append to their transcripts in

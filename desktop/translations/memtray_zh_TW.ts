@@ -99,6 +99,10 @@
         <translation>刪除一段對話的訊息；保留它的摘要</translation>
     </message>
     <message>
+        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
+        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
+    </message>
+    <message>
         <source>Repair the database…</source>
         <translation>修復資料庫…</translation>
     </message>
@@ -125,10 +129,6 @@
     <message>
         <source>Pause embedding</source>
         <translation>暫停建立語意索引</translation>
-    </message>
-    <message>
-        <source>Search by meaning learns new messages in the background; paused, they wait (until memtray quits)</source>
-        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會先排隊等候（直到 memtray 結束）</translation>
     </message>
     <message>
         <source>Settings…</source>

@@ -46,7 +46,6 @@ from desktop.icons import app_icon
 from desktop.operations import Outcome
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
-from desktop.titles import title_of
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.editing import SessionEditor
 from desktop.viewer.errormemory import ErrorMemoryPanel
@@ -393,7 +392,6 @@ class ViewerWindow(QMainWindow):
         self.hide()
 
 
-def _messages_of(info: SessionInfo) -> tuple[int, int, int, str]:
-    """What a reload of the conversation follows: the counts (a compaction moves them), the last message,
-    the title."""
-    return (info.hot_messages, info.archived_messages, info.last_message_at, title_of(info))
+def _messages_of(info: SessionInfo) -> tuple[int, int, int]:
+    """What a reload of the conversation follows: the counts (a compaction moves them), the last message."""
+    return (info.hot_messages, info.archived_messages, info.last_message_at)
