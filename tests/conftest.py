@@ -22,6 +22,10 @@ CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "memtray-home"
     monkeypatch.setenv("MEMTRAY_HOME", str(home))
+    user = tmp_path / "user-home"  # Path.home(): ~/.claude/projects, ~/.codex/sessions, login entries
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("USERPROFILE", str(user))
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(tmp_path / "xdg" / var.lower()))
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
