@@ -68,6 +68,38 @@ def mark_style(palette: QPalette) -> str:
     return f"background-color:{background.name()};color:{foreground.name()};"
 
 
+def dark(palette: QPalette) -> bool:
+    """Whether the palette is a dark theme (its base, where text is written, is dark)."""
+    return luminance(palette.color(Role.Base)) < 0.5
+
+
+ROLE_ACCENTS = {
+    "user": (QColor("#1f5f9e"), QColor("#7fb5ee")),
+    "assistant": (QColor("#24794a"), QColor("#6fd39a")),
+}
+"""A role's colour (light theme, dark theme): the stripe and header of its messages."""
+OTHER_ACCENT = (QColor("#666666"), QColor("#a8a8a8"))
+CUT_ACCENT = (QColor("#9a5410"), QColor("#f0a860"))
+"""The compaction cut line and its label."""
+
+
+def accent(palette: QPalette, pair: tuple[QColor, QColor]) -> QColor:
+    """The colour of ``pair`` for the palette's theme, made readable on its base if it is not."""
+    return readable_on(palette.color(Role.Base), pair[1] if dark(palette) else pair[0])
+
+
+def role_color(palette: QPalette, role: str) -> QColor:
+    """The colour of a ``role``'s messages (user, assistant, any other), readable on the palette's base."""
+    return accent(palette, ROLE_ACCENTS.get(role, OTHER_ACCENT))
+
+
+def banner_style(palette: QPalette) -> str:
+    """The CSS of a notice banner: amber, light or dark with the theme, its text readable on it."""
+    background = QColor("#4a3a10") if dark(palette) else QColor("#fff4ce")
+    text = readable_on(background, QColor("#ffe9a8") if dark(palette) else QColor("#5c4400"))
+    return f"background:{background.name()}; color:{text.name()}; padding:6px; border:1px solid #c0a040;"
+
+
 def warning(palette: QPalette) -> QColor:
     """A red for error text, readable on the palette's window colour."""
     window = palette.color(Role.Window)

@@ -19,9 +19,16 @@ CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def _isolated_home(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     home = tmp_path / "memtray-home"
     monkeypatch.setenv("MEMTRAY_HOME", str(home))
+    # Path.home() (~/.claude/projects, ~/.codex/sessions, login entries): a folder of its own, beside
+    # tmp_path so that a test sees only what it puts in tmp_path.
+    user = tmp_path_factory.mktemp("user-home")
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("USERPROFILE", str(user))
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(tmp_path / "xdg" / var.lower()))
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)

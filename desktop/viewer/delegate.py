@@ -15,9 +15,10 @@ from PySide6.QtCore import (
     QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop import contrast
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.viewer.conversation_model import KindRole, MessageRole
 from desktop.viewer.timefmt import local_time
@@ -26,7 +27,6 @@ BODY_LINES = 3
 PAD = 6
 STRIPE = 4
 PREVIEW_CHARS = 600
-ROLE_COLORS = {"user": QColor("#2b78c5"), "assistant": QColor("#2e9d5b")}
 CUT_TEXT = QT_TRANSLATE_NOOP("Message", "compaction cut — older messages live in the archive only")
 LOADING_TEXT = QT_TRANSLATE_NOOP("Message", "loading…")
 ROLE_NAMES = {
@@ -83,7 +83,7 @@ class MessageDelegate(QStyledItemDelegate):
         text_color = palette.color(
             QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         )
-        color = ROLE_COLORS.get(message.role, QColor("#888888"))
+        color = contrast.role_color(palette, message.role)
         painter.fillRect(QRect(rect.left(), rect.top() + 2, STRIPE, rect.height() - 4), color)
         font: QFont = QFont(option.font)
         fm = QFontMetrics(font)
@@ -127,7 +127,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _paint_cut(painter: QPainter, rect: QRect, palette: QPalette, font: QFont) -> None:
-        color = QColor("#d9822b")
+        color = contrast.accent(palette, contrast.CUT_ACCENT)
         fm = QFontMetrics(font)
         label = translate("Message", CUT_TEXT)
         label_width = fm.horizontalAdvance(label) + 2 * PAD

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
+from desktop.viewer.importreasons import reason_words
 from engine import Memory, import_transcripts
 from engine.importers import INCREMENTAL, ImportReport, readers
 
@@ -104,8 +105,9 @@ def import_words(report: ImportReport, seconds: float) -> str:
         )
     if report.skipped:
         ordered = sorted(report.skipped.items(), key=lambda item: (-item[1], item[0]))
-        reasons = ", ".join(
-            translate("Import", "{count} × {why}").format(count=f"{n:,}", why=why) for why, n in ordered
+        reasons = translate("Import", ", ", "between the reasons of a list").join(
+            translate("Import", "{count} × {why}").format(count=f"{n:,}", why=reason_words(why))
+            for why, n in ordered
         )
         text += translate("Import", " Left out: {reasons}.").format(reasons=reasons)
     return text

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import contrast
 from desktop.actions import AppActions, find_action
 from desktop.errors import describe
 from desktop.icons import app_icon
@@ -98,7 +99,7 @@ class ViewerWindow(QMainWindow):
         self.banner = QLabel("")
         self.banner.setObjectName("viewer-banner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background:#fff4ce; color:#5c4400; padding:6px; border:1px solid #e0c060;")
+        self.banner.setStyleSheet(contrast.banner_style(self.palette()))
         self.banner.hide()
         self.sessions = SessionsPanel()
         self.conversation = ConversationPane(self.runner)

@@ -14,7 +14,9 @@ Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (querie
 tokenized (:mod:`engine.embedders.sentencepiece`), keeping the first ``max_tokens`` tokens; texts are
 sorted by length and cut into batches padded to their longest text (:func:`batches`); the word rows are
 dequantized from the 4-bit table, the position and type embeddings added, the encoder run, and the
-tokens' states mean-pooled and L2-normalised. Calls are serialised by the model's lock.
+tokens' states mean-pooled and L2-normalised. Only loading holds the model's lock: an onnxruntime
+session runs calls from several threads at once, so a search's query is embedded while the background
+embedder's batch runs, not after it.
 """
 
 from __future__ import annotations
@@ -119,13 +121,11 @@ class OnnxE5Embedder(LocalModel):
     def encode_documents(self, texts: list[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            return self._encode(texts, "passage: ")
+        return self._encode(texts, "passage: ")
 
     def encode_query(self, text: str) -> Vectors:
-        with self._lock:
-            vector: Vectors = self._encode([text], "query: ")[0]
-            return vector
+        vector: Vectors = self._encode([text], "query: ")[0]
+        return vector
 
     def token_ids(self, text: str, prefix: str = "passage: ") -> list[int]:
         """The ids the model reads for ``text`` (for tests and measurements)."""
@@ -134,7 +134,8 @@ class OnnxE5Embedder(LocalModel):
             return model.tokenizer.encode(prefix + text)
 
     def _encode(self, texts: Sequence[str], prefix: str) -> Vectors:
-        model: _Model = self._loaded()
+        with self._lock:
+            model: _Model = self._loaded()
         ids = [model.tokenizer.encode(prefix + text) for text in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for batch in batches([len(row) for row in ids]):

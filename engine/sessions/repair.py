@@ -242,8 +242,6 @@ def _message(row: tuple[salvage.Value, ...]) -> Message | None:
         isinstance(ident, int) and isinstance(session, str) and role in ROLES and isinstance(content, str)
     ):
         return None
-    if not content.strip():
-        return None
     try:
         validate_session_id(session)
     except InvalidSessionId:  # read from a damaged page
@@ -286,7 +284,7 @@ def _restore_hot(conn: Connection, paths: Paths, now: int) -> tuple[int, int, li
             unreadable.append(session)
             continue
         count += 1
-        hot = [m for m in (from_record(r) for r in records) if m is not None and m.content.strip()]
+        hot = [m for m in (from_record(r) for r in records) if m is not None]
         archived = archive.rows_from(conn, session, 0)
         if not hot:
             if archived:

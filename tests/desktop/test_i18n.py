@@ -407,3 +407,53 @@ def test_the_check_flags_english_and_lets_names_through() -> None:
     assert untranslated("Import…") and untranslated("JSON Lines (*.jsonl)")
     for text in ("結束", "memtray — 設定", "Gemini", "gemini-2.5-flash", "proj-zh…", "12 KiB 以上", "…"):
         assert not untranslated(text), text
+
+
+def importer_reasons() -> list[str]:
+    """Every reason the importers count records by (``tally.skip``, ``tally.broken``, ``BadTime``), read
+    from their source; a value built into a reason (an f-string) is written as ``X``."""
+    import ast
+
+    found: list[str] = []
+    for source in sorted(Path("engine/importers").glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in ("skip", "broken", "BadTime"):
+                continue
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.append(first.value)
+            elif isinstance(first, ast.JoinedStr):
+                found.append(
+                    "".join(
+                        str(p.value)
+                        if isinstance(p, ast.Constant)
+                        else ("1,000" if "longer" in ast.unparse(first) else "X")
+                        for p in first.values
+                    )
+                )
+    return found
+
+
+def test_every_import_reason_is_translated(zh_tw: None) -> None:
+    from desktop.viewer.importreasons import reason_words
+
+    reasons = importer_reasons()
+    assert len(reasons) > 40 and "thinking" in reasons and "X message" in reasons
+    for reason in reasons:
+        words = reason_words(reason)
+        assert words != reason and re.search(r"[\u4e00-\u9fff]", words), reason
+        assert "X" not in reason or "X" in words, (reason, words)  # the value is kept
+    assert reason_words("something new") == "something new"  # unknown: as the engine wrote it
+    assert reason_words("message longer than 1,000,000 characters") == "超過 1,000,000 個字元的訊息"
+
+
+def test_the_import_report_says_its_reasons_in_the_ui_language(zh_tw: None) -> None:
+    from desktop.viewer.importing import import_words
+    from engine.importers import ImportReport
+
+    words = import_words(ImportReport(2, 10, 0, {"thinking": 3, "user message": 1, "new reason": 1}), 1.5)
+    assert "略過：思考過程 3 則、new reason 1 則、user 訊息 1 則。" in words, words

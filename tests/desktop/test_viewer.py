@@ -114,3 +114,41 @@ def test_new_messages_show_after_refresh(viewer: ViewerWindow, state: AppState, 
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         state.refresh()
     assert "brand-new" in viewer.sessions.visible_sessions()
+
+
+def test_role_colours_stay_readable_in_a_dark_theme(viewer: ViewerWindow, qtbot: Any) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    from desktop import contrast
+
+    dark = QPalette()
+    for role, color in (
+        (QPalette.ColorRole.Base, "#1b1b1b"),
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.Text, "#e8e8e8"),
+    ):
+        dark.setColor(role, QColor(color))
+    light = QPalette()
+    light.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
+    assert contrast.dark(dark) and not contrast.dark(light)
+    for palette in (dark, light):
+        base = palette.color(QPalette.ColorRole.Base)
+        colors = [contrast.role_color(palette, r) for r in ("user", "assistant", "tool")]
+        colors.append(contrast.accent(palette, contrast.CUT_ACCENT))
+        assert len({c.name() for c in colors}) == 4  # each role its own colour
+        for color in colors:
+            assert contrast.contrast_ratio(color, base) >= contrast.READABLE, (color.name(), base.name())
+
+    open_session(viewer, qtbot, "english-notes")
+    view = viewer.conversation.list
+    view.setPalette(dark)
+    model = viewer.conversation.model
+    roles = {model.message(row).role: row for row in range(model.rowCount())}  # type: ignore[union-attr]
+    picture = view.viewport().grab().toImage()
+    ratio = picture.width() / view.viewport().width()
+    for role, row in roles.items():
+        rect = view.visualRect(model.index(row, 0))
+        if rect.bottom() > view.viewport().height():
+            continue
+        painted = QColor(picture.pixel(int((rect.left() + 1) * ratio), int(rect.center().y() * ratio)))
+        assert painted.name() == contrast.role_color(dark, role).name(), role  # the stripe, not a fixed blue

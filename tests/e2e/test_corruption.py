@@ -388,3 +388,19 @@ def test_a_damaged_schema_entry_does_not_stop_the_salvage(tmp_path: Path) -> Non
     code, out, err = run_cli("--home", str(home), "repair")
     assert code == 0, err
     assert "rebuilt: 62 of 62 archived messages" in out and "every archived message was read back" in out, out
+
+
+@pytest.mark.parametrize("damage", [garbage_header, truncated])
+def test_repair_keeps_blank_messages_as_written(tmp_path: Path, damage: Callable[[Path], None]) -> None:
+    """A message of spaces or an empty one is stored like any other, so a repair gives it back too."""
+    home = tmp_path / "home"
+    blanks = [Message("user", "   \n\t", T0), Message("assistant", "", T0 + 1), Message("user", "x", T0 + 2)]
+    with Memory.open(home) as mem:
+        mem.append("blanks", blanks)
+        assert [m.content for m in mem.history("blanks")] == ["   \n\t", "", "x"]
+    damage(home / ".store" / "history.db")
+    code, _out, err = run_cli("--home", str(home), "repair")
+    assert code == 0, err
+    with Memory.open(home) as mem:
+        assert [m.content for m in mem.history("blanks")] == ["   \n\t", "", "x"]
+        assert archive_contents(mem, "blanks") == ["   \n\t", "", "x"]

@@ -243,3 +243,30 @@ def test_batches_cover_every_text_sorted_within_limits() -> None:
     # short texts are not padded to the long ones
     assert all(max(lengths[i] for i in g) < 100 for g in groups if min(lengths[i] for i in g) < 20)
     assert batches([]) == []
+
+
+def test_a_query_is_embedded_while_a_batch_of_documents_runs(
+    embedder: OnnxE5Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search in the app does not wait for the background embedder's batch: only loading is serialised."""
+    import threading
+
+    alone = embedder.encode_query("where did we go hiking")
+    started = threading.Event()
+    original = e5onnx._run
+
+    def run(model: Any, ids: list[list[int]]) -> np.ndarray:
+        started.set()
+        return original(model, ids)
+
+    monkeypatch.setattr(e5onnx, "_run", run)
+    documents = [f"{SENTENCES[i % len(SENTENCES)]} {'and more words about it ' * 12}{i}" for i in range(160)]
+    worker = threading.Thread(target=embedder.encode_documents, args=(documents,))
+    worker.start()
+    try:
+        assert started.wait(30)
+        during = embedder.encode_query("where did we go hiking")
+        assert worker.is_alive()  # the query did not wait for the documents
+    finally:
+        worker.join()
+    assert float(np.dot(alone, during)) > 0.9999

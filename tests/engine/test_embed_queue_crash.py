@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -45,9 +47,11 @@ def test_queue_survives_sigkill(tmp_path: Path) -> None:
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
+    # Counted before a memory with a background embedder opens: its worker would start on the queue.
+    with contextlib.closing(sqlite3.connect(home / ".store" / "history.db")) as db:
+        assert db.execute("SELECT COUNT(*) FROM embed_queue").fetchone() == (25,)
+        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone() == (0,)
     with Memory.open(home, embedder=HashEmbedder()) as mem:
-        with mem._store.read() as conn:
-            assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 25
         assert mem.wait_idle(timeout=120)
         with mem._store.read() as conn:
             assert conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one() == 25
