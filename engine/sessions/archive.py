@@ -16,6 +16,7 @@ from sqlalchemy import Connection, text
 
 from engine.cjk import cjk_bigrams
 from engine.messages import Message
+from engine.storage import bulk
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 
@@ -73,9 +74,9 @@ def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: 
         (session_id, key, send_at, message.role, message.content, message.sender)
         for message, send_at in zip(messages, archive_times(messages), strict=True)
     ]
-    conn.exec_driver_sql(
-        "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
-        rows,
+    # Few statements, not one per row: the FTS tables follow by trigger (see engine.storage.bulk).
+    bulk.insert_rows(
+        conn, "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES", rows
     )
     last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
     ids = list(range(last - len(rows) + 1, last + 1))
@@ -83,7 +84,7 @@ def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: 
         (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
     ]
     if bigrams:
-        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
+        bulk.insert_rows(conn, "INSERT INTO messages_cjk(id, skey, grams) VALUES", bigrams)
     return ids
 
 
