@@ -196,34 +196,51 @@ class SessionLog:
     def _stage(
         self, conn: Connection, session: str, batch: list[Message], records: list[Any], now: int
     ) -> _Staged:
-        """The archive's part of an append, inside the caller's write transaction: finish the appends
-        before it (mark done what history.json holds, backfill a file that predates the archive), then
-        insert the batch (or take a failed try's rows, :func:`retried`) and tell the listeners."""
-        meta = archive.meta(conn, session)
-        pending = self._recovery.pending(conn, session, meta, records)
-        if pending.written:  # the finished appends before this one: history.json holds them
-            Recovery.confirm(conn, session, pending.written[-1].id or 0)
-        elif records and not meta.hot_last_id and not archive.has_rows(conn, session):
-            meta = self._recovery.backfill(conn, session, records, meta, now)
-        adopted = retried(pending.missing, batch)
-        replay = pending.missing[: len(pending.missing) - len(adopted)]
-        held = False  # the adopted rows are in history.json already (a read replayed them)
-        if not adopted and not pending.missing:
-            adopted = retried(replayed_tail(conn, session, meta), batch)
-            held = bool(adopted)
-        if adopted:
-            ids = [m.id or 0 for m in adopted]
-            log.info("session %s: an append retried after a failure took its archived rows", session)
-        else:
-            ids = archive.insert(conn, session, batch, now)
-        stored = [
-            Message(m.role, m.content, m.send_at, m.sender, i, session)
-            for m, i in zip(batch, ids, strict=True)
-        ]
-        if not adopted:  # adopted rows were given to the listeners when they were inserted
-            for listener in self.listeners:
-                listener.messages_added(conn, stored)
-        return _Staged(session, batch, stored, ids, replay, bool(adopted), held)
+        """The archive's part of an append, inside the caller's write transaction (see :meth:`_stage_all`)."""
+        return self._stage_all(conn, [(session, batch, records)], now)[0]
+
+    def _stage_all(
+        self, conn: Connection, appends: Sequence[tuple[str, list[Message], list[Any]]], now: int
+    ) -> list[_Staged]:
+        """The archive's part of appends to different sessions (``(session, batch, history.json's
+        records)``), inside the caller's write transaction: for each, finish the appends before it (mark
+        done what history.json holds, backfill a file that predates the archive) and see whether it is a
+        failed try's retry (:func:`retried`: it takes that try's rows); then insert every other batch, in
+        the same statements, and tell the listeners."""
+        plans = []
+        for session, batch, records in appends:
+            meta = archive.meta(conn, session)
+            pending = self._recovery.pending(conn, session, meta, records)
+            if pending.written:  # the finished appends before this one: history.json holds them
+                Recovery.confirm(conn, session, pending.written[-1].id or 0)
+            elif records and not meta.hot_last_id and not archive.has_rows(conn, session):
+                meta = self._recovery.backfill(conn, session, records, meta, now)
+            adopted = retried(pending.missing, batch)
+            replay = pending.missing[: len(pending.missing) - len(adopted)]
+            held = False  # the adopted rows are in history.json already (a read replayed them)
+            if not adopted and not pending.missing:
+                adopted = retried(replayed_tail(conn, session, meta), batch)
+                held = bool(adopted)
+            if adopted:
+                log.info("session %s: an append retried after a failure took its archived rows", session)
+            plans.append((session, batch, replay, adopted, held))
+        inserted = iter(
+            archive.insert_sessions(
+                conn, [(s, batch) for s, batch, _, adopted, _ in plans if not adopted], now
+            )
+        )
+        staged = []
+        for session, batch, replay, adopted, held in plans:
+            ids = [m.id or 0 for m in adopted] if adopted else next(inserted)
+            stored = [
+                Message(m.role, m.content, m.send_at, m.sender, i, session)
+                for m, i in zip(batch, ids, strict=True)
+            ]
+            if not adopted:  # adopted rows were given to the listeners when they were inserted
+                for listener in self.listeners:
+                    listener.messages_added(conn, stored)
+            staged.append(_Staged(session, batch, stored, ids, replay, bool(adopted), held))
+        return staged
 
     def _write_history(self, staged: _Staged) -> int:
         """history.json's part of an append (after its archive rows committed); return the file's size.
@@ -344,7 +361,7 @@ class SessionLog:
             records = {session: self._recovery.records(session) for session, _ in shared}
             now = self._clock()
             with self._store.write() as conn:
-                staged = [self._stage(conn, session, new, records[session], now) for session, new in shared]
+                staged = self._stage_all(conn, [(s, new, records[s]) for s, new in shared], now)
                 for item in batch:
                     if item.title and not is_private(item.session) and self.exists(item.session):
                         self._import_title(conn, item.session, item.title)
