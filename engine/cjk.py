@@ -46,9 +46,10 @@ def has_cjk(text: str) -> bool:
     return _ONE.search(text) is not None
 
 
+_PAIR = re.compile(f"(?=([{RANGES}]{{2}}))")
+"""Two CJK characters, found at every position (a lookahead): the overlapping bigrams of each run."""
+
+
 def cjk_bigrams(text: str) -> str:
     """The overlapping CJK bigrams of a text, space-separated (what ``messages_bi`` indexes)."""
-    grams: list[str] = []
-    for run in RUN.findall(text):
-        grams.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return " ".join(grams)
+    return " ".join(_PAIR.findall(text))

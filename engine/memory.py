@@ -250,7 +250,9 @@ class Memory:
 
         A message counts as present when the archive has one with the same role, text and time, so
         importing the same file twice adds nothing. An imported summary is installed when the session has
-        none. ``progress(done, total)`` is called per session.
+        none. The conversations are stored a batch at a time (up to 5,000 messages in one write
+        transaction; :mod:`engine.sessions.importing`), and ``progress(done, total)`` is called after each
+        batch. What is imported is keyword-searchable as soon as this returns.
         """
         return self._log.import_sessions(imported, progress)
 

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, text
 
 from engine.cjk import cjk_bigrams
 from engine.messages import Message
+from engine.storage import bulk
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 
@@ -66,25 +67,42 @@ def archive_times(messages: Sequence[Message]) -> list[int]:
 
 def insert(conn: Connection, session_id: str, messages: Sequence[Message], now: int) -> list[int]:
     """Insert ``messages`` exactly as they are (a message without text too); return their row ids."""
-    if not messages:
-        return []
-    key = session_key(conn, session_id, now)
-    rows = [
-        (session_id, key, send_at, message.role, message.content, message.sender)
-        for message, send_at in zip(messages, archive_times(messages), strict=True)
-    ]
-    conn.exec_driver_sql(
-        "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES (?, ?, ?, ?, ?, ?)",
-        rows,
+    return insert_sessions(conn, [(session_id, messages)], now)[0]
+
+
+def insert_sessions(
+    conn: Connection, appends: Sequence[tuple[str, Sequence[Message]]], now: int
+) -> list[list[int]]:
+    """Insert each ``(session, messages)`` in order, all in the same statements; the row ids of each."""
+    rows: list[tuple[str, str, int, str, str, str]] = []
+    keys: list[str] = []
+    for session_id, messages in appends:
+        key = session_key(conn, session_id, now) if messages else ""
+        keys.append(key)
+        times = archive_times(messages)
+        rows.extend(
+            (session_id, key, t, m.role, m.content, m.sender) for m, t in zip(messages, times, strict=True)
+        )
+    if not rows:
+        return [[] for _ in appends]
+    # Few statements, not one per row: the FTS tables follow by trigger (see engine.storage.bulk).
+    bulk.insert_rows(
+        conn, "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES", rows
     )
     last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
-    ids = list(range(last - len(rows) + 1, last + 1))
-    bigrams = [
-        (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
-    ]
+    first = last - len(rows) + 1  # one write transaction: the rows got consecutive ids
+    result: list[list[int]] = []
+    bigrams: list[tuple[int, str, str]] = []
+    for (_, messages), key in zip(appends, keys, strict=True):
+        ids = list(range(first, first + len(messages)))
+        first += len(messages)
+        result.append(ids)
+        bigrams.extend(
+            (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
+        )
     if bigrams:
-        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", bigrams)
-    return ids
+        bulk.insert_rows(conn, "INSERT INTO messages_cjk(id, skey, grams) VALUES", bigrams)
+    return result
 
 
 def has_rows(conn: Connection, session_id: str) -> bool:

@@ -48,13 +48,18 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection
 
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, titles
+from engine.sessions import alignment, archive, compaction, emptied, importing, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -175,9 +180,35 @@ class SessionLog:
     def _append_locked(self, session: str, batch: list[Message]) -> list[Message]:
         if is_private(session):
             return self._append_private(session, batch)
-        now = self._clock()
         records = self._recovery.records(session)
         with self._store.write() as conn:
+            staged = self._stage(conn, session, batch, records, self._clock())
+        if staged.held:
+            return staged.stored
+        try:
+            size = self._write_history(staged)
+        except EngineError:
+            self._undo_append(session, staged.ids)
+            raise
+        self._settle([(staged, size)])
+        return staged.stored
+
+    def _stage(
+        self, conn: Connection, session: str, batch: list[Message], records: list[Any], now: int
+    ) -> _Staged:
+        """The archive's part of an append, inside the caller's write transaction (see :meth:`_stage_all`)."""
+        return self._stage_all(conn, [(session, batch, records)], now)[0]
+
+    def _stage_all(
+        self, conn: Connection, appends: Sequence[tuple[str, list[Message], list[Any]]], now: int
+    ) -> list[_Staged]:
+        """The archive's part of appends to different sessions (``(session, batch, history.json's
+        records)``), inside the caller's write transaction: for each, finish the appends before it (mark
+        done what history.json holds, backfill a file that predates the archive) and see whether it is a
+        failed try's retry (:func:`retried`: it takes that try's rows); then insert every other batch, in
+        the same statements, and tell the listeners."""
+        plans = []
+        for session, batch, records in appends:
             meta = archive.meta(conn, session)
             pending = self._recovery.pending(conn, session, meta, records)
             if pending.written:  # the finished appends before this one: history.json holds them
@@ -191,10 +222,16 @@ class SessionLog:
                 adopted = retried(replayed_tail(conn, session, meta), batch)
                 held = bool(adopted)
             if adopted:
-                ids = [m.id or 0 for m in adopted]
                 log.info("session %s: an append retried after a failure took its archived rows", session)
-            else:
-                ids = archive.insert(conn, session, batch, now)
+            plans.append((session, batch, replay, adopted, held))
+        inserted = iter(
+            archive.insert_sessions(
+                conn, [(s, batch) for s, batch, _, adopted, _ in plans if not adopted], now
+            )
+        )
+        staged = []
+        for session, batch, replay, adopted, held in plans:
+            ids = [m.id or 0 for m in adopted] if adopted else next(inserted)
             stored = [
                 Message(m.role, m.content, m.send_at, m.sender, i, session)
                 for m, i in zip(batch, ids, strict=True)
@@ -202,30 +239,40 @@ class SessionLog:
             if not adopted:  # adopted rows were given to the listeners when they were inserted
                 for listener in self.listeners:
                     listener.messages_added(conn, stored)
-        if held:
-            return stored
-        if replay:
-            Recovery.log_replay(session, replay)
-        new_records = [to_record(m) for m in replay] + [to_record(m) for m in batch]
-        try:
-            with file_errors(f"history.json of session {session}"):
-                size = self.files.append(self.paths.history_file(session), new_records)
-        except EngineError:
-            self._undo_append(session, ids)
-            raise
+            staged.append(_Staged(session, batch, stored, ids, replay, bool(adopted), held))
+        return staged
+
+    def _write_history(self, staged: _Staged) -> int:
+        """history.json's part of an append (after its archive rows committed); return the file's size.
+
+        Raises:
+            EngineError: the file could not be written (the caller takes back the archive rows).
+        """
+        if staged.replay:
+            Recovery.log_replay(staged.session, staged.replay)
+        new_records = [to_record(m) for m in staged.replay] + [to_record(m) for m in staged.batch]
+        with file_errors(f"history.json of session {staged.session}"):
+            return self.files.append(self.paths.history_file(staged.session), new_records)
+
+    def _settle(self, written: Sequence[tuple[_Staged, int]]) -> None:
+        """After history.json got the appends (``(append, file size)``): mark done what must be, compact."""
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (Recovery.pending): one write transaction per append instead of two.
         # Replayed rows are marked now, so no row is ever written to the file twice; so are the rows of
         # an append that compacts.
-        compact = size > self._settings().max_history_bytes
-        if replay or adopted or compact:
+        limit = self._settings().max_history_bytes
+        due = [(staged, size > limit) for staged, size in written]
+        now = [(staged, compact) for staged, compact in due if staged.replay or staged.adopted or compact]
+        if now:
             with self._store.write() as conn:
-                Recovery.confirm(conn, session, ids[-1])
-                if replay:
-                    archive.mark_replayed(conn, session, replay[0].id or 0, replay[-1].id or 0)
-        if compact:
-            self._compact_locked(session)
-        return stored
+                for staged, _ in now:
+                    Recovery.confirm(conn, staged.session, staged.ids[-1])
+                    if staged.replay:
+                        first, last = staged.replay[0].id or 0, staged.replay[-1].id or 0
+                        archive.mark_replayed(conn, staged.session, first, last)
+        for staged, compact in due:
+            if compact:
+                self._compact_locked(staged.session)
 
     def _undo_append(self, session: str, ids: list[int]) -> None:
         """Take back the archive rows of an append whose history.json write failed (not acknowledged).
@@ -270,44 +317,74 @@ class SessionLog:
         self, imported: Sequence[ImportedSession], progress: Callable[[int, int], None] | None = None
     ) -> ImportReport:
         """Append imported conversations, skipping messages the session already holds (see
-        :meth:`engine.memory.Memory.import_sessions`)."""
+        :meth:`engine.memory.Memory.import_sessions`); ``progress(done, total)`` after each batch of
+        sessions (:func:`engine.sessions.importing.batches`)."""
         added = present = 0
         skipped: dict[str, int] = {}
         total = sum(len(s.messages) for s in imported)
         done = 0
-        for item in imported:
-            with self.locks.hold(item.session):
-                with self._store.read() as conn:
-                    known = archive.fingerprints(conn, item.session)
-                times = archive.archive_times(item.messages)
-                fresh = [
-                    m
-                    for m, t in zip(item.messages, times, strict=True)
-                    if (m.role, m.content, t) not in known
-                ]
-                present += len(item.messages) - len(fresh)
-                if fresh:
-                    self.paths.session_dir(item.session).mkdir(parents=True, exist_ok=True, mode=0o700)
-                    self._append_locked(item.session, fresh)
-                    added += len(fresh)
-                if item.summary is not None:
-                    self._install_summary(item.session, item.summary)
-                if item.title and not is_private(item.session) and self.exists(item.session):
-                    self._import_title(item.session, item.title)
-            for reason, count in item.skipped.items():
-                skipped[reason] = skipped.get(reason, 0) + count
-            done += len(item.messages)
+        for batch in importing.batches(imported):
+            new, old = self._import_batch(batch)
+            added, present = added + new, present + old
+            for item in batch:
+                for reason, count in item.skipped.items():
+                    skipped[reason] = skipped.get(reason, 0) + count
+                done += len(item.messages)
             if progress is not None:
                 progress(done, total)
         return ImportReport(len(imported), added, present, skipped)
 
-    def _import_title(self, session: str, title: str) -> None:
+    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int]:
+        """Store a batch of conversations (each session once); return (messages added, already present).
+
+        Each session gets one append, in this order: every session's archive rows (and imported title)
+        in one write transaction, committed first; then every history.json, concurrently, each in one
+        atomic rename; then, in one more transaction only if needed, what the append protocol marks done
+        at once (replays, compactions). A process killed after the commit leaves each session of the
+        batch with at most one interrupted append, which its next reader or writer replays
+        (:mod:`engine.sessions.recovery`); a re-import finds the rows and adds nothing. A history.json
+        that cannot be written takes back that session's rows, as a failed append does.
+        """
+        with ExitStack() as held:
+            for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
+                held.enter_context(self.locks.hold(session))
+            with self._store.read() as conn:
+                news = [importing.fresh(item, archive.fingerprints(conn, item.session)) for item in batch]
+            present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
+            todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
+            for session, new in todo:
+                with file_errors("the session folder"):
+                    self.paths.session_dir(session).mkdir(parents=True, exist_ok=True, mode=0o700)
+                if is_private(session):
+                    self._append_private(session, new)
+            shared = [(session, new) for session, new in todo if not is_private(session)]
+            records = {session: self._recovery.records(session) for session, _ in shared}
+            now = self._clock()
+            with self._store.write() as conn:
+                staged = self._stage_all(conn, [(s, new, records[s]) for s, new in shared], now)
+                for item in batch:
+                    if item.title and not is_private(item.session) and self.exists(item.session):
+                        self._import_title(conn, item.session, item.title)
+            writing = [s for s in staged if not s.held]
+            results = importing.in_parallel(self._write_history, writing)
+            failed = [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, Exception)]
+            for s, exc in failed:
+                if isinstance(exc, EngineError):
+                    self._undo_append(s.session, s.ids)
+            self._settle([(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)])
+            if failed:
+                raise failed[0][1]
+            for item in batch:
+                if item.summary is not None:
+                    self._install_summary(item.session, item.summary)
+        return sum(len(new) for _, new in todo), present
+
+    def _import_title(self, conn: Connection, session: str, title: str) -> None:
         """Store an imported title, unless the user gave the session one of their own."""
         cleaned = titles.clean(title)
-        with self._store.write() as conn:
-            current = archive.stats_title(conn, session)
-            if cleaned and current != (cleaned, titles.IMPORTED) and current[1] != titles.USER:
-                archive.set_title(conn, session, cleaned, titles.IMPORTED, self._clock())
+        current = archive.stats_title(conn, session)
+        if cleaned and current != (cleaned, titles.IMPORTED) and current[1] != titles.USER:
+            archive.set_title(conn, session, cleaned, titles.IMPORTED, self._clock())
 
     def _install_summary(self, session: str, summary: dict[str, object]) -> None:
         path = self.paths.summary_file(session)
@@ -582,3 +659,23 @@ class SessionLog:
     def remove_stale_locks(self) -> int:
         """Delete the lock files of sessions that no longer exist (when a home opens, and at cleanup)."""
         return self.locks.remove_stale(self.exists)
+
+
+@dataclass(frozen=True)
+class _Staged:
+    """An append whose archive rows are written (committed or about to be), before its history.json write.
+
+    Attributes:
+        batch: the messages as given; stored: the same with their archive ids.
+        replay: unconfirmed rows history.json lacks (an interrupted append's), written to it first.
+        adopted: the rows are an earlier failed try's (:func:`~engine.sessions.recovery.retried`).
+        held: the adopted rows are in history.json already: nothing to write.
+    """
+
+    session: str
+    batch: list[Message]
+    stored: list[Message]
+    ids: list[int]
+    replay: list[Message]
+    adopted: bool
+    held: bool

@@ -28,6 +28,7 @@ from engine import Memory
 from engine.llm.gemini import ClientFactory, make_client
 from engine.llm.keys import SERVICE, USERNAME, Keys
 from engine.paths import Paths
+from engine.sessions import importing
 from tests.engine.exportdata import gpt_conversation, gpt_linear, gpt_message
 from tests.fakegemini import FakeGemini
 
@@ -457,7 +458,10 @@ def test_import_jsonl_with_progress_and_a_report(
     assert again.text.endswith(": 0 messages added, 3 already in the memory.")
 
 
-def test_import_chatgpt_export(viewer: ViewerWindow, memory: Memory, qtbot: Any, tmp_path: Path) -> None:
+def test_import_chatgpt_export(
+    viewer: ViewerWindow, memory: Memory, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importing, "BATCH_MESSAGES", 3)  # a batch per conversation: progress after each
     t0 = 1_714_538_096
     with_system = gpt_conversation(
         "conv-b",

@@ -13,7 +13,9 @@ Jobs (the child appends a line to the ``acks`` file after each acknowledged step
 - ``{"job": "append", "home", "session", "prefix", "count", "max_bytes", "acks", "delay"}``: appends
   ``count`` user/assistant pairs ``<prefix>-<n>-q`` / ``<prefix>-<n>-a``; ack line ``<n>``.
 - ``{"job": "import", "home", "session", "path", "acks", "delay"}``: ``memtray import jsonl PATH`` through
-  the CLI's ``main``; ack line ``done`` when it returned 0.
+  the CLI's ``main``; ack line ``done`` when it returned 0. With ``"format": "chatgpt"`` (and no
+  ``session``): ``memtray import chatgpt PATH``, every conversation its own session, ``batch_messages``
+  (optional) messages per batch (``importing.BATCH_MESSAGES``, set in the child only).
 - ``{"job": "rebuild", "home", "session", "probe", "probe_id", "prefix", "count", "size", "max_bytes",
   "exact_below", "acks", "delay"}``: opens the memory with the background embedder (as the app does) and
   Annoy used from ``exact_below`` archived vectors (``annoyindex.EXACT_BELOW``, set in the child only);
@@ -44,6 +46,7 @@ from typing import Any
 from engine import Memory, Message
 from engine.cli import main as cli_main
 from engine.semantic import annoyindex
+from engine.sessions import importing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,6 +122,9 @@ def _child(job: dict[str, Any]) -> int:
         return _rebuild(job)
     if kind == "summarize":
         return _cli(job, ["summarize", "--session", job["session"]])
+    if job.get("format", "jsonl") == "chatgpt":
+        importing.BATCH_MESSAGES = job.get("batch_messages", importing.BATCH_MESSAGES)
+        return _cli(job, ["import", "chatgpt", job["path"]])
     return _cli(job, ["import", "jsonl", job["path"], "--session", job["session"]])
 
 
@@ -191,6 +197,8 @@ def _warm_up(home: str) -> None:
 
 def main() -> None:
     import annoy  # noqa: F401  (what a rebuild needs, imported once here)
+
+    from engine.importers import chatgpt  # noqa: F401  (the reader a ChatGPT import loads when asked)
 
     with tempfile.TemporaryDirectory() as warm:
         _warm_up(warm)

@@ -14,6 +14,7 @@ from engine.errors import ImportFormatError, InvalidInput
 from engine.importers import chatgpt, readers
 from engine.importers.records import MAX_MESSAGE_CHARS
 from engine.paths import validate_session_id
+from engine.sessions import importing
 from tests.engine.exportdata import T0, gpt_conversation, gpt_linear, gpt_message, write_json
 
 NS = 1_000_000_000
@@ -284,10 +285,22 @@ def test_importing_twice_adds_nothing(tmp_path: Path, memory: Memory) -> None:
     ]
 
 
-def test_progress_counts_messages(tmp_path: Path, memory: Memory) -> None:
+def test_progress_counts_messages_after_each_batch(
+    tmp_path: Path, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write_json(
-        tmp_path / "c.json", [gpt_linear("c-1", ["a", "b"]), gpt_linear("c-2", ["c", "d", "e"])]
+        tmp_path / "c.json",
+        [gpt_linear("c-1", ["a", "b"]), gpt_linear("c-2", ["c", "d", "e"]), gpt_linear("c-3", ["f"])],
     )
     seen: list[tuple[int, int]] = []
     memory.import_sessions(chatgpt.read(path, None).sessions, lambda done, total: seen.append((done, total)))
-    assert seen == [(2, 5), (5, 5)]
+    assert seen == [(6, 6)]  # one batch
+
+    monkeypatch.setattr(importing, "BATCH_MESSAGES", 3)
+    path = write_json(
+        tmp_path / "d.json",
+        [gpt_linear("d-1", ["a", "b"]), gpt_linear("d-2", ["c", "d", "e"]), gpt_linear("d-3", ["f"])],
+    )
+    seen.clear()
+    memory.import_sessions(chatgpt.read(path, None).sessions, lambda done, total: seen.append((done, total)))
+    assert seen == [(2, 6), (5, 6), (6, 6)]  # 2 + 3 messages are over a batch, so are 3 + 1

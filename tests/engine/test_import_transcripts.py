@@ -13,6 +13,7 @@ from engine.errors import ImportFormatError, InvalidInput
 from engine.importers import ReadResult, claude_code, codex, readers
 from engine.importers.importstate import ImportState
 from engine.importers.records import iso_to_ns
+from engine.sessions import importing
 from tests.engine.transcriptdata import (
     CC_SESSION,
     CODEX_SESSION,
@@ -231,7 +232,10 @@ def test_a_file_that_shrank_or_was_replaced_is_read_whole_again(tmp_path: Path) 
     assert [m.content for m in rewritten.sessions[0].messages][-1:] == ["REPLACED"]
 
 
-def test_a_crash_before_the_state_is_saved_stores_nothing_twice(tmp_path: Path, memory: Memory) -> None:
+def test_a_crash_before_the_state_is_saved_stores_nothing_twice(
+    tmp_path: Path, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importing, "BATCH_MESSAGES", 2)  # a batch per session: progress after each
     root = tmp_path / "projects"
     for n in range(3):
         write_jsonl(root / "p" / f"s{n}.jsonl", [cc_prompt(1, f"prompt {n}", sessionId=f"s{n}"),

@@ -1,0 +1,56 @@
+"""``engine.storage.bulk.insert_rows``: rows in few statements, in order, within the parameter limit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Connection, create_engine, event
+
+from engine.storage import bulk
+
+
+@pytest.fixture
+def conn() -> Iterator[Connection]:
+    engine = create_engine("sqlite://")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT, b INTEGER)")
+        connection.exec_driver_sql("CREATE VIRTUAL TABLE f USING fts5(a, content='t', content_rowid='id')")
+        connection.exec_driver_sql("CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN INSERT INTO f(rowid, a) VALUES (new.id, new.a); END")  # fmt: skip
+        yield connection
+    engine.dispose()
+
+
+def statements(conn: Connection) -> list[str]:
+    seen: list[str] = []
+    event.listen(conn, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    return seen
+
+
+def test_rows_go_in_order_in_one_statement(conn: Connection) -> None:
+    seen = statements(conn)
+    rows = [(f"word{i}", i) for i in range(50)]
+    bulk.insert_rows(conn, "INSERT INTO t(a, b) VALUES", rows)
+    assert len(seen) == 1
+    assert conn.exec_driver_sql("SELECT id, a, b FROM t ORDER BY id").all() == [
+        (i + 1, a, b) for i, (a, b) in enumerate(rows)
+    ]
+    assert conn.exec_driver_sql("SELECT rowid FROM f WHERE f MATCH 'word42'").all() == [(43,)]
+
+
+def test_the_parameter_limit_splits_the_rows(conn: Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bulk, "_variable_limit", lambda _: 5)  # two rows of two values per statement
+    seen = statements(conn)
+    bulk.insert_rows(conn, "INSERT INTO t(a, b) VALUES", [("x", 1), ("y", 2), ("z", 3)])
+    assert len(seen) == 2
+    assert conn.exec_driver_sql("SELECT a, b FROM t ORDER BY id").all() == [("x", 1), ("y", 2), ("z", 3)]
+
+
+def test_nothing_to_insert_runs_nothing(conn: Connection) -> None:
+    seen = statements(conn)
+    bulk.insert_rows(conn, "INSERT INTO t(a, b) VALUES", [])
+    assert seen == []
+
+
+def test_the_limit_is_the_connections(conn: Connection) -> None:
+    assert bulk._variable_limit(conn) >= 999
