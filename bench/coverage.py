@@ -7,9 +7,9 @@ Real conversation text (the turns of a LoCoMo-format file, given on the command 
 into the repository), repeated with a counter until there are ``--messages`` of them, is imported with
 ``Memory.import_sessions`` into ``--sessions`` sessions of a fresh home, in a memory opened as the app
 opens it (the background embedder on, the default embedder: ``MEMTRAY_EMBEDDER`` is unset). From the
-moment the import returns, the backlog is watched: every ``--every`` seconds a line with the messages
-embedded, the rate over that span and a hybrid search's wall time with its coverage line (a search never
-waits for the backlog). At the end: the time until the newest 1,000 messages and all of them were
+moment the import returns, the backlog is watched (the newest 1,000 messages every second): every
+``--every`` seconds a line with the messages embedded, the rate over that span and a hybrid search's
+wall time with its coverage line (a search never waits for the backlog). At the end: the time until the newest 1,000 messages and all of them were
 covered, the mean rate, and the process's peak RSS.
 """
 
@@ -75,23 +75,28 @@ def main() -> None:
         )
         print(f"{'after s':>8} {'embedded':>10} {'of':>8} {'rate/s':>7} {'search ms':>9}  coverage line")
         newest_at: float | None = None
-        last_time, last_embedded = done_at, 0
+        database = args.home / ".store" / "history.db"
+        last_time, last_embedded, next_line = done_at, 0, done_at + args.every
         while True:
-            time.sleep(min(args.every, 5.0) if last_embedded == 0 else args.every)
-            status = mem.embedding_status()
+            time.sleep(1.0)  # the newest messages are looked at every second, a line every --every s
             now = time.perf_counter()
+            if newest_at is None and _newest_covered(database, 1000):
+                newest_at = now - done_at
+            status = mem.embedding_status()
+            finished = bool(status.total) and status.embedded >= status.total and status.queued == 0
+            if now < next_line and not finished:
+                continue
             t0 = time.perf_counter()
             result = mem.search_with_coverage(QUERY, match="hybrid", limit=10)
             search_ms = (time.perf_counter() - t0) * 1000
             rate = (status.embedded - last_embedded) / (now - last_time)
             line = result.coverage.describe() if result.coverage is not None else ""
             print(
-                f"{now - done_at:8.0f} {status.embedded:10,} {status.total:8,} {rate:7.1f} {search_ms:9.0f}  {line}"
+                f"{now - done_at:8.0f} {status.embedded:10,} {status.total:8,} {rate:7.1f} {search_ms:9.0f}  {line}",
+                flush=True,
             )
-            if newest_at is None and _newest_covered(args.home / ".store" / "history.db", 1000):
-                newest_at = now - done_at
-            last_time, last_embedded = now, status.embedded
-            if status.total and status.embedded >= status.total and status.queued == 0:
+            last_time, last_embedded, next_line = now, status.embedded, now + args.every
+            if finished:
                 break
         total_s = time.perf_counter() - done_at
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
