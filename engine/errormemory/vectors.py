@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Connection, text
 
 from engine.embedders import Embedder, Vectors
 from engine.errormemory.records import ERROR_TYPE_PREFIX, ErrorRecord
+from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.errormemory")
 

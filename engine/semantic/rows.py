@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Connection, text
 
 from engine.embedders import Vectors
 from engine.messages import Message
+from engine.storage.sql import Connection, text
 
 PREVIOUS_TURN = True
 """Whether the previous turn is embedded with each message (chosen by measurement: see bench/README.md)."""

@@ -35,7 +35,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Connection, text
 
 from engine.clock import Clock
 from engine.embedders import Embedder, Vectors
@@ -49,6 +48,7 @@ from engine.semantic.progress import Coverage
 from engine.semantic.rows import Ids, Stats
 from engine.semantic.worker import EmbedWorker, Progress, load
 from engine.sessions import archive
+from engine.storage.sql import Connection, text
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.semantic")

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Connection, text
-
 from engine.messages import from_record
 from engine.paths import Paths
 from engine.sessions import folders
 from engine.sessions.historyfile import HistoryUnreadable
+from engine.storage.sql import Connection, text
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import DBAPIError
-
 from engine.cjk import cjk_bigrams
 from engine.clock import Clock, system_clock
 from engine.database import open_store
@@ -37,6 +34,7 @@ from engine.sessions import archive, salvage
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.storage.diskerrors import file_errors
+from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.repair")
 
@@ -264,7 +262,7 @@ def _insert_error_records(conn: Connection, columns: list[str], rows: list[tuple
                 result = conn.exec_driver_sql(
                     f"INSERT OR IGNORE INTO error_memory({names}) VALUES ({marks})", tuple(values)
                 )
-        except DBAPIError:
+        except sqlite3.Error:
             continue
         added += int(result.rowcount or 0)
     return added
