@@ -22,14 +22,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import database
 from engine.clock import TIME_RANGES, Clock, system_clock
-from engine.embedders import Embedder
 from engine.errormemory import ErrorMemory
-from engine.importers import ImportedSession, ImportReport
-from engine.llm.gemini import ClientFactory
 from engine.llm.keys import Keys
 from engine.llm.usage import Usage
 from engine.messages import Message
@@ -43,12 +40,16 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
-from engine.sessions.repair import RepairReport
-from engine.sessions.repair import repair as repair_database
 from engine.settings import Settings, StoredSettings, from_stored
 from engine.storage.diskerrors import file_errors
 from engine.storage.store import Store
-from engine.summary import Summaries, TurnContext
+
+if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
+    from engine.embedders import Embedder
+    from engine.importers import ImportedSession, ImportReport
+    from engine.llm.gemini import ClientFactory
+    from engine.sessions.repair import RepairReport
+    from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
 
@@ -202,7 +203,9 @@ class Memory:
         Every program holding the memory open must be closed first. Raises StorageError when the files
         cannot be moved or written.
         """
-        return repair_database(Paths.resolve(home))
+        from engine.sessions.repair import repair
+
+        return repair(Paths.resolve(home))
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -424,6 +427,8 @@ class Memory:
     @cached_property
     def summaries(self) -> Summaries:
         """The summarizer: ``generate``, ``run_pending``, ``pending``, ``status``, ``load``, ``cursor``."""
+        from engine.summary import Summaries
+
         return Summaries(
             self._log,
             settings=self._settings,
