@@ -41,6 +41,7 @@ from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
 from engine.settings import Settings, StoredSettings, from_stored
+from engine.storage import integrity
 from engine.storage.diskerrors import file_errors
 from engine.storage.store import Store
 
@@ -195,6 +196,29 @@ class Memory:
         except OSError:
             folder = 0
         return self._store.data_version(), folder
+
+    def check_integrity(self, *, daily: bool = False) -> bool:
+        """SQLite's full check of the database: every page and index (seconds on a large archive, so never
+        part of an open). The long-running programs run it daily in the background (:mod:`engine.jobs`).
+
+        Args:
+            daily: only if the last full check ran a day ago or more (its time is kept in
+                ``.store/integrity-checked``).
+
+        Returns:
+            Whether the check ran.
+
+        Raises:
+            CorruptStore: the database is damaged (``memtray repair`` rebuilds it).
+        """
+        stamp, now = self.paths.integrity_stamp, self.clock()
+        if daily and not integrity.due(stamp, now):
+            return False
+        started = time.monotonic()
+        self._store.check()  # a damaged database is checked again next time: no record
+        integrity.record(stamp, now)
+        log.info("integrity check of the database: ok (%.1f s)", time.monotonic() - started)
+        return True
 
     @staticmethod
     def repair(home: Path | str | None = None) -> RepairReport:
