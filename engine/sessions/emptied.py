@@ -23,7 +23,7 @@ from engine.messages import from_record
 from engine.paths import Paths
 from engine.sessions import folders
 from engine.sessions.historyfile import HistoryUnreadable
-from engine.storage.sql import Connection, text
+from engine.storage.sql import SQLITE_FAILURES, Connection, text
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def _state(database: Path) -> str | None:
         row = db.execute("SELECT 1 FROM messages LIMIT 1").fetchone()
     except sqlite3.OperationalError as exc:
         return "new (it has no tables)" if "no such table" in str(exc) else None
-    except sqlite3.Error:
+    except SQLITE_FAILURES:
         return None
     finally:
         db.close()

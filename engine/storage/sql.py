@@ -7,7 +7,9 @@ the store's transaction. Two call forms exist, as in SQLAlchemy, whose names the
 - ``conn.exec_driver_sql("... WHERE id = ?", (1,))``: positional ones (a list of tuples: once per tuple).
 
 Both return a :class:`Result` (``first``, ``one``, ``all``, ``scalar``, ``scalar_one``, ``rowcount`` …);
-rows are plain tuples. A statement may also be SQLAlchemy's ``text()`` (anything with a ``.text``), which
+rows are plain tuples. SQLite's message about a damaged file can itself be garbled (a table name read
+from a damaged page); Python then raises ``UnicodeDecodeError`` instead of the SQLite error, which
+:func:`readable_errors` turns back into the damage it reports. A statement may also be SQLAlchemy's ``text()`` (anything with a ``.text``), which
 the tests use. Nothing here imports SQLAlchemy: a command that only reads or appends never loads it (its
 import alone costs more than the rest of a command); SQLModel is the schema layer and is loaded by
 :mod:`engine.storage.migrations` when a database is created or migrated.
@@ -22,6 +24,22 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 Params = Mapping[str, Any] | Sequence[Any] | None
+
+SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
+"""What a call into SQLite raises when it fails, for code that reads a damaged file with ``sqlite3`` itself
+(a garbled message raises ``UnicodeDecodeError``, see :func:`readable_errors`)."""
+
+
+@contextmanager
+def readable_errors() -> Iterator[None]:
+    """Around a call into SQLite: a ``UnicodeDecodeError`` (SQLite's error message was not UTF-8: garbled
+    text from a damaged page) becomes the ``sqlite3.DatabaseError`` it stands for."""
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        raise sqlite3.DatabaseError(
+            f"database disk image is malformed (SQLite's own message was garbled: {exc.reason})"
+        ) from exc
 
 
 class Statement(Protocol):
@@ -53,7 +71,8 @@ class Result:
         self._cursor = cursor
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._cursor)
+        with readable_errors():
+            yield from self._cursor
 
     @property
     def rowcount(self) -> int:
@@ -64,23 +83,26 @@ class Result:
         return self._cursor.lastrowid
 
     def fetchone(self) -> Any:
-        return self._cursor.fetchone()
+        with readable_errors():
+            return self._cursor.fetchone()
 
     def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall()
+        with readable_errors():
+            return self._cursor.fetchall()
 
     def all(self) -> list[Any]:
-        return self._cursor.fetchall()
+        return self.fetchall()
 
     def first(self) -> Any:
         """The first row, or None."""
-        row = self._cursor.fetchone()
+        row = self.fetchone()
         self._cursor.close()
         return row
 
     def one(self) -> Any:
         """The only row; LookupError when there is none or more than one."""
-        rows = self._cursor.fetchmany(2)
+        with readable_errors():
+            rows = self._cursor.fetchmany(2)
         self._cursor.close()
         if len(rows) != 1:
             raise LookupError(f"expected one row, got {'none' if not rows else 'more'}")
@@ -123,6 +145,10 @@ class Connection:
         return self._run(sql, params)
 
     def _run(self, sql: str, params: Params) -> Result:
+        with readable_errors():
+            return self._step(sql, params)
+
+    def _step(self, sql: str, params: Params) -> Result:
         if params is None:
             return Result(self.raw.execute(sql))
         if _is_many(params):

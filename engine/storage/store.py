@@ -40,7 +40,7 @@ from engine.storage import diskerrors, fts
 from engine.storage.integrity import header_fault
 from engine.storage.migrations import Migration
 from engine.storage.migrations import apply as apply_migrations
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, readable_errors
 
 log = logging.getLogger("memtray.store")
 
@@ -171,7 +171,8 @@ class _Pool:
         with self._lock:
             if self._idle:
                 return self._idle.pop()
-        return _connect(self._path, frozen=self._frozen)
+        with readable_errors():  # the first statement reads the schema
+            return _connect(self._path, frozen=self._frozen)
 
     def give(self, raw: sqlite3.Connection) -> None:
         """Take back a connection outside any transaction (else it is closed)."""
