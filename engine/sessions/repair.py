@@ -81,7 +81,11 @@ class RepairReport:
 def check(paths: Paths) -> str | None:
     """The damage of the database in words, or None when it opens, passes its check and its text reads."""
     try:
-        open_store(paths.database).close()
+        store = open_store(paths.database)
+        try:
+            store.check()  # the full check: an open alone reads only the header and the schema
+        finally:
+            store.close()
     except CorruptStore as exc:
         return str(exc)
     return _undecodable(paths.database)

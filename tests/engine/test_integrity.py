@@ -29,18 +29,18 @@ def fill(home: Path, pairs: int = 200) -> None:
             )
 
 
-def garble_middle_leaf(db: Path) -> None:
-    """Overwrite the middle of one of the messages' leaf pages (not the first: an open reads that one)."""
+def garble_middle_leaf(db: Path, name: str = "messages") -> None:
+    """Overwrite one of the leaf pages of table or index ``name`` (not the first: an open reads that one)."""
     source = sqlite3.connect(db)
     page = int(source.execute("PRAGMA page_size").fetchone()[0])
     leaves = [
         int(r[0])
         for r in source.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno"
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (name,)
         )
     ]
     source.close()
-    assert len(leaves) > 10
+    assert len(leaves) > 2
     data = bytearray(db.read_bytes())
     start = (leaves[len(leaves) // 2] - 1) * page
     data[start : start + page] = bytes(range(256)) * (page // 256)
@@ -113,3 +113,14 @@ def test_the_header_check_leaves_new_and_foreign_files_to_sqlite(tmp_path: Path)
     assert integrity.header_fault(empty) is None
     assert integrity.header_fault(foreign) is None
     assert integrity.header_fault(tmp_path / "missing.db") is None
+
+
+def test_repair_checks_in_full_what_an_open_does_not_read(home: Path) -> None:
+    fill(home, pairs=600)
+    garble_middle_leaf(
+        home / ".store" / "history.db", "ix_messages_session_time"
+    )  # an index no read uses here
+    problem = Memory.repair(home)
+    assert problem.damaged and problem.moved_to is not None
+    with Memory.open(home, background=False) as mem:
+        assert mem.check_integrity()
