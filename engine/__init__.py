@@ -21,22 +21,66 @@ append/replay protocol, the search pipeline and where each tuned number came fro
 
 from __future__ import annotations
 
-from engine import errors
-from engine.errors import EngineError
-from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
-from engine.jobs import add_maintenance
-from engine.logs import configure as configure_logging
-from engine.memory import Memory
-from engine.messages import Message
-from engine.paths import Paths, platform_home
-from engine.search.pipeline import Hit, SearchResult
-from engine.search.query import query_terms
-from engine.semantic.tier import SemanticStatus
-from engine.sessions.compaction import CompactResult
-from engine.sessions.folders import SessionInfo
-from engine.sessions.listeners import ResetResult
-from engine.sessions.repair import RepairReport
-from engine.settings import Settings
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine import errors
+    from engine.errors import EngineError
+    from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
+    from engine.jobs import add_maintenance
+    from engine.logs import configure as configure_logging
+    from engine.memory import Memory
+    from engine.messages import Message
+    from engine.paths import Paths, platform_home
+    from engine.search.pipeline import Hit, SearchResult
+    from engine.search.query import query_terms
+    from engine.semantic.tier import SemanticStatus
+    from engine.sessions.compaction import CompactResult
+    from engine.sessions.folders import SessionInfo
+    from engine.sessions.listeners import ResetResult
+    from engine.sessions.repair import RepairReport
+    from engine.settings import Settings
+
+_WHERE: dict[str, tuple[str, str | None]] = {
+    "errors": ("engine.errors", None),
+    "EngineError": ("engine.errors", "EngineError"),
+    "agent_folders": ("engine.importers.watch", "agent_folders"),
+    "import_agent_folders": ("engine.importers.watch", "import_agent_folders"),
+    "import_transcripts": ("engine.importers.watch", "import_transcripts"),
+    "add_maintenance": ("engine.jobs", "add_maintenance"),
+    "configure_logging": ("engine.logs", "configure"),
+    "Memory": ("engine.memory", "Memory"),
+    "Message": ("engine.messages", "Message"),
+    "Paths": ("engine.paths", "Paths"),
+    "platform_home": ("engine.paths", "platform_home"),
+    "Hit": ("engine.search.pipeline", "Hit"),
+    "SearchResult": ("engine.search.pipeline", "SearchResult"),
+    "query_terms": ("engine.search.query", "query_terms"),
+    "SemanticStatus": ("engine.semantic.tier", "SemanticStatus"),
+    "CompactResult": ("engine.sessions.compaction", "CompactResult"),
+    "SessionInfo": ("engine.sessions.folders", "SessionInfo"),
+    "ResetResult": ("engine.sessions.listeners", "ResetResult"),
+    "RepairReport": ("engine.sessions.repair", "RepairReport"),
+    "Settings": ("engine.settings", "Settings"),
+}
+"""Where each public name lives. ``import engine`` loads none of it: a name is imported when first used
+(PEP 562), so a CLI command loads only the parts it runs."""
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "CompactResult",

@@ -11,8 +11,6 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from sqlalchemy import Connection
-
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
@@ -20,6 +18,7 @@ from engine.search.schema import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.store")

@@ -1,9 +1,15 @@
-"""Maintenance jobs beside the summaries: expired error records hourly, idle temp sessions every 30 min.
+"""Maintenance jobs beside the summaries: expired error records hourly, idle temp sessions every 30 min,
+and the database's full integrity check at most daily.
 
 They join the same ``schedule.Scheduler()`` instance as the summarizer's quarter-hour job, ticked from
 outside (a QTimer in the app, the loop of ``memtray daemon``). A job only submits its work through the
 ``submit`` function it is given (the store's single worker); the work is wrapped so an exception is logged
 and never stops the scheduler.
+
+The integrity check is looked at hourly and runs when the last one is a day old
+(:meth:`engine.memory.Memory.check_integrity`), so a program that runs a few hours a day still checks
+daily and a restart does not check again. A damaged database is handed to ``on_damaged`` (the tray app
+raises its attention state, as for a database it could not open).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import schedule
+
+from engine.errors import CorruptStore
 
 if TYPE_CHECKING:
     from engine.memory import Memory
@@ -33,8 +41,14 @@ def _guarded(name: str, work: Callable[[], Any]) -> Callable[[], Any]:
     return run
 
 
-def add_maintenance(scheduler: schedule.Scheduler, mem: Memory, submit: Submit) -> None:
-    """Schedule the hourly error-memory purge and the 30-minute temp-session cleanup on ``scheduler``."""
+def add_maintenance(
+    scheduler: schedule.Scheduler,
+    mem: Memory,
+    submit: Submit,
+    on_damaged: Callable[[CorruptStore], None] | None = None,
+) -> None:
+    """Schedule the hourly error-memory purge, the 30-minute temp-session cleanup and the daily integrity
+    check on ``scheduler``; ``on_damaged(exc)`` is called (on the worker) when the check finds damage."""
 
     def purge_errors() -> None:
         removed = mem.errors.purge_expired()
@@ -45,7 +59,16 @@ def add_maintenance(scheduler: schedule.Scheduler, mem: Memory, submit: Submit) 
         if removed:
             log.info("removed %d idle temp sessions", len(removed))
 
-    for name, work in (("error purge", purge_errors), ("temp cleanup", clean_temp)):
+    def check_integrity() -> None:
+        try:
+            mem.check_integrity(daily=True)
+        except CorruptStore as exc:
+            log.error("the daily integrity check found the database damaged: %s", exc)
+            if on_damaged is not None:
+                on_damaged(exc)
+
+    jobs = (("error purge", purge_errors), ("temp cleanup", clean_temp), ("integrity check", check_integrity))
+    for name, work in jobs:
         job = _guarded(name, work)
 
         def submit_job(job: Callable[[], Any] = job, name: str = name) -> None:
@@ -56,5 +79,7 @@ def add_maintenance(scheduler: schedule.Scheduler, mem: Memory, submit: Submit) 
 
         if name == "error purge":
             scheduler.every().hour.at(":07").do(submit_job).tag("maintenance", "errors")
+        elif name == "integrity check":
+            scheduler.every().hour.at(":37").do(submit_job).tag("maintenance", "integrity")
         else:
             scheduler.every(30).minutes.do(submit_job).tag("maintenance", "temp")

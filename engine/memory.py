@@ -22,14 +22,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import database
 from engine.clock import TIME_RANGES, Clock, system_clock
-from engine.embedders import Embedder
 from engine.errormemory import ErrorMemory
-from engine.importers import ImportedSession, ImportReport
-from engine.llm.gemini import ClientFactory
 from engine.llm.keys import Keys
 from engine.llm.usage import Usage
 from engine.messages import Message
@@ -43,12 +40,17 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
-from engine.sessions.repair import RepairReport
-from engine.sessions.repair import repair as repair_database
 from engine.settings import Settings, StoredSettings, from_stored
+from engine.storage import integrity
 from engine.storage.diskerrors import file_errors
 from engine.storage.store import Store
-from engine.summary import Summaries, TurnContext
+
+if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
+    from engine.embedders import Embedder
+    from engine.importers import ImportedSession, ImportReport
+    from engine.llm.gemini import ClientFactory
+    from engine.sessions.repair import RepairReport
+    from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
 
@@ -195,6 +197,29 @@ class Memory:
             folder = 0
         return self._store.data_version(), folder
 
+    def check_integrity(self, *, daily: bool = False) -> bool:
+        """SQLite's full check of the database: every page and index (seconds on a large archive, so never
+        part of an open). The long-running programs run it daily in the background (:mod:`engine.jobs`).
+
+        Args:
+            daily: only if the last full check ran a day ago or more (its time is kept in
+                ``.store/integrity-checked``).
+
+        Returns:
+            Whether the check ran.
+
+        Raises:
+            CorruptStore: the database is damaged (``memtray repair`` rebuilds it).
+        """
+        stamp, now = self.paths.integrity_stamp, self.clock()
+        if daily and not integrity.due(stamp, now):
+            return False
+        started = time.monotonic()
+        self._store.check()  # a damaged database is checked again next time: no record
+        integrity.record(stamp, now)
+        log.info("integrity check of the database: ok (%.1f s)", time.monotonic() - started)
+        return True
+
     @staticmethod
     def repair(home: Path | str | None = None) -> RepairReport:
         """``memtray repair``: rebuild a damaged database of ``home`` (nothing to do for a healthy one).
@@ -202,7 +227,9 @@ class Memory:
         Every program holding the memory open must be closed first. Raises StorageError when the files
         cannot be moved or written.
         """
-        return repair_database(Paths.resolve(home))
+        from engine.sessions.repair import repair
+
+        return repair(Paths.resolve(home))
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -424,6 +451,8 @@ class Memory:
     @cached_property
     def summaries(self) -> Summaries:
         """The summarizer: ``generate``, ``run_pending``, ``pending``, ``status``, ``load``, ``cursor``."""
+        from engine.summary import Summaries
+
         return Summaries(
             self._log,
             settings=self._settings,

@@ -5,6 +5,7 @@ otherwise. Everything memtray writes lives below it, created owner-only (0700)::
 
     <home>/sessions/<id>/history.json, summary.json, .summary_cursor
     <home>/.store/history.db          the one SQLite database
+    <home>/.store/integrity-checked   when the database's full check last ran (Unix ns)
     <home>/.store/vectors/            Annoy files (caches, rebuilt from the database)
     <home>/.store/locks/              cross-process lock files, one per session
     <home>/logs/memtray.log           the rotating log
@@ -100,6 +101,10 @@ class Paths:
     @property
     def database(self) -> Path:
         return self.store_dir / "history.db"
+
+    @property
+    def integrity_stamp(self) -> Path:
+        return self.store_dir / "integrity-checked"
 
     @property
     def vectors_dir(self) -> Path:

@@ -20,7 +20,6 @@ from typing import TextIO
 from engine.cli.output import open_memory, write
 from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
-from engine.importers.watch import import_transcripts
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
@@ -120,6 +119,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         try:
             progress.note(f"reading {args.path} …")
             if args.format in INCREMENTAL:
+                from engine.importers.watch import import_transcripts
+
                 report = import_transcripts(mem, args.format, args.path, args.session, progress)
             else:
                 result = readers()[args.format](args.path, args.session)  # all read and checked first

@@ -7,10 +7,8 @@ import logging
 
 from engine.cli.output import write
 from engine.logs import configure
-from engine.memory import Memory
 from engine.paths import Paths
 from engine.sessions.emptied import Emptied, describe
-from engine.sessions.repair import check, repair
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +26,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_repair(args: argparse.Namespace) -> int:
     paths = Paths.resolve(getattr(args, "home", None))
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
+    from engine.sessions.repair import check, repair
+
     lost = describe(paths)  # before anything opens (and so creates) the database
     if args.check:
         problem = lost.sentence(paths.database) if lost else check(paths)
@@ -70,6 +70,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
 
 def _restore(paths: Paths, lost: Emptied) -> int:
     """A missing or emptied database: opening the memory archives every history.json again."""
+    from engine.memory import Memory
+
     with Memory.open(paths.home, background=False) as mem:
         restored = sum(info.archived_messages + info.hot_messages for info in mem.sessions())
     write(

@@ -13,9 +13,7 @@ from types import FrameType
 
 from engine.cli.output import open_memory, write, write_json
 from engine.errors import InvalidInput
-from engine.jobs import add_maintenance
 from engine.llm.keys import Keys
-from engine.summary.scheduler import SummaryScheduler
 
 log = logging.getLogger("memtray.cli")
 
@@ -136,6 +134,9 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-summary")
     store_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-store")
     try:
+        from engine.jobs import add_maintenance
+        from engine.summary.scheduler import SummaryScheduler
+
         with open_memory(args, keys) as mem:
             scheduler = SummaryScheduler(mem.summaries.run_pending, executor, enabled=mem.summaries.enabled)
             add_maintenance(scheduler.scheduler, mem, store_worker.submit)

@@ -6,15 +6,17 @@ import argparse
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.clock import format_local
-from engine.llm.keys import Keys
 from engine.logs import configure
-from engine.memory import Memory
 from engine.messages import Message
 from engine.paths import Paths
-from engine.search.pipeline import Hit
+
+if TYPE_CHECKING:
+    from engine.llm.keys import Keys
+    from engine.memory import Memory
+    from engine.search.pipeline import Hit
 
 BACKGROUND_COMMANDS = {"daemon", "mcp"}
 
@@ -31,6 +33,8 @@ def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
     # Only long-running commands embed; the others queue their messages for the app/daemon (a search
     # ranks what is embedded and loads the model only for its query).
     background = getattr(args, "command_name", None) in BACKGROUND_COMMANDS
+    from engine.memory import Memory  # here, not at the top: `memtray --help` never loads the engine
+
     return Memory.open(paths.home, keys=keys, background=background)
 
 

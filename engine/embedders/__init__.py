@@ -7,12 +7,23 @@ and ``encode_query`` for what is searched (some models prefix the two differentl
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-Vectors = npt.NDArray[np.float32]
+    Vectors: TypeAlias = npt.NDArray[np.float32]
+
+
+def __getattr__(name: str) -> Any:
+    """``Vectors`` at run time (annotations name it without importing numpy; a value needs numpy)."""
+    if name == "Vectors":
+        import numpy as np
+        import numpy.typing as npt
+
+        return npt.NDArray[np.float32]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @runtime_checkable
@@ -33,6 +44,8 @@ class Embedder(Protocol):
 
 def normalise(matrix: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to unit length (zero rows stay zero), as float32."""
+    import numpy as np
+
     values: Vectors = np.asarray(matrix, dtype=np.float32)
     if values.ndim == 1:
         norm = np.float32(np.linalg.norm(values))

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import re
 import zlib
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from engine.cjk import RUN as _CJK_RUN
-from engine.embedders import Vectors, normalise
+from engine.embedders import normalise
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from engine.embedders import Vectors
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -42,6 +46,8 @@ class HashEmbedder:
         self.id = f"hash-{dim}"
 
     def _one(self, text: str) -> np.ndarray:
+        import numpy as np
+
         vector = np.zeros(self.dim, dtype=np.float32)
         for feature in _features(text):
             h = zlib.crc32(feature.encode("utf-8"))
@@ -49,6 +55,8 @@ class HashEmbedder:
         return np.sign(vector) * np.log1p(np.abs(vector))
 
     def encode_documents(self, texts: list[str]) -> Vectors:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise(np.stack([self._one(t) for t in texts]))

@@ -25,10 +25,9 @@ import json
 import math
 from collections import defaultdict
 
-from sqlalchemy import Connection, text
-
 from engine.errormemory.records import ERROR_TYPE_PREFIX, classify
 from engine.search import keyword
+from engine.storage.sql import Connection, text
 
 MAX_TERMS = 16
 CANDIDATES = 1000

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Connection, Row, text
-
 from engine.errormemory.records import ErrorRecord
+from engine.storage.sql import Connection, text
 
 _FIELDS = "num, id, tool_name, keywords, symptom, cause, action, outcome, created_at, expires_at"
 
 
-def to_record(row: Row[object] | Sequence[object]) -> ErrorRecord:
+def to_record(row: Sequence[object]) -> ErrorRecord:
     """A row selected with ``_FIELDS`` as a record (the leading ``num`` is dropped)."""
     _num, ident, tool, keywords, symptom, cause, action, outcome, created, expires = tuple(row)
     return ErrorRecord(

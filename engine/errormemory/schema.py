@@ -14,9 +14,8 @@ action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remov
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
-
 from engine.storage import fts
+from engine.storage.sql import Connection
 
 _COLUMNS = ("tool_name", "keywords", "symptom", "cause", "action")
 FTS_TABLES = tuple(

@@ -36,8 +36,7 @@ from engine.errormemory.records import (
 from engine.errors import AmbiguousId, InvalidInput, NotFound
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection
-
+    from engine.storage.sql import Connection
     from engine.storage.store import Store
 
 log = logging.getLogger("memtray.errormemory")

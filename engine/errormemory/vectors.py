@@ -28,12 +28,16 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from sqlalchemy import Connection, text
-
-from engine.embedders import Embedder, Vectors
+from engine.embedders import Embedder
 from engine.errormemory.records import ERROR_TYPE_PREFIX, ErrorRecord
+from engine.storage.sql import Connection, text
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from engine.embedders import Vectors
 
 log = logging.getLogger("memtray.errormemory")
 
@@ -64,6 +68,8 @@ def text_hash(value: str) -> str:
 
 def save(conn: Connection, num: int, embedder: Embedder, vector: Vectors, hashed: str) -> None:
     """Store (or replace) the vector of record ``num``."""
+    import numpy as np
+
     blob = np.asarray(vector, dtype=np.float32).reshape(-1).tobytes()
     conn.execute(
         text(
@@ -113,6 +119,8 @@ class VectorCache:
         self._matrix: Matrix | None = None
 
     def matrix(self, conn: Connection, embedder: Embedder) -> Matrix:
+        import numpy as np
+
         gen = int(conn.execute(text("SELECT gen FROM error_memory_state")).scalar() or 0)
         key = (gen, embedder.id, embedder.dim)
         with self._lock:
@@ -143,6 +151,8 @@ class VectorCache:
 
 def nearest(matrix: Matrix, query: Vectors, floor: float, tool_name: str | None) -> list[tuple[int, float]]:
     """``(num, similarity)`` of every record at or above the floor, best first."""
+    import numpy as np
+
     if not len(matrix.nums):
         return []
     # einsum, not BLAS's matvec: OpenBLAS threads spin against each other on a busy 2-core laptop

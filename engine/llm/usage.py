@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, text
-
 from engine.llm.gemini import UsageEvent
+from engine.storage.sql import Connection, text
 
 if TYPE_CHECKING:
     from engine.clock import Clock

@@ -25,14 +25,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, text
-
 from engine.messages import Message
 from engine.search import bm25, fulltext, keyword
 from engine.search.query import Query
 from engine.semantic.rows import own_text
 from engine.sessions import archive
 from engine.storage import fts
+from engine.storage.sql import Connection, text
 
 TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")

@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sqlalchemy import Connection
-
 from engine.messages import Message
 from engine.search import bm25
 from engine.search.keyword import Term, quote
 from engine.sessions import archive
 from engine.sessions.schema import trigram_skey
+from engine.storage.sql import Connection
 
 CANDIDATES = 500
 """The newest matches fetched per term."""
@@ -56,7 +55,7 @@ def route_of(term: Term, tables: set[str]) -> str:
 
 def ids_of(conn: Connection, sql: str, params: tuple[object, ...]) -> list[int]:
     """The first column of a query, through the DB-API cursor (row objects cost more than the search)."""
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.cursor()
     try:
         return [row[0] for row in cursor.execute(sql, params).fetchall()]
     finally:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
-
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import Message
@@ -19,6 +17,7 @@ from engine.search import fulltext
 from engine.search.query import Query
 from engine.semantic.progress import Coverage
 from engine.sessions import archive
+from engine.storage.sql import Connection, text
 
 MATCHES = ("keyword", "semantic", "hybrid")
 SCOPES = ("recent", "all")

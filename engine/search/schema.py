@@ -10,10 +10,9 @@ old rows in.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
-
 from engine import cjk
 from engine.cjk import cjk_bigrams
+from engine.storage.sql import Connection
 
 OLD_GLOB = "*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]*"
 """The trigram table's class before this migration, as its triggers hold it."""

@@ -21,8 +21,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from sqlalchemy import Connection
-
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import Message
 from engine.search import context as contextfts
@@ -32,6 +30,7 @@ from engine.search.query import Query, parse
 from engine.semantic import floors
 from engine.semantic.tier import SemanticTier
 from engine.sessions import archive
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.search")

@@ -26,13 +26,15 @@ import time
 import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from engine.embedders import Vectors
 from engine.semantic.rows import Stats
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.embedders import Vectors
 
 log = logging.getLogger("memtray.vectors")
 
@@ -106,6 +108,8 @@ class AnnoyArchive:
 
     def search(self, query: Vectors, k: int) -> tuple[npt.NDArray[np.int64], Vectors]:
         """Message ids and cosine scores of the ``k`` nearest archived vectors, best first."""
+        import numpy as np
+
         n = self.record.count
         items, distances = self.index.get_nns_by_vector(
             np.asarray(query, dtype=np.float32).tolist(), k, search_k(n, k), include_distances=True
@@ -197,6 +201,7 @@ def build(
     n_trees: int = N_TREES,
 ) -> Record:
     """Build an index over ``matrix`` (row ``i`` is message ``ids[i]``) into place; return its record."""
+    import numpy as np
     from annoy import AnnoyIndex
 
     started = time.perf_counter()

@@ -5,14 +5,19 @@ The query is cast to float32 first: a float64 query would upcast the whole matri
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
-from engine.embedders import Vectors
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.embedders import Vectors
 
 
 def top_k(matrix: Vectors, query: Vectors, k: int) -> tuple[npt.NDArray[np.intp], Vectors]:
     """Row indices of the ``k`` most similar rows, best first, and their cosine scores."""
+    import numpy as np
+
     n = matrix.shape[0]
     if n == 0 or k <= 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)

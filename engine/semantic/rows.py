@@ -11,21 +11,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
-from sqlalchemy import Connection, text
-
-from engine.embedders import Vectors
 from engine.messages import Message
+from engine.storage.sql import Connection, text
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ids: TypeAlias = npt.NDArray[np.int64]
+
+    from engine.embedders import Vectors
 
 PREVIOUS_TURN = True
 """Whether the previous turn is embedded with each message (chosen by measurement: see bench/README.md)."""
 
 MAX_CHARS = 2000
 """Longer texts are cut before embedding (the local models read at most 512 tokens anyway)."""
-
-Ids = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,8 @@ def dequeue(conn: Connection, message_ids: Sequence[int]) -> None:
 
 
 def to_blobs(vectors: Vectors) -> list[bytes]:
+    import numpy as np
+
     return [np.ascontiguousarray(v, dtype=np.float32).tobytes() for v in vectors]
 
 
@@ -244,6 +249,8 @@ def load(
     conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int, dim: int
 ) -> tuple[Ids, Vectors]:
     """The session's vectors with ``lo <= id < hi``, ordered by message id, as (ids, float32 matrix)."""
+    import numpy as np
+
     rows = conn.execute(
         text(
             "SELECT message_id, vector FROM vectors WHERE embedder = :e AND session_id = :s "

@@ -9,7 +9,7 @@ The same migration then makes ``context_fts``, the keyword index of hybrid searc
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
+from engine.storage.sql import Connection
 
 
 def m002_vectors(conn: Connection) -> None:

@@ -33,12 +33,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-from sqlalchemy import Connection, text
+from typing import TYPE_CHECKING
 
 from engine.clock import Clock
-from engine.embedders import Embedder, Vectors
+from engine.embedders import Embedder
 from engine.embedders.chooser import Choice, injected, select
 from engine.errors import VectorIndexError
 from engine.messages import Message
@@ -46,10 +44,15 @@ from engine.paths import Paths
 from engine.semantic import annoyindex, exact, rows
 from engine.semantic.annoyindex import AnnoyArchive
 from engine.semantic.progress import Coverage
-from engine.semantic.rows import Ids, Stats
+from engine.semantic.rows import Stats
 from engine.semantic.worker import EmbedWorker, Progress, load
 from engine.sessions import archive
+from engine.storage.sql import Connection, text
 from engine.storage.store import Store
+
+if TYPE_CHECKING:
+    from engine.embedders import Vectors
+    from engine.semantic.rows import Ids
 
 log = logging.getLogger("memtray.semantic")
 
@@ -456,6 +459,8 @@ class SemanticTier:
 
     def _open_index(self, conn: Connection, embedder: Embedder, session: str, cut: int, stats: Stats) -> bool:
         """Load the session's index file if it matches SQLite; else schedule a rebuild and say so."""
+        import numpy as np
+
         key = archive.known_key(conn, session)
         if key is None:
             return False

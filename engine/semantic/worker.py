@@ -25,8 +25,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from sqlalchemy import Connection
-
 from engine.clock import Clock
 from engine.embedders import Embedder
 from engine.embedders.chooser import Choice
@@ -34,6 +32,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.errors import StorageError
 from engine.semantic import rows
 from engine.semantic.progress import RateMeter
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.vectors")

@@ -12,11 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
-
 from engine.cjk import cjk_bigrams
 from engine.messages import Message
 from engine.storage import bulk
+from engine.storage.sql import Connection, text
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 

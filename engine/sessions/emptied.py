@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Connection, text
-
 from engine.messages import from_record
 from engine.paths import Paths
 from engine.sessions import folders
 from engine.sessions.historyfile import HistoryUnreadable
+from engine.storage.sql import SQLITE_FAILURES, Connection, text
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ def _state(database: Path) -> str | None:
         row = db.execute("SELECT 1 FROM messages LIMIT 1").fetchone()
     except sqlite3.OperationalError as exc:
         return "new (it has no tables)" if "no such table" in str(exc) else None
-    except sqlite3.Error:
+    except SQLITE_FAILURES:
         return None
     finally:
         db.close()

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy import Connection
-
 from engine.messages import Message
+from engine.storage.sql import Connection
 
 
 class ArchiveListener(Protocol):

@@ -52,8 +52,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection
-
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
@@ -70,6 +68,7 @@ from engine.settings import Settings
 from engine.storage.atomic import atomic_write
 from engine.storage.diskerrors import file_errors
 from engine.storage.locks import SessionLocks
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.sessions")

@@ -7,17 +7,18 @@ full-text indexes, (re)made after every open by :func:`ensure_fts`.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
-
 from engine.cjk import cjk_bigrams
-from engine.sessions.schema import CJK_GLOB, FTS_TABLES, MessageMeta, MessageRow, SessionRow, SettingRow
+from engine.sessions.schema import CJK_GLOB, FTS_TABLES
 from engine.storage import fts
+from engine.storage.sql import Connection
 
 
 def m001_initial(conn: Connection) -> None:
     """Messages, meta, sessions, settings, and their indexes."""
-    tables = [model.__table__ for model in (MessageRow, MessageMeta, SessionRow, SettingRow)]  # type: ignore[union-attr]
-    MessageRow.metadata.create_all(conn, tables=tables)
+    from engine.sessions.tables import MessageMeta, MessageRow, SessionRow, SettingRow
+    from engine.storage import tables
+
+    tables.create(conn, [MessageRow, MessageMeta, SessionRow, SettingRow])
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)"

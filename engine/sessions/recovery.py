@@ -27,8 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection
-
 from engine.clock import Clock
 from engine.messages import Message, to_record
 from engine.paths import Paths
@@ -37,6 +35,7 @@ from engine.sessions.folders import is_private
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener
 from engine.storage.diskerrors import file_errors
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.sessions")

@@ -24,9 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import DBAPIError
-
 from engine.cjk import cjk_bigrams
 from engine.clock import Clock, system_clock
 from engine.database import open_store
@@ -37,6 +34,7 @@ from engine.sessions import archive, salvage
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.storage.diskerrors import file_errors
+from engine.storage.sql import SQLITE_FAILURES, Connection, text
 
 log = logging.getLogger("memtray.repair")
 
@@ -83,7 +81,11 @@ class RepairReport:
 def check(paths: Paths) -> str | None:
     """The damage of the database in words, or None when it opens, passes its check and its text reads."""
     try:
-        open_store(paths.database).close()
+        store = open_store(paths.database)
+        try:
+            store.check()  # the full check: an open alone reads only the header and the schema
+        finally:
+            store.close()
     except CorruptStore as exc:
         return str(exc)
     return _undecodable(paths.database)
@@ -93,7 +95,7 @@ def _undecodable(path: Path) -> str | None:
     """Damage ``quick_check`` does not see: message text that is not UTF-8 (garbled bytes in a cell)."""
     try:
         source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error:
+    except SQLITE_FAILURES:
         return None
     source.text_factory = bytes
     try:
@@ -103,7 +105,7 @@ def _undecodable(path: Path) -> str | None:
                     content.decode("utf-8")
                 except UnicodeDecodeError:
                     return f"the memory database is damaged (the text of message #{ident} is garbled)"
-    except sqlite3.Error as exc:
+    except SQLITE_FAILURES as exc:
         return f"the memory database is damaged ({exc})"
     finally:
         source.close()
@@ -210,7 +212,7 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
         # (the file is opened read-only, so nothing is written).
         source.execute("PRAGMA writable_schema=ON")
         source.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.Error as exc:
+    except SQLITE_FAILURES as exc:
         log.warning("nothing could be read from the damaged database: %s", exc)
         return _Found([], 0, False, {}, [])
     try:
@@ -230,7 +232,7 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
 def _table(source: sqlite3.Connection, table: str, columns: Sequence[str]) -> list[tuple[salvage.Value, ...]]:
     try:
         return salvage.read_table(source, table, columns).rows
-    except sqlite3.Error as exc:  # the table is gone from the damaged schema
+    except SQLITE_FAILURES as exc:  # the table is gone from the damaged schema
         log.warning("the %s could not be read from the damaged database: %s", table, exc)
         return []
 
@@ -264,7 +266,7 @@ def _insert_error_records(conn: Connection, columns: list[str], rows: list[tuple
                 result = conn.exec_driver_sql(
                     f"INSERT OR IGNORE INTO error_memory({names}) VALUES ({marks})", tuple(values)
                 )
-        except DBAPIError:
+        except SQLITE_FAILURES:
             continue
         added += int(result.rowcount or 0)
     return added

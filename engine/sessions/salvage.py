@@ -20,6 +20,8 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.storage.sql import SQLITE_FAILURES
+
 log = logging.getLogger("memtray.repair")
 
 WINDOW = 1000
@@ -79,7 +81,7 @@ def read_table(source: sqlite3.Connection, table: str, columns: Sequence[str]) -
 def _scalar(source: sqlite3.Connection, sql: str, args: tuple[Value, ...] = ()) -> int | None:
     try:
         row = source.execute(sql, args).fetchone()
-    except sqlite3.Error:
+    except SQLITE_FAILURES:
         return None
     return int(row[0]) if row is not None and isinstance(row[0], int) else None
 
@@ -107,7 +109,7 @@ class _Reader:
             lo, hi = pending.pop()
             try:
                 batch = self._source.execute(self._range, (lo, hi)).fetchall()
-            except sqlite3.Error:
+            except SQLITE_FAILURES:
                 if lo == hi:  # a range of one row can fail where a lookup of it does not
                     alone = self._single(lo, count_failures)
                     if alone is not None:
@@ -133,7 +135,7 @@ class _Reader:
     def _single(self, rowid: int, count_failures: bool) -> tuple[Value, ...] | None:
         try:
             rows = self._source.execute(self._one, (rowid,)).fetchall()
-        except sqlite3.Error:
+        except SQLITE_FAILURES:
             rows = None
         decoded = _decoded(rows[0]) if rows else None
         if decoded is None and rows != []:  # failed, or garbled (an empty answer: no such row)
@@ -146,7 +148,7 @@ class _Reader:
         while empty < MAX_EMPTY_WINDOWS:
             try:
                 batch = self._source.execute(self._after, (last,)).fetchall()
-            except sqlite3.Error:
+            except SQLITE_FAILURES:
                 got = self.window(last + 1, last + WINDOW, count_failures=False)
                 last += WINDOW
                 empty = 0 if got else empty + 1

@@ -1,73 +1,13 @@
-"""The archive's tables: SQLModel classes, and the full-text indexes over the messages.
+"""The archive's full-text indexes over the messages, and the session keys they filter by.
 
-The FTS5 tables depend on what the local SQLite supports, so they are made after every open (see
+The archive's tables themselves are SQLModel classes in :mod:`engine.sessions.tables`. The FTS5 tables depend on what the local SQLite supports, so they are made after every open (see
 :func:`engine.sessions.migrations.ensure_fts`), not by a migration.
 """
 
 from __future__ import annotations
 
-from sqlmodel import Field, SQLModel
-
 from engine import cjk
 from engine.storage.fts import ExternalFts
-
-
-class MessageRow(SQLModel, table=True):
-    """One archived message. Never deleted by compaction; cleared by reset and remove-session."""
-
-    __tablename__ = "messages"
-    __table_args__ = {"sqlite_autoincrement": True}  # ids are never reused, even after a reset
-
-    id: int | None = Field(default=None, primary_key=True)
-    session_id: str = Field(index=False)
-    skey: str = Field(description="the session's short key, indexed by the FTS tables to filter by session")
-    send_at: int = 0
-    role: str
-    content: str
-    sender: str = ""
-
-
-class MessageMeta(SQLModel, table=True):
-    """Per-session archive state.
-
-    ``start_at`` is the original's compaction cutoff (the first kept ``sendAt``); ``start_id`` is the row id
-    of the first message still in history.json; ``hot_last_id`` is the last row id known to be written to
-    history.json (rows above it belong to an append that was interrupted and are replayed).
-
-    The table as ``m001_initial`` made it; ``m010_replayed_rows`` adds ``replayed_from`` and
-    ``replayed_to``, the rows the last replay wrote to history.json (never acknowledged by their append).
-    """
-
-    __tablename__ = "message_meta"
-
-    session_id: str = Field(primary_key=True)
-    start_at: int = 0
-    start_id: int = 0
-    hot_last_id: int = 0
-
-
-class SessionRow(SQLModel, table=True):
-    """A session known to the store. ``num`` gives the short key used to filter FTS matches.
-
-    The table as ``m001_initial`` made it; ``m009_session_titles`` adds ``title`` and ``title_source``.
-    """
-
-    __tablename__ = "sessions"
-
-    num: int | None = Field(default=None, primary_key=True)
-    id: str = Field(unique=True)
-    created_at: int = 0
-    updated_at: int = 0
-
-
-class SettingRow(SQLModel, table=True):
-    """One user setting, its value as JSON."""
-
-    __tablename__ = "settings"
-
-    key: str = Field(primary_key=True)
-    value: str
-
 
 # The trigram table indexes only rows with a CJK character (engine.cjk says which characters are CJK).
 CJK_GLOB = cjk.GLOB

@@ -12,13 +12,10 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection
+from engine.storage.sql import Connection
 
 MAX_ROWS = 5000
 """Rows per statement at most (the statement's text grows with them; beyond this the gain is nil)."""
-
-_LEGACY_VARIABLES = 999
-"""The bound-parameter limit of SQLite before 3.32, assumed when the connection cannot say its own."""
 
 
 def insert_rows(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -38,7 +35,4 @@ def insert_rows(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> No
 
 def _variable_limit(conn: Connection) -> int:
     """The connection's limit on bound parameters per statement."""
-    driver = conn.connection.driver_connection
-    if isinstance(driver, sqlite3.Connection):
-        return int(driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
-    return _LEGACY_VARIABLES
+    return int(conn.raw.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))

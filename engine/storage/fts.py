@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.store")
 

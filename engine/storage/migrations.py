@@ -1,10 +1,13 @@
 """The migration runner: applies named schema steps in order, each recorded in the ``migrations`` table.
 
-``SQLModel.metadata.create_all`` never alters an existing table, so every change after the first schema is
-a new step, named ``m<NNN>_<what>``, kept by the part that owns the tables. The runner knows no table but
-its own: :mod:`engine.database` lists every part's steps in the order they are recorded. Each step runs in
-the same write transaction as its bookkeeping row, so a migration is applied entirely or not at all. A
-step's name is recorded in existing databases and never changes.
+Every change after the first schema is a new step, named ``m<NNN>_<what>``, kept by the part that owns the
+tables (creating a table never alters an existing one). The runner knows no table but its own:
+:mod:`engine.database` lists every part's steps in the order they are recorded. Each step runs in the
+same write transaction as its bookkeeping row, so a migration is applied entirely or not at all. A step's
+name is recorded in existing databases and never changes.
+
+An open of an up-to-date database only reads the recorded names; SQLModel and SQLAlchemy
+(:mod:`engine.storage.tables`) are loaded only by a step that creates tables.
 """
 
 from __future__ import annotations
@@ -13,8 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from sqlalchemy import Connection, text
-from sqlmodel import Field, SQLModel
+from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.store")
 
@@ -23,18 +25,13 @@ Migration = tuple[str, Step]
 """A step and the name it is recorded under."""
 
 
-class MigrationRow(SQLModel, table=True):
-    """A migration that has been applied."""
-
-    __tablename__ = "migrations"
-
-    name: str = Field(primary_key=True)
-    applied_at: int = 0
-
-
 def apply(conn: Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply the migrations not yet recorded, in the given order; return their names."""
-    MigrationRow.metadata.create_all(conn, tables=[MigrationRow.__table__])  # type: ignore[attr-defined]
+    exists = conn.execute(text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"))
+    if exists.first() is None:
+        from engine.storage import tables
+
+        tables.create(conn, [tables.MigrationRow])
     done = {row[0] for row in conn.execute(text("SELECT name FROM migrations"))}
     applied = []
     for name, migration in migrations:

@@ -9,9 +9,14 @@ command never waits behind another program's write. SQLite's own errors become :
 The database file is created owner-only (0600) before SQLite opens it; SQLite gives its -wal and -shm
 files the database's mode. ``secure_delete`` is on, so a deleted row's text is overwritten (free pages included), and
 :meth:`Store.scrub` merges every FTS5 index (a deleted row's words stay in old index segments until a
-merge) and truncates the WAL after messages are forgotten, reset or removed. A database
-that fails its check at open raises :class:`CorruptStore`; ``memtray repair`` (:mod:`engine.sessions.repair`) moves
-it aside and rebuilds it.
+merge) and truncates the WAL after messages are forgotten, reset or removed. Damage raises
+:class:`CorruptStore` where it is found: at open when the file or its schema cannot be read, or by the
+statement that meets it; the full check (:meth:`Store.check`) is not part of an open
+(:mod:`engine.storage.integrity` says when it runs). ``memtray repair`` (:mod:`engine.sessions.repair`)
+moves a damaged database aside and rebuilds it.
+
+Connections are plain ``sqlite3`` ones, pooled here and handed out as :class:`engine.storage.sql.Connection`
+inside a transaction; this module is the only one that opens the database for the engine.
 
 The store makes no table of its own: whoever opens it passes the migrations to apply and the setup to run
 after them (:func:`engine.database.open_store` passes every part's).
@@ -27,16 +32,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import quote
-
-from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import DBAPIError
 
 from engine.errors import CorruptStore, StorageError, StoreLocked
 from engine.storage import diskerrors, fts
+from engine.storage.integrity import header_fault
 from engine.storage.migrations import Migration
 from engine.storage.migrations import apply as apply_migrations
+from engine.storage.sql import Connection, readable_errors
 
 log = logging.getLogger("memtray.store")
 
@@ -44,6 +48,8 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
 REPAIR_HINT = "run 'memtray repair' to move it aside and rebuild it from the sessions' history files"
+DAMAGED = ("not a database", "malformed", "corrupt", "could not decode")
+"""Words of SQLite's errors that mean a damaged file (the last: garbled text)."""
 
 Setup = Callable[[Connection, set[str]], Iterable[str]]
 """Run after the migrations, in their transaction, with the tokenizers this SQLite supports (see
@@ -93,8 +99,6 @@ def translated_errors(folder: Path | None = None) -> Iterator[None]:
     wrong with it when SQLite only says "disk I/O error" or "readonly")."""
     try:
         yield
-    except DBAPIError as exc:
-        raise _translate(exc.orig, folder) from exc
     except sqlite3.Error as exc:
         raise _translate(exc, folder) from exc
 
@@ -103,8 +107,7 @@ def _translate(exc: BaseException | None, folder: Path | None = None) -> Storage
     message = str(exc).lower()
     if "locked" in message or "busy" in message:
         return StoreLocked("the memory store is busy in another program; try again in a moment")
-    damaged = ("not a database", "malformed", "corrupt", "could not decode")  # the last: garbled text
-    if any(word in message for word in damaged):
+    if any(word in message for word in DAMAGED):
         return CorruptStore(f"the memory database is damaged ({exc}); {REPAIR_HINT}")
     if "full" in message:
         return diskerrors.disk_full("the memory database")
@@ -121,49 +124,134 @@ def _translate(exc: BaseException | None, folder: Path | None = None) -> Storage
     return StorageError(f"the memory database failed: {exc}")
 
 
-def _make_engine(path: Path, begin: str, *, frozen: bool = False) -> Engine:
-    """An engine over ``path``; ``frozen``: read-only, the file taken as it is (no -wal or -shm file)."""
-    url = f"sqlite:///file:{quote(str(path))}?immutable=1&uri=true" if frozen else f"sqlite:///{path}"
-    engine = create_engine(
-        url,
-        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
-        pool_size=4,
-        max_overflow=8,
-    )
+def _connect(path: Path, *, frozen: bool = False) -> sqlite3.Connection:
+    """A connection to ``path`` set up for the store; ``frozen``: read-only, the file taken as it is (no
+    -wal or -shm file)."""
+    if frozen:
+        raw = sqlite3.connect(
+            f"file:{quote(str(path))}?immutable=1",
+            uri=True,
+            check_same_thread=False,
+            isolation_level=None,  # the store issues BEGIN itself
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
+    else:
+        raw = sqlite3.connect(
+            path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    try:
+        for pragma in (
+            f"busy_timeout={BUSY_TIMEOUT_MS}",
+            "journal_mode=WAL",
+            "synchronous=NORMAL",
+            "foreign_keys=ON",
+            "temp_store=MEMORY",
+            "cache_size=-32000",  # 32 MB: FTS5 merges and large sessions
+            "secure_delete=ON",
+        ):
+            raw.execute(f"PRAGMA {pragma}")
+    except BaseException:
+        raw.close()
+        raise
+    return raw
 
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA temp_store=MEMORY")
-        cursor.execute("PRAGMA cache_size=-32000")  # 32 MB: FTS5 merges and large sessions
-        cursor.execute("PRAGMA secure_delete=ON")
-        cursor.close()
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(begin)
+class _Pool:
+    """Connections to one file, each set up once and lent to one thread at a time; up to ``KEEP`` idle
+    ones are kept for the next transaction."""
 
-    return engine
+    KEEP = 4
+
+    def __init__(self, path: Path, *, frozen: bool = False) -> None:
+        self._path, self._frozen = path, frozen
+        self._idle: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> sqlite3.Connection:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        with readable_errors():  # the first statement reads the schema
+            return _connect(self._path, frozen=self._frozen)
+
+    def give(self, raw: sqlite3.Connection) -> None:
+        """Take back a connection outside any transaction (else it is closed)."""
+        with self._lock:
+            if len(self._idle) < self.KEEP and not raw.in_transaction:
+                self._idle.append(raw)
+                return
+        raw.close()
+
+    @contextmanager
+    def transaction(self, begin: str) -> Iterator[Connection]:
+        """``begin`` (``BEGIN`` or ``BEGIN IMMEDIATE``), committed when the block ends without error, else
+        rolled back."""
+        raw = self.take()
+        try:
+            raw.execute(begin)
+            try:
+                yield Connection(raw)
+            except BaseException:
+                if raw.in_transaction:
+                    raw.rollback()
+                raise
+            if raw.in_transaction:
+                raw.commit()
+        except BaseException:
+            _close_after_failure(raw)
+            raise
+        self.give(raw)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read transaction, rolled back when the block ends."""
+        raw = self.take()
+        try:
+            raw.execute("BEGIN")
+            try:
+                yield Connection(raw)
+            finally:
+                if raw.in_transaction:
+                    raw.rollback()
+        except BaseException:
+            _close_after_failure(raw)
+            raise
+        self.give(raw)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for raw in idle:
+            raw.close()
+
+
+def _close_after_failure(raw: sqlite3.Connection) -> None:
+    """Close a connection whose transaction failed (its state is not trusted for the next one)."""
+    try:
+        if raw.in_transaction:
+            raw.rollback()
+    except sqlite3.Error:
+        pass
+    raw.close()
 
 
 class Store:
-    """The open database: a write engine and a read engine over the same file.
+    """The open database: a pool of write connections and one of read connections over the same file.
 
     :meth:`data_version` answers "did anyone commit since I last asked?" for a few microseconds: SQLite's
     ``PRAGMA data_version`` on a connection of its own that never writes, so every commit, by another
-    process or by this one's own engines, changes it.
+    process or by this one's own connections, changes it.
     """
 
     def __init__(self, path: Path, *, migrations: Sequence[Migration], setup: Setup | None = None) -> None:
         """Open (creating if needed) the database at ``path``, apply ``migrations``, run ``setup``.
 
+        Only what every open reads is checked: the file's header (a database shorter than its header says
+        gets the full check now) and the schema. Damage found later, by any statement, raises
+        :class:`CorruptStore` then; :meth:`check` runs the full check.
+
         Raises:
-            CorruptStore: the database fails its check.
+            CorruptStore: the database is damaged.
             StorageError: it cannot be created or opened.
         """
         self.path = path
@@ -181,31 +269,49 @@ class Store:
                 "SQLite %s has no trigram tokenizer: Chinese search uses substring matching",
                 self.features.sqlite_version,
             )
-        with translated_errors(path.parent):
-            self._write = _make_engine(path, "BEGIN IMMEDIATE")
-            self._read = _make_engine(path, "BEGIN")
+        self._write = _Pool(path)
+        self._read = _Pool(path)
 
-        def prepare(conn: Connection) -> tuple[list[str], set[str], Any]:
+        def prepare(conn: Connection) -> tuple[list[str], set[str]]:
             applied = apply_migrations(conn, migrations)
             tables = set(setup(conn, self.features.tokenizers)) if setup else set()
-            return applied, tables, conn.exec_driver_sql("PRAGMA quick_check").scalar()
+            return applied, tables
 
         try:
-            applied, self.fts_tables, check = self.write_if_needed(prepare)
-        except StorageError as exc:
-            if not _cannot_start_wal(exc, path):
-                raise
-            # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
-            # needs, even to read. Every change is in the database file, so it is read as it is.
-            log.info("the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path)
-            self._read.dispose()
-            self._read = _make_engine(path, "BEGIN", frozen=True)
-            applied, self.fts_tables, check = self.write_if_needed(prepare)
-        if check != "ok":
+            suspect = header_fault(path)
+            if suspect:
+                log.info("%s may be damaged (%s): checking it in full", path, suspect)
+                self.check()
+            try:
+                applied, self.fts_tables = self.write_if_needed(prepare)
+            except StorageError as exc:
+                if not _cannot_start_wal(exc, path):
+                    raise
+                # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
+                # needs, even to read. Every change is in the database file, so it is read as it is.
+                log.info(
+                    "the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path
+                )
+                self._read.close()
+                self._read = _Pool(path, frozen=True)
+                applied, self.fts_tables = self.write_if_needed(prepare)
+        except BaseException:
             self.close()
-            raise CorruptStore(f"the memory database is damaged (its check says: {check}); {REPAIR_HINT}")
+            raise
         if applied:
             log.info("database %s migrated: %s", path, ", ".join(applied))
+
+    def check(self) -> None:
+        """SQLite's full check of every page and index (``PRAGMA quick_check``: seconds on a large archive).
+
+        Raises:
+            CorruptStore: the check found damage (its words are in the message).
+        """
+        with self.read() as conn:
+            found = [str(row[0]) for row in conn.exec_driver_sql("PRAGMA quick_check")]
+        if found != ["ok"]:
+            said = "; ".join(found[:3]) + (f" (and {len(found) - 3} more)" if len(found) > 3 else "")
+            raise CorruptStore(f"the memory database is damaged (its check says: {said}); {REPAIR_HINT}")
 
     def data_version(self) -> int:
         """A number that changes whenever a transaction was committed to the database since the last call."""
@@ -217,13 +323,13 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
-        with translated_errors(self.path.parent), self._write.begin() as conn:
+        with translated_errors(self.path.parent), self._write.transaction("BEGIN IMMEDIATE") as conn:
             yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
-        with translated_errors(self.path.parent), self._read.connect() as conn:
+        with translated_errors(self.path.parent), self._read.snapshot() as conn:
             yield conn
 
     def write_if_needed(self, work: Callable[[Connection], T]) -> T:
@@ -235,7 +341,7 @@ class Store:
         busy timeout), it runs again in a write transaction (``BEGIN IMMEDIATE``).
         """
         try:
-            with translated_errors(self.path.parent), self._read.begin() as conn:
+            with translated_errors(self.path.parent), self._read.transaction("BEGIN") as conn:
                 return work(conn)
         except StoreLocked:
             with self.write() as conn:
@@ -258,13 +364,11 @@ class Store:
             for table in present if tables is None else sorted(set(tables) & set(present)):
                 fts.optimize(conn, table)
         with translated_errors(self.path.parent):
-            raw = self._write.raw_connection()  # outside any transaction: a checkpoint cannot run in one
+            raw = self._write.take()  # outside any transaction: a checkpoint cannot run in one
             try:
-                cursor = raw.cursor()
-                busy = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                cursor.close()
+                busy = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
-                raw.close()
+                self._write.give(raw)
         if busy and busy[0]:
             log.info("the write-ahead log could not be truncated now: another program is reading")
 
@@ -273,15 +377,13 @@ class Store:
             if self._watch is not None:
                 self._watch.close()
                 self._watch = None
-        self._write.dispose()
-        self._read.dispose()
+        self._write.close()
+        self._read.close()
 
 
 def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
     """``exc`` is a full disk or an I/O error, and no -wal file holds changes the database file lacks."""
-    cause = exc.__cause__
-    orig = cause.orig if isinstance(cause, DBAPIError) else cause
-    code = getattr(orig, "sqlite_errorcode", None)
+    code = getattr(exc.__cause__, "sqlite_errorcode", None)
     if code is None or code & 0xFF not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL):
         return False
     wal = path.with_name(f"{path.name}-wal")

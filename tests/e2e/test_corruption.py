@@ -404,3 +404,27 @@ def test_repair_keeps_blank_messages_as_written(tmp_path: Path, damage: Callable
     with Memory.open(home) as mem:
         assert [m.content for m in mem.history("blanks")] == ["   \n\t", "", "x"]
         assert archive_contents(mem, "blanks") == ["   \n\t", "", "x"]
+
+
+def test_a_schema_entry_whose_error_message_is_garbled_is_reported_as_damage(tmp_path: Path) -> None:
+    """A damaged schema entry whose name is no longer UTF-8: SQLite's message quotes the name, so Python
+    raises UnicodeDecodeError in place of the error. Every command still says "damaged" in one line, and
+    repair rebuilds the database."""
+    home = tmp_path / "home"
+    hot = fill(home)
+    db = home / ".store" / "history.db"
+    data = bytearray(db.read_bytes())
+    sql = data.index(b"CREATE TABLE messages_cjk")
+    data[sql : sql + 12] = b"CREATE TABLX"  # the entry no longer parses...
+    for _ in range(2):  # ...and its name and table name are garbled
+        at = data.rindex(b"messages_cjk", 0, sql)
+        data[at : at + 3] = b"\xe8\xe8\xe8"
+        sql = at
+    db.write_bytes(bytes(data))
+    for argv in (("sessions",), ("history", "--session", "cli-short"), ("repair", "--check")):
+        code, out, err = run_cli("--home", str(home), *argv)
+        assert code == 1 and "damaged" in out + err and "internal error" not in err, (argv, out, err)
+    code, out, err = run_cli("--home", str(home), "repair")
+    assert code == 0 and "moved aside" in out, (out, err)
+    with Memory.open(home) as mem:
+        assert [m.content for m in mem.history("cli-short")] == hot["cli-short"]

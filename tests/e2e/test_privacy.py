@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -219,10 +220,22 @@ def test_the_gemini_key_appears_in_no_file_after_a_full_run(
         done = cli(home, "-v", "summarize", "--session", "cli-k")
         assert done.returncode == 0, done.stderr
         assert key not in done.stdout + done.stderr
-        assert (
-            cli(home, "append", "--session", "cli-k", "--role", "user", "--content", "and Osaka").returncode
-            == 0
+        # The summary cursor is a time in whole seconds: a message of the same second as the last
+        # summarized one counts as summarized, so this one is a second later.
+        later = str(time.time_ns() + 2 * 10**9)
+        appended = cli(
+            home,
+            "append",
+            "--session",
+            "cli-k",
+            "--role",
+            "user",
+            "--content",
+            "and Osaka",
+            "--send-at",
+            later,
         )
+        assert appended.returncode == 0
         fake.reply_error(401, f"API key not valid: {key}")  # even when the service echoes it back
         failed = cli(home, "-v", "summarize", "--session", "cli-k")
         assert failed.returncode == 1 and "refused" in failed.stderr

@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from sqlalchemy import Connection, create_engine, event
 
 from engine.storage import bulk
+from engine.storage.sql import Connection
 
 
 @pytest.fixture
 def conn() -> Iterator[Connection]:
-    engine = create_engine("sqlite://")
-    with engine.begin() as connection:
-        connection.exec_driver_sql("CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT, b INTEGER)")
-        connection.exec_driver_sql("CREATE VIRTUAL TABLE f USING fts5(a, content='t', content_rowid='id')")
-        connection.exec_driver_sql("CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN INSERT INTO f(rowid, a) VALUES (new.id, new.a); END")  # fmt: skip
-        yield connection
-    engine.dispose()
+    raw = sqlite3.connect(":memory:", isolation_level=None)
+    raw.execute("BEGIN")
+    connection = Connection(raw)
+    connection.exec_driver_sql("CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT, b INTEGER)")
+    connection.exec_driver_sql("CREATE VIRTUAL TABLE f USING fts5(a, content='t', content_rowid='id')")
+    connection.exec_driver_sql("CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN INSERT INTO f(rowid, a) VALUES (new.id, new.a); END")  # fmt: skip
+    yield connection
+    raw.close()
 
 
 def statements(conn: Connection) -> list[str]:
+    """The statements run on ``conn`` from now on."""
     seen: list[str] = []
-    event.listen(conn, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    run = conn._run
+
+    def counted(sql: str, params: Any) -> Any:
+        seen.append(sql)
+        return run(sql, params)
+
+    conn._run = counted  # type: ignore[method-assign]
     return seen
 
 

@@ -1,4 +1,5 @@
-"""Maintenance jobs: the hourly error purge and the temp-session cleanup join the shared scheduler."""
+"""Maintenance jobs: the hourly error purge, the temp-session cleanup and the daily integrity check join the
+shared scheduler."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import schedule
 
 from engine import Memory, Message
+from engine.errors import CorruptStore
 from engine.jobs import add_maintenance
 from tests.engine.conftest import FakeClock
 
@@ -19,7 +21,12 @@ def test_jobs_are_scheduled_and_only_submit_work(memory: Memory, clock: FakeCloc
     scheduler = schedule.Scheduler()
     submitted: list[Callable[[], Any]] = []
     add_maintenance(scheduler, memory, submitted.append)
-    assert {tag for job in scheduler.jobs for tag in job.tags} == {"maintenance", "errors", "temp"}
+    assert {tag for job in scheduler.jobs for tag in job.tags} == {
+        "maintenance",
+        "errors",
+        "temp",
+        "integrity",
+    }
     memory.errors.remember("fetch_page", "timeout after 30s", "retry with a longer timeout", "resolved")
     memory.append("temp-old", [Message("user", "scratch")])
     folder = memory.paths.session_dir("temp-old")
@@ -28,7 +35,7 @@ def test_jobs_are_scheduled_and_only_submit_work(memory: Memory, clock: FakeCloc
         os.utime(path, (stale, stale))
     clock.now = int(folder.stat().st_mtime * 1e9) + 3600 * 10**9
     scheduler.run_all()
-    assert len(submitted) == 2 and memory.exists("temp-old")  # nothing ran on the scheduler's thread
+    assert len(submitted) == 3 and memory.exists("temp-old")  # nothing ran on the scheduler's thread
     clock.now += 91 * 24 * 3600 * 10**9
     for work in submitted:
         work()
@@ -52,4 +59,25 @@ def test_a_failing_job_is_logged_and_the_scheduler_goes_on(
         results = [work() for work in submitted]
     assert results[0] is None and "error purge job failed" in caplog.text
     scheduler.run_all()  # still scheduled
-    assert len(submitted) == 4
+    assert len(submitted) == 6
+
+
+def test_the_daily_integrity_check_hands_a_damaged_database_to_on_damaged(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    scheduler = schedule.Scheduler()
+    submitted: list[Callable[[], Any]] = []
+    damaged: list[CorruptStore] = []
+    add_maintenance(scheduler, memory, submitted.append, damaged.append)
+    (integrity_job,) = [job for job in scheduler.jobs if "integrity" in job.tags]
+    integrity_job.run()
+    submitted.pop()()  # healthy: checked and recorded, nothing handed on
+    assert damaged == [] and int(memory.paths.integrity_stamp.read_text()) == clock.now
+
+    def broken(*, daily: bool = False) -> bool:
+        raise CorruptStore("the memory database is damaged (its check says: page 7 is never used)")
+
+    monkeypatch.setattr(memory, "check_integrity", broken)
+    integrity_job.run()
+    submitted.pop()()
+    assert len(damaged) == 1 and "page 7" in str(damaged[0])
