@@ -27,7 +27,7 @@ from engine.importers.watch import agent_folders, import_agent_folders, import_t
 from engine.jobs import add_maintenance
 from engine.logs import configure as configure_logging
 from engine.memory import Memory
-from engine.messages import Message
+from engine.messages import Message, MessageFilter
 from engine.paths import Paths, platform_home
 from engine.search.pipeline import Hit, SearchResult
 from engine.search.query import query_terms
@@ -44,6 +44,7 @@ __all__ = [
     "Hit",
     "Memory",
     "Message",
+    "MessageFilter",
     "Paths",
     "RepairReport",
     "ResetResult",
