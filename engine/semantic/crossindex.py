@@ -10,13 +10,14 @@ scores them a block at a time (int8 to float32, then :func:`engine.semantic.exac
 :func:`pool_size` and scores those again with their float32 vectors read back from SQLite: the scores, their
 order and the similarity floors are float32's; int8 only chooses the candidates.
 
-The index follows SQLite, whoever writes it (this process or another), before each search (unless nothing
-was committed to the database since the last one: its data version tells): the vectors with a higher row id than it has seen are appended; when the embedder's count of vectors or the sum of their
-message ids then differ from the index's (a forgotten message, a reset or removed session, a turn embedded
-again; message ids are never reused), the row ids are compared, rows gone from SQLite are masked out for
-good and rows the index lacks are read. Once masked rows are :data:`DEAD_SHARE` of it, it is read again.
-An embedder with more vectors than :data:`MAX_BYTES` holds is not indexed (an index that grows past it is let
-go): :meth:`CrossIndex.sync` says so, and the tier ranks session by session instead, as before.
+The index follows SQLite, whoever writes it (this process or another), before each search unless nothing
+was committed since the last one (the database's data version says): the vectors with a higher row id than
+it has seen are appended; when the embedder's count of vectors or the sum of their message ids then differ
+from the index's (a forgotten message, a reset or removed session, a turn embedded again; message ids are
+never reused), the row ids are compared, rows gone from SQLite are masked out for good and rows the index
+lacks are read. Once masked rows are :data:`DEAD_SHARE` of it, it is read again. An embedder with more
+vectors than :data:`MAX_BYTES` holds is not indexed (an index that grows past it is let go):
+:meth:`CrossIndex.sync` says so, and the tier ranks session by session instead, as before.
 """
 
 from __future__ import annotations

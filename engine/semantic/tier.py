@@ -15,8 +15,13 @@ Search, per session:
   exactly. A missing, stale or damaged index file is rebuilt in the background (with a log line) and the
   search runs exactly meanwhile.
 
-``session=None`` searches every session and merges by score. The tier ranks by vectors only; keyword and
-hybrid search, and the hits, are :class:`engine.search.service.Search`'s.
+``session=None`` searches every session at once, exactly, through the in-memory int8 index of the embedder's
+vectors (:mod:`engine.semantic.crossindex`, built at the first such search and kept in step with SQLite);
+when the vectors are too many for its bound, session by session as above, merged by score. A search's
+:class:`~engine.messages.MessageFilter` applies before any top k is taken: a mask over the index's rows, or
+over a session's matrices (searched exactly then, the archive too: an Annoy index cannot filter first). The
+tier ranks by vectors only; keyword and hybrid search, and the hits, are
+:class:`engine.search.service.Search`'s.
 
 A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
 how much that is. A process that does not embed in the background (a CLI command) loads the model only
@@ -451,6 +456,7 @@ class SemanticTier:
         vector: Vectors,
         k: int,
     ) -> list[tuple[int, float]]:
+        """The session's best ``k`` among the messages ``where`` admits, exactly (recent, then archive)."""
         parts = [("recent", cut, TOP)] + ([("archive", 0, cut)] if scope == "all" and cut > 0 else [])
         found: list[tuple[int, float]] = []
         sessions, senders = Codes(), Codes()
