@@ -118,10 +118,6 @@ class CrossIndex:
         """Rows held, masked-out ones included."""
         return sum(b.size for b in self._blocks)
 
-    @property
-    def nbytes(self) -> int:
-        return len(self._blocks) * BLOCK_ROWS * row_bytes(self.dim) + self._buffer.nbytes
-
     # -- following SQLite ------------------------------------------------------------------------------
 
     def sync(self, conn: Connection, version: int | None = None) -> bool:
@@ -165,7 +161,7 @@ class CrossIndex:
     def _grow(self, conn: Connection, expected: int) -> None:
         """Append the embedder's vectors with a row id above those seen."""
         table = columns.read_all(conn, self._sessions, self._senders) if expected > FULL_SCAN else None
-        for batch in rows.rows_after(conn, self.embedder_id, max(self._seen, 0), READ_BATCH):
+        for batch in rows.rows_after(conn, self.embedder_id, self._seen, READ_BATCH):
             mids = np.fromiter((b[1] for b in batch), dtype=np.int64, count=len(batch))
             if table is not None:
                 found = columns.lookup(table, mids)

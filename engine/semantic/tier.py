@@ -45,7 +45,7 @@ from sqlalchemy import Connection, text
 from engine.clock import Clock
 from engine.embedders import Embedder, Vectors
 from engine.embedders.chooser import Choice, injected, select
-from engine.errors import VectorIndexError
+from engine.errors import StorageError, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
 from engine.semantic import annoyindex, columns, exact, rows
@@ -416,7 +416,10 @@ class SemanticTier:
             index = self._cross
             if index is None or index.embedder_id != embedder.id or index.dim != embedder.dim:
                 index = self._cross = CrossIndex(embedder.id, embedder.dim)
-            version = self._store.data_version()
+            try:
+                version: int | None = self._store.data_version()
+            except StorageError:  # a full disk with no -wal file: read as it is, checked at every search
+                version = None
             with self._store.read() as conn:
                 if not index.sync(conn, version):
                     return None
