@@ -2,11 +2,12 @@
 
 The public face is small and stable; everything else is internal::
 
-    from engine import Memory, Message
+    from engine import Memory, Message, MessageFilter
     mem = Memory.open(home=None)              # None: MEMTRAY_HOME or the platform default
     mem.append("cli-abc", [Message(role="user", content="hi", send_at=...)])
     hits = mem.search("query", session=None, match="keyword", scope="all", limit=10)
     result = mem.search_with_coverage("query")  # .hits, and .coverage of the meaning search
+    mem.search("query", where=MessageFilter(role="user", sender="ann", since=..., until=...))
     query_terms("query")                      # what a search looks for, to highlight in its hits
     mem.wait_idle()
     mem.close()

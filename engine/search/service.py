@@ -9,7 +9,9 @@ search puts three rankings side by side — the context index (each message betw
 :mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
 (:mod:`engine.search.hybrid`), with the weights of the query's script. While no message has a vector,
 semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
-search says so in the log and fuses the keyword rankings alone.
+search says so in the log and fuses the keyword rankings alone. A search's
+:class:`~engine.messages.MessageFilter` goes into every ranking (the keyword SQL, the vectors' mask), so each
+list holds its best among the admitted messages, not the admitted few of its best.
 
 It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
 through the same hooks as the vectors (a new message gets its row and becomes its previous message's
