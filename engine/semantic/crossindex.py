@@ -145,8 +145,10 @@ class CrossIndex:
             self._version = version
             return False
         self.over = False
-        if rows.top_row(conn) > self._seen:
+        top = rows.top_row(conn)
+        if top > self._seen:
             self._grow(conn, count - self._count)
+            self._seen = top  # rows of other embedders up to it need no second look
         if (self._count, self._message_sum) != (count, message_sum):
             self._resync(conn)
         if self._dead > DEAD_SHARE * max(1, self.rows):
@@ -155,6 +157,7 @@ class CrossIndex:
             )
             self._clear()
             self._grow(conn, count)
+            self._seen = max(self._seen, top)
         self._version = version
         return True
 
