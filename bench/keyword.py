@@ -85,9 +85,7 @@ def measure(
     for _ in range(repeat):
         t0 = time.perf_counter()
         if hybrid_side:
-            context, _ = mem._search.keyword_ranking(
-                query, session=session, scope="all", after_ns=0, depth=50
-            )
+            context, _ = mem._search.keyword_ranking(query, session=session, scope="all", depth=50)
             hits = len(context)
         else:
             hits = len(mem.search(query, session=session, match="keyword", limit=10))

@@ -13,15 +13,22 @@ call (p50/p95/max) and the largest page in characters:
 - ``search``: keyword, hybrid and semantic queries over every session, their second pages, and with
   filters (role, dates);
 - ``read``: a session from both ends and around search hits; ``resources/list`` pages.
+
+Then the process's peak RSS, and the recall@10 of semantic search over all sessions (the int8
+cross-session index, its candidates rescored in float32) against an exact float32 ranking of every
+vector, with the recall of int8 scores alone beside it.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bench.corpus import Corpus
 from engine import Memory, Message
@@ -32,6 +39,7 @@ from engine.mcpserver.adapter import Catalog, Context
 from engine.mcpserver.paging import PAGE_CHARS
 from engine.mcpserver.server import run_tool
 from engine.mcpserver.tools import mcp_tools
+from engine.semantic import crossindex
 
 NS = 1_000_000_000
 START = 1_640_000_000 * NS  # 2021-12-20
@@ -108,6 +116,42 @@ class Meter:
         return fine
 
 
+def peak_mb() -> float:
+    """The process's peak resident set so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def recall(mem: Memory, queries: list[str], k: int = 10) -> tuple[float, float]:
+    """recall@k of ``search_vectors(session=None)`` and of int8 scores alone, against exact float32 over
+    every vector (read from SQLite a chunk at a time)."""
+    embedder = mem.semantic.embedder()
+    q = np.stack([embedder.encode_query(t) for t in queries]).astype(np.float32)
+    exact: list[list[tuple[float, int]]] = [[] for _ in queries]
+    rough: list[list[tuple[float, int]]] = [[] for _ in queries]
+    with mem._store.read() as conn:
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cursor.execute("SELECT message_id, vector FROM vectors WHERE embedder = ?", (embedder.id,))
+        while got := cursor.fetchmany(8192):
+            ids = np.asarray([r[0] for r in got])
+            matrix = np.frombuffer(b"".join(r[1] for r in got), np.float32).reshape(len(got), -1)
+            small, scale = crossindex.quantize(matrix)
+            for best, scores in (
+                (exact, matrix @ q.T),
+                (rough, (small.astype(np.float32) @ q.T) * scale[:, None]),
+            ):
+                for j in range(len(queries)):
+                    top = np.argsort(-scores[:, j])[:k]
+                    best[j] = sorted(
+                        best[j] + list(zip(scores[top, j].tolist(), ids[top].tolist(), strict=True)),
+                        reverse=True,
+                    )[:k]
+    found = [{i for i, _ in mem.semantic.search_vectors(t, session=None, scope="all", k=k)} for t in queries]
+    truth = [{i for _, i in e} for e in exact]
+    ranked = sum(len(f & t) for f, t in zip(found, truth, strict=True)) / (k * len(queries))
+    alone = sum(len({i for _, i in r} & t) for r, t in zip(rough, truth, strict=True)) / (k * len(queries))
+    return ranked, alone
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -116,7 +160,15 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--home", type=Path, default=Path("bench/out/mcp"))
     parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument(
+        "--index-mib",
+        type=int,
+        default=None,
+        help="the cross-session index's bound (default: crossindex.MAX_BYTES); 0: rank session by session",
+    )
     args = parser.parse_args()
+    if args.index_mib is not None:
+        crossindex.MAX_BYTES = args.index_mib * 2**20
     build(args.home, args.sessions, args.messages)
     corpus = Corpus(seed=99)
     with Memory.open(args.home, embedder=HashEmbedder()) as mem:
@@ -141,7 +193,10 @@ def main() -> None:
         words = [" ".join(corpus.english().split()[:3]) for _ in range(args.queries)]
         hanzi = [corpus.chinese()[:4] for _ in range(args.queries // 4)]
         hits: list[dict[str, Any]] = []
+        before = 0.0
         for match in ("keyword", "hybrid", "semantic"):
+            if match == "hybrid":
+                before = peak_mb()
             for q in words + hanzi:
                 found = meter.call(f"search {match}", "search", {"query": q, "match": match})
                 hits += found["hits"][:1]
@@ -190,6 +245,18 @@ def main() -> None:
         )
         print(f"search p95 (worst kind): {search_p95 * 1000:.0f} ms (issue: < 300 ms)")
         print("every page within bound" if fine else "SOME PAGE IS OVER THE BOUND")
+        peak = peak_mb()
+        with mem._store.read() as conn:
+            vectors = int(conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one())
+        size = vectors * crossindex.row_bytes(mem.semantic.embedder().dim)
+        held = "held" if size <= crossindex.MAX_BYTES else "not held: searches went session by session"
+        print(
+            f"peak RSS {before:.0f} MB before the first semantic search, {peak:.0f} MB after all; "
+            f"the cross-session index of {vectors:,} vectors: {size / 2**20:.0f} MB "
+            f"(bound {crossindex.MAX_BYTES / 2**20:.0f} MiB: {held})"
+        )
+        ranked, alone = recall(mem, words + hanzi)
+        print(f"semantic recall@10 against exact float32: {ranked:.3f} (int8 scores alone: {alone:.3f})")
 
 
 if __name__ == "__main__":

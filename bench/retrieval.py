@@ -131,7 +131,7 @@ def context_variants(mem: Memory, session: str, question: str) -> dict[str, list
             for nb in NEIGHBOUR_WEIGHTS:
                 contextfts.NEIGHBOUR_WEIGHTS = nb
                 context, _ = mem._search.keyword_ranking(
-                    query, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
+                    query, session=session, scope="all", depth=max(DEPTHS)
                 )
                 found[context_label(True, nb)] = context
         finally:
@@ -141,9 +141,7 @@ def context_variants(mem: Memory, session: str, question: str) -> dict[str, list
     try:
         for columns in COLUMN_WEIGHTS:
             contextfts.COLUMN_WEIGHTS = columns
-            context, _ = mem._search.keyword_ranking(
-                query, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
-            )
+            context, _ = mem._search.keyword_ranking(query, session=session, scope="all", depth=max(DEPTHS))
             found[context_label(False, columns)] = context
     finally:
         contextfts.COLUMN_WEIGHTS = chosen
@@ -164,9 +162,7 @@ def sweep_fusions(
     embedder_id = mem.semantic.embedder().id
     raw = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
     semantic = floors.above(raw, embedder_id)
-    _, plain = mem._search.keyword_ranking(
-        question, session=session, scope="all", after_ns=0, depth=max(DEPTHS)
-    )
+    _, plain = mem._search.keyword_ranking(question, session=session, scope="all", depth=max(DEPTHS))
     for label, context in context_variants(mem, session, question).items():
         scores.add(f"context {label}", category, rank_of([i for i, _ in context][:10], wanted))
         for depth in DEPTHS:
@@ -177,17 +173,13 @@ def sweep_fusions(
                     sweeps[fusion_label(label, depth, ws, wp)].add("x", category, rank_of(top, wanted))
     for depth in DEPTHS:  # no floor: the whole semantic ranking (min-max), the fusion before floors
         w = hybrid.weights(parse(question), embedder_id)
-        context, _ = mem._search.keyword_ranking(
-            question, session=session, scope="all", after_ns=0, depth=depth
-        )
+        context, _ = mem._search.keyword_ranking(question, session=session, scope="all", depth=depth)
         fused = hybrid.fuse([(context, 1.0), (raw[:depth], w.semantic), (plain[:depth], w.plain)])
         sweeps[f"current weights, no floor, d={depth}"].add(
             "x", category, rank_of([i for i, _ in fused][:10], wanted)
         )
     query = parse(question)
-    context, plain = mem._search.keyword_ranking(
-        query, session=session, scope="all", after_ns=0, depth=hybrid.DEPTH
-    )
+    context, plain = mem._search.keyword_ranking(query, session=session, scope="all", depth=hybrid.DEPTH)
     w = hybrid.weights(query, embedder_id)
     fused = hybrid.fuse([(context, w.context), (semantic[: hybrid.DEPTH], w.semantic), (plain, w.plain)])
     with mem._store.read() as conn:

@@ -2,11 +2,12 @@
 
 The public face is small and stable; everything else is internal::
 
-    from engine import Memory, Message
+    from engine import Memory, Message, MessageFilter
     mem = Memory.open(home=None)              # None: MEMTRAY_HOME or the platform default
     mem.append("cli-abc", [Message(role="user", content="hi", send_at=...)])
     hits = mem.search("query", session=None, match="keyword", scope="all", limit=10)
     result = mem.search_with_coverage("query")  # .hits, and .coverage of the meaning search
+    mem.search("query", where=MessageFilter(role="user", sender="ann", since=..., until=...))
     query_terms("query")                      # what a search looks for, to highlight in its hits
     mem.wait_idle()
     mem.close()
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from engine.jobs import add_maintenance
     from engine.logs import configure as configure_logging
     from engine.memory import Memory
-    from engine.messages import Message
+    from engine.messages import Message, MessageFilter
     from engine.paths import Paths, platform_home
     from engine.search.pipeline import Hit, SearchResult
     from engine.search.query import query_terms
@@ -52,6 +53,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "configure_logging": ("engine.logs", "configure"),
     "Memory": ("engine.memory", "Memory"),
     "Message": ("engine.messages", "Message"),
+    "MessageFilter": ("engine.messages", "MessageFilter"),
     "Paths": ("engine.paths", "Paths"),
     "platform_home": ("engine.paths", "platform_home"),
     "Hit": ("engine.search.pipeline", "Hit"),
@@ -88,6 +90,7 @@ __all__ = [
     "Hit",
     "Memory",
     "Message",
+    "MessageFilter",
     "Paths",
     "RepairReport",
     "ResetResult",

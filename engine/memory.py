@@ -29,7 +29,7 @@ from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.errormemory import ErrorMemory
 from engine.llm.keys import Keys
 from engine.llm.usage import Usage
-from engine.messages import Message
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
 from engine.search import pipeline as search
 from engine.search.pipeline import Hit, SearchResult
@@ -339,6 +339,8 @@ class Memory:
         scope: str = "all",
         time_range: str | None = None,
         limit: int = 10,
+        *,
+        where: MessageFilter | None = None,
     ) -> list[Hit]:
         """Search the memory; the hits of :meth:`search_with_coverage`, best first.
 
@@ -349,12 +351,15 @@ class Memory:
             scope: ``recent`` (still in history.json) or ``all`` (everything archived).
             time_range: ``1d``, ``7d``, ``1m``, ``1y`` or None for no bound.
             limit: at most this many hits (1-200).
+            where: only the messages it admits (role, sender, times), chosen before the ranking takes its
+                best, so a page of a filtered search is as full as its matches allow; with ``time_range``,
+                the later lower bound counts.
 
         Raises:
             InvalidInput: an unknown match, scope or range, or a bad limit.
             SessionNotFound: the session does not exist.
         """
-        return list(self._find(query, session, match, scope, time_range, limit, coverage=False).hits)
+        return list(self._find(query, session, match, scope, time_range, limit, where, coverage=False).hits)
 
     def search_with_coverage(
         self,
@@ -364,6 +369,8 @@ class Memory:
         scope: str = "all",
         time_range: str | None = None,
         limit: int = 10,
+        *,
+        where: MessageFilter | None = None,
     ) -> SearchResult:
         """:meth:`search`, with what its meaning search covered.
 
@@ -373,7 +380,7 @@ class Memory:
         (``coverage.describe()``: "meaning search covers 3,200 of 50,000 messages"); it is ``None`` for
         keyword search. Arguments and errors as :meth:`search`.
         """
-        return self._find(query, session, match, scope, time_range, limit, coverage=True)
+        return self._find(query, session, match, scope, time_range, limit, where, coverage=True)
 
     def _find(
         self,
@@ -383,6 +390,7 @@ class Memory:
         scope: str,
         time_range: str | None,
         limit: int,
+        where: MessageFilter | None,
         *,
         coverage: bool,
     ) -> SearchResult:
@@ -390,8 +398,9 @@ class Memory:
         if session is not None:
             self._require(session)
         after = self.clock() - TIME_RANGES[time_range] if time_range else 0
+        admitted = (where or EVERY_MESSAGE).at_least_since(after)
         return self._search.search(
-            query, session=session, match=match, scope=scope, after_ns=after, limit=limit, coverage=coverage
+            query, session=session, match=match, scope=scope, where=admitted, limit=limit, coverage=coverage
         )
 
     def seed_keyword_search(

@@ -1,4 +1,5 @@
-"""Messages: the plain dataclass that crosses the engine's border, and the history.json record shape.
+"""Messages: the plain dataclass that crosses the engine's border, the history.json record shape, and
+:class:`MessageFilter`, which messages a search may return.
 
 A record in ``history.json`` is ``{"role", "content", "sendAt"?, "sender"?}`` (Agenvoy's format):
 ``sendAt`` is Unix nanoseconds and left out when 0; ``sender`` is left out when empty; ``content`` is a
@@ -48,6 +49,54 @@ class Message:
 
     def with_id(self, message_id: int, session: str) -> Message:
         return replace(self, id=message_id, session=session)
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    """Which messages a search may return (every message by default). Searches apply it before they rank,
+    so a filtered search finds matches that an unfiltered one ranks below its limit.
+
+    Attributes:
+        role: only messages of this role; None: both.
+        sender: only messages of this sender, in any case (compared casefolded); None: anyone's.
+        since: only messages sent at or after this (Unix ns); 0: no lower bound.
+        until: only messages sent at or before this (Unix ns), so never one of unknown time (0); None: no
+            upper bound.
+    """
+
+    role: str | None = None
+    sender: str | None = None
+    since: int = 0
+    until: int | None = None
+
+    @property
+    def narrows(self) -> bool:
+        """Whether it leaves some message out."""
+        return self.role is not None or self.sender is not None or self.since > 0 or self.until is not None
+
+    def without_people(self) -> MessageFilter:
+        """The same bounds in time, for any role and sender."""
+        return MessageFilter(since=self.since, until=self.until)
+
+    def at_least_since(self, since: int) -> MessageFilter:
+        """This filter with its lower time bound raised to ``since`` (if that is later)."""
+        return replace(self, since=max(self.since, since))
+
+    def sender_matches(self, sender: str) -> bool:
+        return self.sender is None or sender.casefold() == self.sender.casefold()
+
+    def time_matches(self, send_at: int) -> bool:
+        if send_at < self.since:
+            return False
+        return self.until is None or 0 < send_at <= self.until
+
+    def admits(self, message: Message) -> bool:
+        if self.role is not None and message.role != self.role:
+            return False
+        return self.sender_matches(message.sender) and self.time_matches(message.send_at)
+
+
+EVERY_MESSAGE = MessageFilter()
 
 
 def validate(message: Message) -> Message:

@@ -6,8 +6,8 @@ characters of JSON) and paged with an opaque ``nextCursor``.
 - ``search``: every session and all time by default (the chat window's ``chat_history`` keeps its
   in-session semantics; this one does not). Each hit names its session (id and title), time, role,
   sender, a snippet of at most 300 characters around the words that matched, its message id and the
-  ``read`` arguments that show it in context. Filters (role, sender, dates) apply to the 200 best
-  candidates of the query, so a page never goes deeper than that.
+  ``read`` arguments that show it in context. Filters (role, sender, dates) choose the messages before
+  they are ranked, so a filtered page is as full as an unfiltered one; paging goes 200 hits deep.
 - ``list_sessions``: titles, first and last message times and message counts, newest last message
   first, filtered by text (title or id) and by dates.
 - ``read``: a conversation from its start or its end, a window around a message, or the whole text of
@@ -34,7 +34,7 @@ from engine.mcpserver.spec import (
     obj,
 )
 from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
-from engine.messages import Message
+from engine.messages import Message, MessageFilter
 from engine.search.pipeline import MAX_LIMIT
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
@@ -154,19 +154,10 @@ def search(ctx: Context, args: Args) -> Result:
     since, until = _bounds(args)
     size = args.get("limit", 10)
     offset = _offset("search", args)
-    role, sender = args.get("role"), args.get("sender", "").casefold()
-    filtered = bool(role or sender or since is not None or until is not None)
-    depth = MAX_LIMIT if filtered else min(MAX_LIMIT, offset + size + 1)
-    found = ctx.mem.search(query, args.get("session"), match, "all", None, depth)
-
-    def wanted(m: Message) -> bool:
-        if (role and m.role != role) or (sender and m.sender.casefold() != sender):
-            return False
-        if since is not None and m.send_at < since:
-            return False
-        return until is None or (0 < m.send_at <= until)
-
-    kept = [h.message for h in found if h.message.id is not None and wanted(h.message)]
+    where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
+    depth = min(MAX_LIMIT, offset + size + 1)
+    found = ctx.mem.search(query, args.get("session"), match, "all", None, depth, where=where)
+    kept = [h.message for h in found if h.message.id is not None]
     terms = query_terms(query)
     titles: dict[str, str] = {}
     result: Result = {"query": query, "match": match, "hits": [], "summary": ""}

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from engine.messages import Message
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import bm25, fulltext, keyword
 from engine.search.query import Query
 from engine.semantic.rows import own_text
@@ -168,10 +168,17 @@ def clear_session(conn: Connection, session_id: str) -> None:
 
 
 def search(
-    conn: Connection, query: Query, *, session_key: str | None, session_id: str | None, limit: int
+    conn: Connection,
+    query: Query,
+    *,
+    session_key: str | None,
+    session_id: str | None,
+    where: MessageFilter,
+    limit: int,
 ) -> list[tuple[int, float]]:
-    """``(message id, score)`` of the messages whose own or neighbouring text matches any word of
-    ``query``, best first (weighted BM25; higher is better).
+    """``(message id, score)`` of the messages ``where`` admits whose own or neighbouring text matches any
+    word of ``query``, best first (weighted BM25; higher is better). The filter is part of the FTS query,
+    as in :mod:`engine.search.fulltext`.
 
     FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
     a second for a word in half of a million messages. So each word's matches are counted first (its
@@ -183,25 +190,37 @@ def search(
     if not words:
         return []
     everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
-    matches = sum(everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None)) for word in words)
+    matches = sum(
+        everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE)) for word in words
+    )
     if matches <= EXACT_MATCHES:
-        return _exact_search(conn, words, session_key, limit)
-    return _bounded_search(conn, words, session_key, session_id, limit)
+        return _exact_search(conn, words, session_key, where, limit)
+    return _bounded_search(conn, words, session_key, session_id, where, limit)
 
 
 def _exact_search(
-    conn: Connection, words: list[str], session_key: str | None, limit: int
+    conn: Connection, words: list[str], session_key: str | None, where: MessageFilter, limit: int
 ) -> list[tuple[int, float]]:
     expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
     if session_key:
         expr += f" AND skey : {keyword.quote(session_key)}"
     weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
-    sql = f"SELECT rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY rank LIMIT ?"
-    return [(int(r[0]), -float(r[1])) for r in conn.exec_driver_sql(sql, (expr, limit))]
+    filtered, params = fulltext.filter_sql(conn, where, "m")
+    join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
+    sql = (
+        f"SELECT c.rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
+        f"{filtered} ORDER BY rank LIMIT ?"
+    )
+    return [(int(r[0]), -float(r[1])) for r in conn.exec_driver_sql(sql, (expr, *params, limit))]
 
 
 def _bounded_search(
-    conn: Connection, words: list[str], session_key: str | None, session_id: str | None, limit: int
+    conn: Connection,
+    words: list[str],
+    session_key: str | None,
+    session_id: str | None,
+    where: MessageFilter,
+    limit: int,
 ) -> list[tuple[int, float]]:
     """FTS5's weighted BM25 over each word's newest matches per column (see :func:`search`).
 
@@ -214,7 +233,7 @@ def _bounded_search(
     total = counter.rows_from(0)
     lists: list[tuple[str, float, list[list[int]]]] = []  # (word, idf, newest ids per column)
     for word in words:
-        per_column = [_column_ids(conn, column, word, session_key) for column in COLUMNS]
+        per_column = [_column_ids(conn, column, word, session_key, where) for column in COLUMNS]
         matched = set().union(*per_column)
         if not matched:
             continue
@@ -248,13 +267,18 @@ def _bounded_search(
     return scored[:limit]
 
 
-def _column_ids(conn: Connection, columns: str, word: str, session_key: str | None) -> list[int]:
-    """Ids of the rows whose ``columns`` hold ``word``, newest first, at most ``CANDIDATES``."""
+def _column_ids(
+    conn: Connection, columns: str, word: str, session_key: str | None, where: MessageFilter
+) -> list[int]:
+    """Ids of the rows ``where`` admits whose ``columns`` hold ``word``, newest first, at most
+    ``CANDIDATES``."""
     expr = "{" + columns + "} : " + keyword.quote(word)
     if session_key:
         expr += f" AND skey : {keyword.quote(session_key)}"
-    sql = f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH ? ORDER BY rowid DESC LIMIT ?"
-    return fulltext.ids_of(conn, sql, (expr, fulltext.CANDIDATES))
+    filtered, params = fulltext.filter_sql(conn, where, "m")
+    join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
+    sql = f"SELECT c.rowid FROM {TABLE} c{join} WHERE {TABLE} MATCH ?{filtered} ORDER BY c.rowid DESC LIMIT ?"
+    return fulltext.ids_of(conn, sql, (expr, *params, fulltext.CANDIDATES))
 
 
 def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:

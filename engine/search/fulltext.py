@@ -7,6 +7,11 @@ a millisecond — and the BM25 weights come from those lists: a term with fewer 
 exact document frequency; a term with more has it estimated from how densely its newest matches are
 packed. The best candidates are then loaded and scored in full (:mod:`engine.search.bm25`, with document
 length), where a row older than a common term's newest matches is checked for that term in its text.
+
+A search's :class:`~engine.messages.MessageFilter` (role, sender, times) is part of each term's query
+(:func:`filter_sql`), so the newest matches are those it admits: a filtered search's candidates are as many
+as an unfiltered one's, however few messages it admits. The word counts behind the BM25 weights stay those
+of the unfiltered bounds (a filter changes which rows compete, not how rare a word is).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from engine.messages import Message
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import bm25
 from engine.search.keyword import Term, quote
 from engine.sessions import archive
@@ -42,7 +47,32 @@ class Bounds:
     session_id: str | None = None
     min_id: int = 0
     max_id: int = 2**62  # exclusive
-    after_ns: int = 0
+    where: MessageFilter = EVERY_MESSAGE
+
+
+CASEFOLD = "memtray_casefold"
+"""The SQL function that casefolds a text (Python's ``str.casefold``: SQLite's own folds ASCII only)."""
+
+
+def filter_sql(conn: Connection, where: MessageFilter, row: str) -> tuple[str, list[object]]:
+    """``AND`` conditions on the ``messages`` row named ``row`` that keep what ``where`` admits (the rule
+    of :meth:`MessageFilter.admits`, in SQL), and their parameters; empty when it admits every message."""
+    conditions: list[str] = []
+    params: list[object] = []
+    if where.role is not None:
+        conditions.append(f"{row}.role = ?")
+        params.append(where.role)
+    if where.sender is not None:
+        conn.raw.create_function(CASEFOLD, 1, lambda value: (value or "").casefold(), deterministic=True)
+        conditions.append(f"{CASEFOLD}({row}.sender) = ?")
+        params.append(where.sender.casefold())
+    if where.since:
+        conditions.append(f"{row}.send_at >= ?")
+        params.append(where.since)
+    if where.until is not None:
+        conditions.append(f"{row}.send_at > 0 AND {row}.send_at <= ?")
+        params.append(where.until)
+    return "".join(f" AND {c}" for c in conditions), params
 
 
 def route_of(term: Term, tables: set[str]) -> str:
@@ -69,19 +99,18 @@ def _like_pattern(text: str) -> str:
 
 def like_ids(conn: Connection, text: str, bounds: Bounds, limit: int) -> list[int]:
     """Ids of rows containing ``text`` (case-insensitive for ASCII), newest first."""
-    where = "content LIKE ? ESCAPE '\\' AND id >= ? AND id < ?"
+    condition = "m.content LIKE ? ESCAPE '\\' AND m.id >= ? AND m.id < ?"
     params: list[object] = [_like_pattern(text), bounds.min_id, bounds.max_id]
     if bounds.session_id:
-        where = "session_id = ? AND " + where
+        condition = "m.session_id = ? AND " + condition
         params.insert(0, bounds.session_id)
-    if bounds.after_ns:
-        where += " AND send_at >= ?"
-        params.append(bounds.after_ns)
-    params.append(limit)
+    filtered, more = filter_sql(conn, bounds.where, "m")
+    params += [*more, limit]
     return [
         int(r[0])
         for r in conn.exec_driver_sql(
-            f"SELECT id FROM messages WHERE {where} ORDER BY id DESC LIMIT ?", tuple(params)
+            f"SELECT m.id FROM messages m WHERE {condition}{filtered} ORDER BY m.id DESC LIMIT ?",
+            tuple(params),
         )
     ]
 
@@ -96,11 +125,13 @@ def term_ids(conn: Connection, term: Term, bounds: Bounds, tables: set[str], lim
     if bounds.session_key:
         key = trigram_skey(bounds.session_key) if route == "tri" else bounds.session_key
         expr += f" AND skey : {quote(key)}"
+    filtered, params = filter_sql(conn, bounds.where, "m")
+    join = " JOIN messages m ON m.id = f.rowid" if filtered else ""
     sql = (
-        f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid < ? "
-        f"ORDER BY rowid DESC LIMIT ?"
+        f"SELECT f.rowid FROM {table} f{join} WHERE {table} MATCH ? AND f.rowid >= ? AND f.rowid < ?"
+        f"{filtered} ORDER BY f.rowid DESC LIMIT ?"
     )
-    return ids_of(conn, sql, (expr, bounds.min_id, bounds.max_id, limit))
+    return ids_of(conn, sql, (expr, bounds.min_id, bounds.max_id, *params, limit))
 
 
 class RowCounter:

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
-from engine.messages import Message
+from engine.messages import Message, MessageFilter
 from engine.search import fulltext
 from engine.search.query import Query
 from engine.semantic.progress import Coverage
 from engine.sessions import archive
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 MATCHES = ("keyword", "semantic", "hybrid")
 SCOPES = ("recent", "all")
@@ -70,12 +70,14 @@ def start_ids(conn: Connection, session_id: str | None) -> dict[str, int]:
     """The compaction cut (first hot row id) of one session, or of every session."""
     if session_id is not None:
         return {session_id: archive.meta(conn, session_id).start_id}
-    return {str(s): int(i) for s, i in conn.execute(text("SELECT session_id, start_id FROM message_meta"))}
+    return archive.cuts(conn)
 
 
-def bounds_for(conn: Connection, session_id: str | None, scope: str, after_ns: int) -> fulltext.Bounds | None:
+def bounds_for(
+    conn: Connection, session_id: str | None, scope: str, where: MessageFilter
+) -> fulltext.Bounds | None:
     """Row bounds for a search; ``None`` when the session has nothing archived."""
-    bounds = fulltext.Bounds(after_ns=after_ns)
+    bounds = fulltext.Bounds(where=where)
     if session_id is not None:
         key = archive.known_key(conn, session_id)
         if key is None:
@@ -92,20 +94,19 @@ def keyword_search(
     *,
     session_id: str | None,
     scope: str,
-    after_ns: int,
+    where: MessageFilter,
     limit: int,
     tables: set[str],
 ) -> list[Hit]:
-    """Natural-language keyword search: any term, BM25-ranked, over one session or all of them."""
-    bounds = bounds_for(conn, session_id, scope, after_ns)
+    """Natural-language keyword search: any term, BM25-ranked, over one session or all of them, among the
+    messages ``where`` admits."""
+    bounds = bounds_for(conn, session_id, scope, where)
     if not query.terms or bounds is None:
         return []
     ranked = fulltext.rank(conn, list(query.terms), bounds, tables, limit)
     cuts = start_ids(conn, session_id)
     hits: list[Hit] = []
     for message, score in ranked:
-        if message.send_at < after_ns:
-            continue
         cut = cuts.get(message.session or "", 0)
         row_id = message.id or 0
         if scope == "recent" and row_id < cut:
@@ -134,7 +135,8 @@ def seed_keyword_search(
     cut = archive.meta(conn, session_id).start_id
     archive_hits: list[Hit] = []
     if cut > 0:
-        bounds = fulltext.Bounds(session_key=key, session_id=session_id, max_id=cut, after_ns=after_ns)
+        since = MessageFilter(since=after_ns)
+        bounds = fulltext.Bounds(session_key=key, session_id=session_id, max_id=cut, where=since)
         ids = fulltext.phrase_ids(conn, term, bounds, tables, limit * 4)
         found = archive.by_ids(conn, ids)
         for row_id in ids:
@@ -143,7 +145,7 @@ def seed_keyword_search(
                 archive_hits.append(Hit(message, float(message.send_at), "archive"))
             if len(archive_hits) >= limit:
                 break
-    recent_bounds = fulltext.Bounds(session_id=session_id, min_id=cut, after_ns=after_ns)
+    recent_bounds = fulltext.Bounds(session_id=session_id, min_id=cut, where=MessageFilter(since=after_ns))
     recent_ids = fulltext.like_ids(conn, term.text, recent_bounds, limit * 2)
     seen = {(h.message.role, h.message.content) for h in archive_hits}
     recent_hits: list[Hit] = []

@@ -2,14 +2,16 @@
 
 A query is parsed once (:func:`engine.search.query.parse`). Keyword search ranks it by BM25 over the
 FTS5 tables (:mod:`engine.search.pipeline`). Semantic search asks the vectors
-(:meth:`engine.semantic.tier.SemanticTier.semantic_ranking`) for ``(id, cosine)`` of what is embedded now (a
+(:meth:`engine.semantic.tier.SemanticTier.search_vectors`) for ``(id, cosine)`` of what is embedded now (a
 search never waits for the embedding backlog) and keeps those at the embedder's similarity floor or above
 (:mod:`engine.semantic.floors`): a result list holds only matches. Hybrid
 search puts three rankings side by side — the context index (each message between its neighbours,
 :mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
 (:mod:`engine.search.hybrid`), with the weights of the query's script. While no message has a vector,
 semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
-search says so in the log and fuses the keyword rankings alone.
+search says so in the log and fuses the keyword rankings alone. A search's
+:class:`~engine.messages.MessageFilter` goes into every ranking (the keyword SQL, the vectors' mask), so each
+list holds its best among the admitted messages, not the admitted few of its best.
 
 It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
 through the same hooks as the vectors (a new message gets its row and becomes its previous message's
@@ -22,7 +24,7 @@ import logging
 from collections.abc import Sequence
 
 from engine.errors import InvalidInput, VectorIndexError
-from engine.messages import Message
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import context as contextfts
 from engine.search import hybrid, pipeline
 from engine.search.pipeline import Hit, SearchResult
@@ -56,12 +58,13 @@ class Search:
         session: str | None,
         match: str,
         scope: str,
-        after_ns: int,
+        where: MessageFilter,
         limit: int,
         coverage: bool = False,
     ) -> SearchResult:
-        """Search (arguments checked by the caller; see ``Memory.search``); with ``coverage``, also count
-        how much of the session (or of all) the vectors covered (semantic and hybrid search).
+        """Search (arguments checked by the caller; see ``Memory.search``) among the messages ``where``
+        admits, applied before each ranking takes its best; with ``coverage``, also count how much of the
+        session (or of all) the vectors covered (semantic and hybrid search).
 
         Raises:
             InvalidInput: semantic or hybrid search without the semantic tier.
@@ -75,7 +78,7 @@ class Search:
                     parsed,
                     session_id=session,
                     scope=scope,
-                    after_ns=after_ns,
+                    where=where,
                     limit=limit,
                     tables=self._store.fts_tables,
                 )
@@ -83,17 +86,22 @@ class Search:
         semantic = self._semantic
         if semantic is None:
             raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
-        depth = limit if not after_ns else limit * 4 + 50
         if match == "semantic":
-            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, after_ns, depth)
-            hits = self._hits(pairs, after_ns, limit, "semantic")
+            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, limit)
+            hits = self._hits(pairs, where, limit, "semantic")
         else:
-            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, after_ns, limit, depth)
+            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
         return SearchResult(tuple(hits), counted)
 
     def _vectors(
-        self, semantic: SemanticTier, query: Query, session: str | None, scope: str, after_ns: int, depth: int
+        self,
+        semantic: SemanticTier,
+        query: Query,
+        session: str | None,
+        scope: str,
+        where: MessageFilter,
+        depth: int,
     ) -> tuple[Ranking, str | None]:
         """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or
         above (:mod:`engine.semantic.floors`), and the embedder's id; nothing (and no model loaded) while no
@@ -105,9 +113,7 @@ class Search:
         if not semantic.has_vectors():
             return [], None
         embedder_id = semantic.embedder().id
-        pairs = semantic.semantic_ranking(
-            query.text, session=session, scope=scope, after_ns=after_ns, depth=depth
-        )
+        pairs = semantic.search_vectors(query.text, session=session, scope=scope, k=depth, where=where)
         return floors.above(pairs, embedder_id), embedder_id
 
     def _hybrid(
@@ -116,16 +122,13 @@ class Search:
         query: Query,
         session: str | None,
         scope: str,
-        after_ns: int,
+        where: MessageFilter,
         limit: int,
-        depth: int,
     ) -> tuple[list[Hit], str | None]:
         depth_k = max(hybrid.DEPTH, limit)
-        context, plain = self.keyword_ranking(
-            query, session=session, scope=scope, after_ns=after_ns, depth=depth_k
-        )
+        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth_k)
         try:
-            pairs, embedder_id = self._vectors(semantic, query, session, scope, after_ns, max(depth_k, depth))
+            pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth_k)
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
             pairs, embedder_id = [], None
@@ -133,40 +136,55 @@ class Search:
         fused = hybrid.fuse(
             [
                 (context, weights.context),
-                (pairs[:depth_k], weights.semantic),
+                (pairs, weights.semantic),
                 (plain, weights.plain if context else weights.context),
             ]
         )
         found = self._messages([i for i, _ in fused])
         fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
-        return self._hits(fused, after_ns, limit, "hybrid", found), embedder_id
+        return self._hits(fused, where, limit, "hybrid", found), embedder_id
 
     def keyword_ranking(
-        self, query: Query | str, *, session: str | None, scope: str, after_ns: int, depth: int
+        self,
+        query: Query | str,
+        *,
+        session: str | None,
+        scope: str,
+        depth: int,
+        where: MessageFilter = EVERY_MESSAGE,
     ) -> tuple[Ranking, Ranking]:
-        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword).
+        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword), of
+        the messages ``where`` admits.
 
         Plain matches are keyword search (words and CJK). Context matches read each message between its
         neighbours: for a query without CJK text, from ``context_fts`` (speakers named; words only); for one
         with CJK text, the plain matches with their neighbours' scores taken in
-        (:func:`engine.search.context.neighbour_ranking`).
+        (:func:`engine.search.context.neighbour_ranking`; the neighbours of any role and sender count, as
+        without a filter).
         """
         parsed = parse(query) if isinstance(query, str) else query
         with self._store.read() as conn:
-            plain = [
-                (h.message.id or 0, h.score)
-                for h in pipeline.keyword_search(
-                    conn,
-                    parsed,
-                    session_id=session,
-                    scope=scope,
-                    after_ns=after_ns,
-                    limit=depth,
-                    tables=self._store.fts_tables,
-                )
-            ]
+
+            def plain_ranking(among: MessageFilter) -> Ranking:
+                return [
+                    (h.message.id or 0, h.score)
+                    for h in pipeline.keyword_search(
+                        conn,
+                        parsed,
+                        session_id=session,
+                        scope=scope,
+                        where=among,
+                        limit=depth,
+                        tables=self._store.fts_tables,
+                    )
+                ]
+
+            plain = plain_ranking(where)
             if parsed.has_cjk:
-                ranked = contextfts.neighbour_ranking(conn, plain)
+                anyone = where.without_people()
+                ranked = contextfts.neighbour_ranking(
+                    conn, plain if anyone == where else plain_ranking(anyone)
+                )
             elif not self._context:
                 return [], plain
             else:
@@ -174,14 +192,14 @@ class Search:
                 if session is not None and key is None:
                     return [], plain
                 ranked = contextfts.search(
-                    conn, parsed, session_key=key, session_id=session, limit=depth * 2 + 50
+                    conn, parsed, session_key=key, session_id=session, where=where, limit=depth * 2 + 50
                 )
             cuts = pipeline.start_ids(conn, session)
             found = archive.by_ids(conn, [i for i, _ in ranked])
         words: Ranking = []
         for message_id, score in ranked:
             message = found.get(message_id)
-            if message is None or message.send_at < after_ns:
+            if message is None or not where.admits(message):
                 continue
             if scope == "recent" and message_id < cuts.get(message.session or "", 0):
                 continue
@@ -211,7 +229,7 @@ class Search:
     def _hits(
         self,
         pairs: Ranking,
-        after_ns: int,
+        where: MessageFilter,
         limit: int,
         source: str,
         found: dict[int, Message] | None = None,
@@ -221,7 +239,7 @@ class Search:
         hits: list[Hit] = []
         for message_id, score in pairs:
             message = found.get(message_id)
-            if message is None or message.send_at < after_ns:
+            if message is None or not where.admits(message):
                 continue
             hits.append(Hit(message, float(score), source))
             if len(hits) >= limit:

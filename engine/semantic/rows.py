@@ -9,7 +9,7 @@ never embedded again, and a text already embedded for another message reuses tha
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -263,3 +263,60 @@ def load(
         return ids, np.zeros((0, dim), dtype=np.float32)
     matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype=np.float32).reshape(len(rows), dim)
     return ids, matrix
+
+
+def totals(conn: Connection, embedder_id: str) -> tuple[int, int]:
+    """How many vectors ``embedder_id`` has, and the sum of their message ids (what changes when any is
+    deleted or replaced: message ids are never reused)."""
+    row = conn.exec_driver_sql(
+        "SELECT COUNT(*), COALESCE(SUM(message_id), 0) FROM vectors WHERE embedder = ?", (embedder_id,)
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def top_row(conn: Connection) -> int:
+    """The highest row id of the table (any embedder; 0 when empty)."""
+    return int(conn.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM vectors").scalar_one())
+
+
+def rows_after(
+    conn: Connection, embedder_id: str, after: int, batch: int
+) -> Iterator[list[tuple[int, int, bytes]]]:
+    """``(row id, message id, blob)`` of the embedder's vectors with row id > ``after``, in row id order,
+    ``batch`` at a time (streamed: only a batch is held)."""
+    cursor = conn.raw.cursor()
+    try:
+        cursor.execute(
+            "SELECT id, message_id, vector FROM vectors WHERE id > ? AND +embedder = ? ORDER BY id",
+            (after, embedder_id),
+        )
+        while got := cursor.fetchmany(batch):
+            yield [(int(r[0]), int(r[1]), bytes(r[2])) for r in got]
+    finally:
+        cursor.close()
+
+
+def row_pairs(conn: Connection, embedder_id: str) -> tuple[Ids, Ids]:
+    """``(row ids, message ids)`` of every vector of ``embedder_id``, ordered by row id."""
+    cursor = conn.raw.cursor()
+    try:
+        got = cursor.execute(
+            "SELECT id, message_id FROM vectors WHERE embedder = ? ORDER BY id", (embedder_id,)
+        ).fetchall()
+    finally:
+        cursor.close()
+    pairs = np.asarray(got, dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def by_rows(conn: Connection, row_ids: Sequence[int]) -> list[tuple[int, int, bytes]]:
+    """``(row id, message id, blob)`` of the given rows that still exist."""
+    found: list[tuple[int, int, bytes]] = []
+    for start in range(0, len(row_ids), 500):
+        chunk = [int(i) for i in row_ids[start : start + 500]]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.exec_driver_sql(
+            f"SELECT id, message_id, vector FROM vectors WHERE id IN ({marks})", tuple(chunk)
+        ):
+            found.append((int(r[0]), int(r[1]), bytes(r[2])))
+    return found

@@ -15,8 +15,13 @@ Search, per session:
   exactly. A missing, stale or damaged index file is rebuilt in the background (with a log line) and the
   search runs exactly meanwhile.
 
-``session=None`` searches every session and merges by score. The tier ranks by vectors only; keyword and
-hybrid search, and the hits, are :class:`engine.search.service.Search`'s.
+``session=None`` searches every session at once, exactly, through the in-memory int8 index of the embedder's
+vectors (:mod:`engine.semantic.crossindex`, built at the first such search and kept in step with SQLite);
+when the vectors are too many for its bound, session by session as above, merged by score. A search's
+:class:`~engine.messages.MessageFilter` applies before any top k is taken: a mask over the index's rows, or
+over a session's matrices (searched exactly then, the archive too: an Annoy index cannot filter first). The
+tier ranks by vectors only; keyword and hybrid search, and the hits, are
+:class:`engine.search.service.Search`'s.
 
 A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
 how much that is. A process that does not embed in the background (a CLI command) loads the model only
@@ -38,8 +43,8 @@ from typing import TYPE_CHECKING
 from engine.clock import Clock
 from engine.embedders import Embedder
 from engine.embedders.chooser import Choice, injected, select
-from engine.errors import VectorIndexError
-from engine.messages import Message
+from engine.errors import StorageError, VectorIndexError
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
 from engine.semantic import annoyindex, exact, rows
 from engine.semantic.annoyindex import AnnoyArchive
@@ -52,6 +57,7 @@ from engine.storage.store import Store
 
 if TYPE_CHECKING:
     from engine.embedders import Vectors
+    from engine.semantic.crossindex import CrossIndex
     from engine.semantic.rows import Ids
 
 log = logging.getLogger("memtray.semantic")
@@ -117,6 +123,9 @@ class SemanticTier:
         self._cache: OrderedDict[tuple[str, str, str], tuple[tuple[Stats, int, int], Ids, Vectors]] = (
             OrderedDict()
         )
+        self._cache_bytes = 0
+        self._cross: CrossIndex | None = None  # every session's vectors of the embedder in use
+        self._cross_lock = threading.Lock()  # one search at a time reads or updates it
         self._load = self._loader(setting, embedder)
         self._local: tuple[Embedder, Choice] | None = None  # the query model of a process that does not embed
         self._local_lock = threading.Lock()
@@ -202,8 +211,7 @@ class SemanticTier:
             old = self._annoy.pop(session, None)
             if old is not None:
                 old.unload()
-            for cache_key in [c for c in self._cache if c[1] == session]:
-                del self._cache[cache_key]
+            self._uncache(lambda key: key[1] == session)
         if key is not None and self._paths.vectors_dir.is_dir():
             for path in self._paths.vectors_dir.glob(f"{key}.*"):
                 path.unlink(missing_ok=True)
@@ -246,7 +254,9 @@ class SemanticTier:
             for index in self._annoy.values():
                 index.unload()
             self._annoy.clear()
-            self._cache.clear()
+            self._uncache(lambda key: True)
+        with self._cross_lock:
+            self._cross = None
 
     # -- worker callbacks -------------------------------------------------------------------------
 
@@ -258,9 +268,11 @@ class SemanticTier:
             self._schedule_rebuild(session)
 
     def _on_embedder_dropped(self, embedder_id: str) -> None:
+        with self._cross_lock:
+            if self._cross is not None and self._cross.embedder_id == embedder_id:
+                self._cross = None
         with self._lock:
-            for key in [k for k in self._cache if k[0] == embedder_id]:
-                del self._cache[key]
+            self._uncache(lambda key: key[0] == embedder_id)
             for session in [s for s, a in self._annoy.items() if a.record.embedder == embedder_id]:
                 self._annoy.pop(session).unload()
         folder = self._paths.vectors_dir
@@ -369,47 +381,105 @@ class SemanticTier:
         return Coverage(embedded, total)
 
     def search_vectors(
-        self, query: str, *, session: str | None, scope: str, k: int
+        self, query: str, *, session: str | None, scope: str, k: int, where: MessageFilter = EVERY_MESSAGE
     ) -> list[tuple[int, float]]:
-        """``(message id, cosine)`` of the ``k`` messages nearest to ``query``, best first.
+        """``(message id, cosine)`` of the ``k`` messages nearest to ``query`` among those ``where`` admits
+        (applied before the top ``k`` is taken), best first.
 
         Args:
             query: the query text, cleaned (``engine.search.query.clean``).
             session: one session, or None for every session.
             scope: ``recent`` (since the compaction cut) or ``all`` (the archive too).
+            where: which messages may be ranked.
 
         Raises:
             VectorIndexError: the embedder did not load in time.
         """
         embedder = self.embedder()
         vector = embedder.encode_query(query)
+        if session is None:
+            ranked = self._rank_everywhere(embedder, vector, scope, where, k)
+            if ranked is not None:
+                return ranked
         found: list[tuple[int, float]] = []
         with self._store.read() as conn:
             sessions = [session] if session is not None else rows.sessions(conn, embedder.id)
             for sid in sessions:
-                cut = archive.meta(conn, sid).start_id
-                ids, matrix = self._matrix(conn, embedder, sid, "recent", cut, TOP)
-                order, scores = exact.top_k(matrix, vector, k)
-                found.extend(zip(ids[order].tolist(), scores.tolist(), strict=True))
-                if scope == "all" and cut > 0:
-                    found.extend(self._search_archive(conn, embedder, sid, cut, vector, k))
+                found.extend(self._rank_session(conn, embedder, sid, scope, where, vector, k))
         found.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
         return found[:k]
 
-    def semantic_ranking(
-        self, query: str, *, session: str | None, scope: str, after_ns: int, depth: int
-    ) -> list[tuple[int, float]]:
-        """:meth:`search_vectors` of ``depth`` messages, without those sent before ``after_ns``.
+    def _rank_everywhere(
+        self, embedder: Embedder, vector: Vectors, scope: str, where: MessageFilter, k: int
+    ) -> list[tuple[int, float]] | None:
+        """The ranking over every session from the cross-session index; None when the embedder's vectors
+        are too many for it (the caller ranks session by session)."""
+        from engine.semantic.crossindex import CrossIndex  # numpy: loaded by a search, not by every command
 
-        Raises:
-            VectorIndexError: the embedder did not load in time.
-        """
-        pairs = self.search_vectors(query, session=session, scope=scope, k=depth)
-        if not after_ns:
-            return pairs
-        with self._store.read() as conn:
-            timed = archive.by_ids(conn, [i for i, _ in pairs])
-        return [(i, s) for i, s in pairs if i in timed and timed[i].send_at >= after_ns]
+        with self._cross_lock:
+            index = self._cross
+            if index is None or index.embedder_id != embedder.id or index.dim != embedder.dim:
+                index = self._cross = CrossIndex(embedder.id, embedder.dim)
+            try:
+                version: int | None = self._store.data_version()
+            except StorageError:  # a full disk with no -wal file: read as it is, checked at every search
+                version = None
+            with self._store.read() as conn:
+                if not index.sync(conn, version):
+                    return None
+                cuts = archive.cuts(conn) if scope == "recent" else None
+                return index.rank(conn, vector, k, where, cuts)
+
+    def _rank_session(
+        self,
+        conn: Connection,
+        embedder: Embedder,
+        session: str,
+        scope: str,
+        where: MessageFilter,
+        vector: Vectors,
+        k: int,
+    ) -> list[tuple[int, float]]:
+        """One session's best ``k``: its recent tier exactly, its archive through its Annoy index; exactly
+        both when ``where`` leaves messages out (an Annoy index cannot filter before it ranks)."""
+        cut = archive.meta(conn, session).start_id
+        if where.narrows:
+            return self._rank_session_filtered(conn, embedder, session, cut, scope, where, vector, k)
+        ids, matrix = self._matrix(conn, embedder, session, "recent", cut, TOP)
+        order, scores = exact.top_k(matrix, vector, k)
+        found = list(zip(ids[order].tolist(), scores.tolist(), strict=True))
+        if scope == "all" and cut > 0:
+            found.extend(self._search_archive(conn, embedder, session, cut, vector, k))
+        return found
+
+    def _rank_session_filtered(
+        self,
+        conn: Connection,
+        embedder: Embedder,
+        session: str,
+        cut: int,
+        scope: str,
+        where: MessageFilter,
+        vector: Vectors,
+        k: int,
+    ) -> list[tuple[int, float]]:
+        """The session's best ``k`` among the messages ``where`` admits, exactly (recent, then archive)."""
+        import numpy as np
+
+        from engine.semantic import columns
+        from engine.semantic.columns import Codes
+
+        parts = [("recent", cut, TOP)] + ([("archive", 0, cut)] if scope == "all" and cut > 0 else [])
+        found: list[tuple[int, float]] = []
+        sessions, senders = Codes(), Codes()
+        for part, lo, hi in parts:
+            ids, matrix = self._matrix(conn, embedder, session, part, lo, hi)
+            if not len(ids):
+                continue
+            messages = columns.lookup(columns.read_range(conn, session, lo, hi, sessions, senders), ids)
+            order, scores = exact.top_k(matrix, vector, k, np.flatnonzero(messages.admitted(where, senders)))
+            found.extend(zip(ids[order].tolist(), scores.tolist(), strict=True))
+        return found
 
     def _matrix(
         self, conn: Connection, embedder: Embedder, session: str, part: str, lo: int, hi: int
@@ -423,12 +493,20 @@ class SemanticTier:
                 return cached[1], cached[2]
         ids, matrix = rows.load(conn, embedder.id, session, lo, hi, embedder.dim)
         with self._lock:
+            old = self._cache.pop(key, None)
+            if old is not None:
+                self._cache_bytes -= old[2].nbytes
             self._cache[key] = ((stats, lo, hi), ids, matrix)
-            total = sum(entry[2].nbytes for entry in self._cache.values())
-            while total > CACHE_BYTES and len(self._cache) > 1:
+            self._cache_bytes += matrix.nbytes
+            while self._cache_bytes > CACHE_BYTES and len(self._cache) > 1:
                 _, (_, _, dropped) = self._cache.popitem(last=False)
-                total -= dropped.nbytes
+                self._cache_bytes -= dropped.nbytes
         return ids, matrix
+
+    def _uncache(self, dropped: Callable[[tuple[str, str, str]], bool]) -> None:
+        """Drop the cached matrices whose (embedder, session, part) key ``dropped`` names (under the lock)."""
+        for key in [k for k in self._cache if dropped(k)]:
+            self._cache_bytes -= self._cache.pop(key)[2].nbytes
 
     def _search_archive(
         self, conn: Connection, embedder: Embedder, session: str, cut: int, vector: Vectors, k: int

@@ -120,6 +120,12 @@ def meta(conn: Connection, session_id: str) -> Meta:
     return Meta(*map(int, row)) if row else Meta()
 
 
+def cuts(conn: Connection) -> dict[str, int]:
+    """Every session's compaction cut: the row id of its first message still in history.json."""
+    rows = conn.exec_driver_sql("SELECT session_id, start_id FROM message_meta")
+    return {str(s): int(i) for s, i in rows}
+
+
 def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
     """Save ``start_at``, ``start_id`` and ``hot_last_id`` (the replayed range is kept as it is)."""
     conn.execute(

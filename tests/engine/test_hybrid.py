@@ -23,12 +23,12 @@ def _turns(*pairs: tuple[str, str]) -> list[Message]:
 
 
 def _context_ids(mem: Memory, query: str, session: str = "s1", depth: int = 10) -> list[int]:
-    context, _ = mem._search.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=depth)
+    context, _ = mem._search.keyword_ranking(query, session=session, scope="all", depth=depth)
     return [i for i, _ in context]
 
 
 def _plain_ids(mem: Memory, query: str, session: str = "s1") -> list[int]:
-    _, plain = mem._search.keyword_ranking(query, session=session, scope="all", after_ns=0, depth=10)
+    _, plain = mem._search.keyword_ranking(query, session=session, scope="all", depth=10)
     return [i for i, _ in plain]
 
 

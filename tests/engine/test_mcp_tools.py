@@ -127,6 +127,31 @@ def test_search_filters_and_says_plainly_when_nothing_matches(ctx: Context, memo
     assert "no session 'nope'" in refused(ctx, "search", {"query": "parser", "session": "nope"})
 
 
+def test_a_filtered_search_pages_through_every_match_it_admits(
+    ctx: Context, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.search import fulltext
+
+    monkeypatch.setattr(
+        fulltext, "CANDIDATES", 5
+    )  # each word's 5 newest matches: all assistant ones, unfiltered
+    early = [msg("user", f"walrus sighting {i}", OLD + i * NS, "Zoë") for i in range(5)]
+    memory.append("s", early + [msg("assistant", f"walrus talk {i}", OLD + DAY + i * NS) for i in range(30)])
+    assert memory.wait_idle(timeout=60)
+    for match in ("keyword", "semantic", "hybrid"):
+        seen: list[int] = []
+        args: dict[str, Any] = {"query": "walrus", "match": match, "limit": 2, "sender": "ZOË"}
+        args["until"] = "2020-09-13T12:26:45Z"
+        while True:
+            page = call(ctx, "search", args)
+            seen += [h["messageId"] for h in page["hits"]]
+            assert {h["sender"] for h in page["hits"]} <= {"Zoë"}
+            if "nextCursor" not in page:
+                break
+            args = {**args, "cursor": page["nextCursor"]}
+        assert sorted(seen) == sorted(m.id for m in memory.archived("s")[:5]), match
+
+
 def test_search_pages_with_an_opaque_cursor_bound_to_its_query(ctx: Context, memory: Memory) -> None:
     memory.append("s", [msg("user", f"walrus number {i}", OLD + i * NS) for i in range(25)])
     seen: list[int] = []
