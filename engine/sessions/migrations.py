@@ -9,16 +9,47 @@ from __future__ import annotations
 
 from engine.cjk import cjk_bigrams
 from engine.sessions.schema import CJK_GLOB, FTS_TABLES
-from engine.storage import fts
+from engine.storage import ddl, fts
 from engine.storage.sql import Connection
+
+INITIAL_TABLES: list[ddl.Table] = [
+    (
+        "messages",
+        [
+            "\nCREATE TABLE messages (\n\tid INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \n"
+            "\tsession_id VARCHAR NOT NULL, \n\tskey VARCHAR NOT NULL, \n\tsend_at INTEGER NOT NULL, \n"
+            "\trole VARCHAR NOT NULL, \n\tcontent VARCHAR NOT NULL, \n\tsender VARCHAR NOT NULL\n)\n\n"
+        ],
+    ),
+    (
+        "message_meta",
+        [
+            "\nCREATE TABLE message_meta (\n\tsession_id VARCHAR NOT NULL, \n\tstart_at INTEGER NOT NULL, \n"
+            "\tstart_id INTEGER NOT NULL, \n\thot_last_id INTEGER NOT NULL, \n\tPRIMARY KEY (session_id)\n)\n\n"
+        ],
+    ),
+    (
+        "sessions",
+        [
+            "\nCREATE TABLE sessions (\n\tnum INTEGER NOT NULL, \n\tid VARCHAR NOT NULL, \n"
+            "\tcreated_at INTEGER NOT NULL, \n\tupdated_at INTEGER NOT NULL, \n\tPRIMARY KEY (num), \n"
+            "\tUNIQUE (id)\n)\n\n"
+        ],
+    ),
+    (
+        "settings",
+        [
+            '\nCREATE TABLE settings (\n\t"key" VARCHAR NOT NULL, \n\tvalue VARCHAR NOT NULL, \n'
+            '\tPRIMARY KEY ("key")\n)\n\n'
+        ],
+    ),
+]
+"""``m001_initial``'s tables, frozen as SQLAlchemy compiles :mod:`engine.sessions.tables`' classes."""
 
 
 def m001_initial(conn: Connection) -> None:
     """Messages, meta, sessions, settings, and their indexes."""
-    from engine.sessions.tables import MessageMeta, MessageRow, SessionRow, SettingRow
-    from engine.storage import tables
-
-    tables.create(conn, [MessageRow, MessageMeta, SessionRow, SettingRow])
+    ddl.create_missing(conn, INITIAL_TABLES)
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)"

@@ -1,8 +1,8 @@
 """The archive's tables as SQLModel classes: messages, their per-session state, sessions and settings.
 
-Only migration ``m001_initial`` (:mod:`engine.sessions.migrations`) imports this module, to create them;
-the engine reads and writes them in SQL (:mod:`engine.sessions.archive`), so an ordinary command never
-loads SQLModel.
+Migration ``m001_initial`` (:mod:`engine.sessions.migrations`) creates them from the statements
+SQLAlchemy compiles for these classes, frozen there as text (a test compares the two); the engine reads
+and writes them in SQL (:mod:`engine.sessions.archive`), so no command loads SQLModel.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ tables (creating a table never alters an existing one). The runner knows no tabl
 same write transaction as its bookkeeping row, so a migration is applied entirely or not at all. A step's
 name is recorded in existing databases and never changes.
 
-An open of an up-to-date database only reads the recorded names; SQLModel and SQLAlchemy
-(:mod:`engine.storage.tables`) are loaded only by a step that creates tables.
+An open of an up-to-date database only reads the recorded names. Tables are created from frozen
+statements (:mod:`engine.storage.ddl`): no step loads SQLModel.
 """
 
 from __future__ import annotations
@@ -16,9 +16,19 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from engine.storage import ddl
 from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.store")
+
+MIGRATIONS_TABLE: ddl.Table = (
+    "migrations",
+    [
+        "\nCREATE TABLE migrations (\n\tname VARCHAR NOT NULL, \n\tapplied_at INTEGER NOT NULL, \n"
+        "\tPRIMARY KEY (name)\n)\n\n"
+    ],
+)
+"""The runner's table (:class:`engine.storage.tables.MigrationRow`), as compiled from its class."""
 
 Step = Callable[[Connection], None]
 Migration = tuple[str, Step]
@@ -29,9 +39,7 @@ def apply(conn: Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply the migrations not yet recorded, in the given order; return their names."""
     exists = conn.execute(text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"))
     if exists.first() is None:
-        from engine.storage import tables
-
-        tables.create(conn, [tables.MigrationRow])
+        ddl.create_missing(conn, [MIGRATIONS_TABLE])
     done = {row[0] for row in conn.execute(text("SELECT name FROM migrations"))}
     applied = []
     for name, migration in migrations:

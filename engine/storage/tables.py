@@ -1,9 +1,9 @@
-"""SQLModel tables created on the store's connection, and the migration runner's own table.
+"""The migration runner's own table as a SQLModel class, and the statements SQLAlchemy compiles for a
+SQLModel class.
 
-SQLModel describes the tables; SQLAlchemy's DDL compiler turns each into SQLite's ``CREATE TABLE`` and
-``CREATE INDEX`` statements, which run on the :class:`engine.storage.sql.Connection` of the migration's
-transaction. A table that exists is left as it is. Only migrations import this module: loading
-SQLModel costs more than an ordinary command.
+SQLModel describes the tables; the migrations that create them hold those statements frozen as text
+(:mod:`engine.storage.ddl`), so that no command loads SQLModel. The tests compile the classes with
+:func:`statements` and compare.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 from sqlmodel import Field, SQLModel
 
-from engine.storage.sql import Connection, text
-
 
 class MigrationRow(SQLModel, table=True):
     """A migration that has been applied."""
@@ -27,16 +25,17 @@ class MigrationRow(SQLModel, table=True):
     applied_at: int = 0
 
 
-def create(conn: Connection, models: Iterable[type[SQLModel]]) -> None:
-    """Create the tables of ``models`` (and their indexes) that do not exist yet."""
+def statements(models: Iterable[type[SQLModel]]) -> list[tuple[str, list[str]]]:
+    """Each model's table name and the ``CREATE`` statements SQLAlchemy's compiler writes for it (the table,
+    then its indexes by name): what a migration freezes for :func:`engine.storage.ddl.create_missing`."""
     dialect = sqlite.dialect()
+    found: list[tuple[str, list[str]]] = []
     for model in models:
         table: Any = model.__table__  # type: ignore[attr-defined]
-        found = conn.execute(
-            text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :n"), {"n": table.name}
-        )
-        if found.first() is not None:
-            continue
-        conn.exec_driver_sql(str(CreateTable(table).compile(dialect=dialect)))
-        for index in sorted(table.indexes, key=lambda i: str(i.name)):
-            conn.exec_driver_sql(str(CreateIndex(index).compile(dialect=dialect)))
+        made = [str(CreateTable(table).compile(dialect=dialect))]
+        made += [
+            str(CreateIndex(index).compile(dialect=dialect))
+            for index in sorted(table.indexes, key=lambda i: str(i.name))
+        ]
+        found.append((str(table.name), made))
+    return found

@@ -71,7 +71,7 @@ def test_a_command_on_an_opened_home_loads_none_of_the_heavy_packages(
     home = tmp_path / "home"
     assert loaded(home, "append", "--session", "cli-a", "--role", "user", "--content", "hello") == (
         0,
-        ["pydantic", "sqlalchemy", "sqlmodel"],  # the first open creates the tables (SQLModel)
+        [],  # the first open creates the tables from frozen statements, without SQLModel
     )
     assert loaded(home, *argv) == (0, [])
 
