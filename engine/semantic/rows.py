@@ -298,6 +298,8 @@ def rows_after(
 
 def row_pairs(conn: Connection, embedder_id: str) -> tuple[Ids, Ids]:
     """``(row ids, message ids)`` of every vector of ``embedder_id``, ordered by row id."""
+    import numpy as np
+
     cursor = conn.raw.cursor()
     try:
         got = cursor.execute(
