@@ -129,7 +129,7 @@ def recall(mem: Memory, queries: list[str], k: int = 10) -> tuple[float, float]:
     exact: list[list[tuple[float, int]]] = [[] for _ in queries]
     rough: list[list[tuple[float, int]]] = [[] for _ in queries]
     with mem._store.read() as conn:
-        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cursor = conn.raw.cursor()
         cursor.execute("SELECT message_id, vector FROM vectors WHERE embedder = ?", (embedder.id,))
         while got := cursor.fetchmany(8192):
             ids = np.asarray([r[0] for r in got])

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import Connection
 
 from engine import Memory, Message, MessageFilter
 from engine.embedders.hashing import HashEmbedder
@@ -21,6 +20,7 @@ from engine.semantic import columns, crossindex, exact, rows
 from engine.semantic.columns import Ids
 from engine.semantic.crossindex import CrossIndex
 from engine.semantic.tier import TOP
+from engine.storage.sql import Connection
 from tests.engine.conftest import FakeClock
 
 NS = 1_000_000_000
