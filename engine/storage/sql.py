@@ -11,8 +11,8 @@ rows are plain tuples. SQLite's message about a damaged file can itself be garbl
 from a damaged page); Python then raises ``UnicodeDecodeError`` instead of the SQLite error, which
 :func:`readable_errors` turns back into the damage it reports. A statement may also be SQLAlchemy's ``text()`` (anything with a ``.text``), which
 the tests use. Nothing here imports SQLAlchemy: a command that only reads or appends never loads it (its
-import alone costs more than the rest of a command); SQLModel is the schema layer and is loaded by
-:mod:`engine.storage.migrations` when a database is created or migrated.
+import alone costs more than the rest of a command). SQLModel describes the schema; the migrations run
+the statements compiled from it, frozen as text (:mod:`engine.storage.ddl`).
 """
 
 from __future__ import annotations
