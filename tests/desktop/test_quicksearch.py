@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +13,6 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import Memtray
 from desktop.hotkeys.keys import ShortcutTaken
-from desktop.single import SEARCH, SingleInstance
 from desktop.viewer.hits import MAX_RESULTS, PAGE
 from engine import Memory
 from engine.paths import Paths
@@ -148,17 +146,3 @@ def test_keys_taken_by_another_app_are_reported(
         assert "already used by another app" in window.hint.text()
     finally:
         memtray.stop()
-
-
-def test_memtray_search_asks_the_running_app(tmp_path: Path, qtbot: Any) -> None:
-    first = SingleInstance(tmp_path, tmp_path / "app.lock")
-    knocker = SingleInstance(tmp_path, tmp_path / "app.lock")
-    try:
-        assert first.acquire()
-        with (
-            qtbot.assertNotEmitted(first.activation_requested),
-            qtbot.waitSignal(first.search_requested, timeout=5000),
-        ):
-            assert knocker.notify_running(message=SEARCH)
-    finally:
-        first.release()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from desktop.single import QUIT, SingleInstance
+from desktop.single import QUIT, SEARCH, SingleInstance
 
 
 def test_second_launch_knocks_on_the_first(tmp_path: Path, qtbot: Any) -> None:
@@ -36,16 +36,18 @@ def test_other_homes_do_not_collide(tmp_path: Path) -> None:
         b.release()
 
 
-def test_quit_request_reaches_the_running_app(tmp_path: Path, qtbot: Any) -> None:
+@pytest.mark.parametrize(("message", "signal"), [(QUIT, "quit_requested"), (SEARCH, "search_requested")])
+def test_a_request_reaches_the_running_app(tmp_path: Path, qtbot: Any, message: str, signal: str) -> None:
+    """``memtray --quit`` and ``memtray --search`` ask the running app, which does that, not "show"."""
     first = SingleInstance(tmp_path, tmp_path / "app.lock")
     knocker = SingleInstance(tmp_path, tmp_path / "app.lock")
     try:
         assert first.acquire()
         with (
             qtbot.assertNotEmitted(first.activation_requested),
-            qtbot.waitSignal(first.quit_requested, timeout=5000),
+            qtbot.waitSignal(getattr(first, signal), timeout=5000),
         ):
-            assert knocker.notify_running(message=QUIT)
+            assert knocker.notify_running(message=message)
     finally:
         first.release()
 
