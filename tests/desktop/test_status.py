@@ -213,3 +213,11 @@ def test_without_a_memory_the_status_says_why(runner: TaskRunner) -> None:
     state.set_open_failure(CorruptStore("file is not a database"), "damaged")
     assert status_of(state).level == ATTENTION
     assert status_of(state).headline == "Database damaged — Repair…"
+
+
+def test_damage_found_while_the_memory_is_open_needs_attention(state: AppState) -> None:
+    assert status_of(state).level != ATTENTION
+    state.set_open_failure(CorruptStore("the daily check found damage"), "damaged")
+    assert state.memory is not None and state.damaged
+    assert status_of(state).level == ATTENTION
+    assert status_of(state).lines == ("Database damaged — Repair…",)
