@@ -16,7 +16,11 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    share (so a key "for this session only" reaches them all); the summaries, error memory and key store
    are adapted through :mod:`desktop.seams`, and the first snapshot is read. A damaged database is not
    opened: the tray shows the attention state and offers Repair… (:mod:`desktop.repair`), which rebuilds
-   it on the store worker and then opens the memory.
+   it on the store worker and then opens the memory. When the daily integrity check finds the damage
+   while the memory is open, Repair… first lets go of it (:meth:`Memtray.release_memory`: the timers and
+   the scheduler stop, the state's views detach, the memory is closed on the store worker); the repaired
+   memory then replaces it in everything the first open set up (one scheduler, one set of timers, and
+   shutdown hooks that close whichever memory is open at quit).
 5. ``tray``: the icon and its menu, or, without a system tray, the viewer as the main window with a
    banner saying why and every tray command in its menu bar (:mod:`desktop.tray`,
    :mod:`desktop.viewer.window`; both show :class:`desktop.actions.AppActions`, whose requests are
@@ -135,7 +139,9 @@ class Memtray(QObject):
         self.about_dialog: AboutDialog | None = None
         self.chooser: SessionChooser | None = None
         self.changes = ChangeWatch(self.state, self)
-        self.repair = RepairFlow(self.runner, paths.home, self._on_memory_opened, open_memory, self)
+        self.repair = RepairFlow(
+            self.runner, paths.home, self._on_memory_opened, open_memory, self, release=self.release_memory
+        )
         self.quick_search: QuickSearchWindow | None = None
         self.shortcut = GlobalShortcut(self)
         self.agent_watch = AgentWatch(self.state, self)
@@ -144,6 +150,8 @@ class Memtray(QObject):
         self.refresh_timer = QTimer(self)
         self.tick_timer = QTimer(self)
         self.scheduler: SummaryScheduler | None = None
+        self._released: Memory | None = None  # let go of for a repair; closed by it, or at quit
+        self._memory_hooked = False
         self._stopped = False
 
     # -- boot -------------------------------------------------------------------------------------
@@ -217,12 +225,14 @@ class Memtray(QObject):
         summaries, errors, keys = seams.summaries_of(mem), seams.errors_of(mem), seams.key_store(mem.keys)
         log.info("memory: open at %s", mem.paths.home)
         self.state.set_memory(mem, summaries=summaries, errors=errors, keys=keys, semantic=True)
-        self.shutting_down.connect(self.state.detach)  # before the memory closes
-        self.shutting_down.connect(mem.close)
+        if not self._memory_hooked:  # once: a repaired memory replaces the first, the hooks stay
+            self._memory_hooked = True
+            self.shutting_down.connect(self.state.detach)  # before the memory closes
+            self.shutting_down.connect(self._close_memory)
+            self.shutting_down.connect(self.changes.stop)
         self.state.refresh()
         self.refresh_timer.start()
         self.changes.start()
-        self.shutting_down.connect(self.changes.stop)
         self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
         self.tick_timer.start()
         log.info(
@@ -232,6 +242,32 @@ class Memtray(QObject):
             f"{self.scheduler.next_run():%H:%M}",
         )
         self.memory_did_open.emit()
+
+    def release_memory(self) -> Memory | None:
+        """Let go of the open memory so that Repair… can close it: the scheduler, the refresh timer, the
+        change watch and the agents' folder watch stop, and the state's views detach from it.
+
+        Returns the memory to close (on the store worker), or None when none is open. Runs on the GUI
+        thread and does no I/O.
+        """
+        self.tick_timer.stop()
+        self.refresh_timer.stop()
+        self.changes.stop()
+        self.agent_watch.stop()
+        self.scheduler = None
+        mem = self.state.release_memory()
+        if mem is not None:
+            self._released = mem
+            log.info("memory: let go of %s for the repair", mem.paths.home)
+        return mem
+
+    def _close_memory(self) -> None:
+        """At quit (the workers have stopped): close the memory open now, and one let go of for a repair
+        that never ran."""
+        for mem in (self.state.memory, self._released):
+            if mem is not None and not mem.closed:
+                mem.close()
+        self._released = None
 
     def _on_memory_failed(self, exc: BaseException) -> None:
         message = describe(exc, translate("App", "opening the memory"))

@@ -35,6 +35,8 @@ class ChangeWatch(QObject):
         self._polling = False
 
     def start(self) -> None:
+        """Start polling (again, after a repair: the new memory's first mark is the one compared with)."""
+        self._mark = None
         self.timer.start()
         self.poll()
 

@@ -207,6 +207,7 @@ class QuickSearchWindow(QWidget):
         self.searcher.page_did_load.connect(self._on_page)
         self.searcher.search_did_fail.connect(self._on_failure)
         state.memory_did_open.connect(self._on_memory_did_open)
+        state.memory_did_close.connect(self._on_memory_did_open)  # let go of it (None) for a repair
         self._on_memory_did_open()
         self.set_shortcut_status(None)
 

@@ -4,6 +4,12 @@ The engine refuses to open a damaged database (``CorruptStore``); the app then s
 and offers Repair…. After the user confirms, :meth:`engine.Memory.repair` moves the damaged file aside
 (never deleting it), salvages what can be read and restores each session's recent messages from its
 history.json; then the memory is opened as at boot. The outcome is told in words.
+
+The daily integrity check can find the damage while the memory is open. Repair needs the database
+closed (the file is moved aside), so the flow first asks the app to let go of the memory (``release``:
+timers and scheduler stopped, the state's views detached; :meth:`desktop.app.Memtray.release_memory`)
+and closes what it hands back on the store worker, in the same task as the repair, so no other store
+work runs between the close and the rebuild. Closing joins the memory's embedder thread.
 """
 
 from __future__ import annotations
@@ -62,12 +68,16 @@ class RepairFlow(QObject):
         on_opened: Callable[[Memory], None],
         open_memory: Callable[[Path], Memory] = Memory.open,
         parent: QObject | None = None,
+        release: Callable[[], Memory | None] = lambda: None,
     ) -> None:
+        """``release`` is called on the GUI thread before the repair: it stops what uses the open memory
+        and returns it to be closed (None when no memory is open)."""
         super().__init__(parent)
         self.runner = runner
         self.home = home
         self.on_opened = on_opened
         self.open_memory = open_memory
+        self.release = release
         self.confirmation: QMessageBox | None = None
         self.running = False
 
@@ -104,13 +114,17 @@ class RepairFlow(QObject):
         return box
 
     def repair(self) -> None:
-        """Repair and open the memory on the store worker."""
+        """Close the open memory (if any), repair and open the memory again, all on the store worker."""
         if self.running:
             return
         self.running = True
         home, open_memory = self.home, self.open_memory
+        old = self.release()
 
         def op() -> tuple[RepairReport, Memory]:
+            if old is not None:
+                log.info("closing the memory before the repair")
+                old.close()
             report = Memory.repair(home)
             return report, open_memory(home)
 

@@ -12,7 +12,10 @@ While there is a backlog, or the embedder is still loading, the state is re-read
 refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.status`).
 
 When the memory could not be opened, :attr:`AppState.open_error` says why in words and
-:attr:`AppState.damaged` tells a damaged database (which Repair… can rebuild) from other failures.
+:attr:`AppState.damaged` tells a damaged database (which Repair… can rebuild) from other failures; the
+daily integrity check sets the same while the memory is open. Repair… then takes the memory back from the
+state (:meth:`AppState.release_memory`: the views let go of it) before it is closed, and the repaired
+memory is set again as at boot.
 """
 
 from __future__ import annotations
@@ -101,6 +104,8 @@ class AppState(QObject):
     Signals:
         state_did_change(): the snapshot, the work in progress or the memory's availability changed.
         memory_did_open(): the memory is open; ``memory`` and the seams are set.
+        memory_did_close(): the memory was taken back (to be closed and repaired); ``memory`` is None, and
+            views holding it must let go of it.
         memory_did_change(): something in the memory changed (seen by :class:`desktop.changes.ChangeWatch`,
             by this program or another); the snapshot is being read again.
         reembed_did_progress(int, int): a re-embedding after an embedder switch did ``done`` of ``total``
@@ -110,6 +115,7 @@ class AppState(QObject):
 
     state_did_change = Signal()
     memory_did_open = Signal()
+    memory_did_close = Signal()
     memory_did_change = Signal()
     reembed_did_progress = Signal(int, int)
     _worker_did_progress = Signal(int, int)
@@ -179,6 +185,24 @@ class AppState(QObject):
         self._embed_poll.stop()
         if self.memory is not None:
             self.memory.semantic.set_progress(None)
+
+    def release_memory(self) -> Memory | None:
+        """Take the memory back from the state and its views (it is closed next, on the store worker).
+
+        Returns the memory that was set (None if none was). The damage found stays recorded, so the
+        attention state and Repair… remain until a memory is set again.
+        """
+        mem = self.memory
+        if mem is None:
+            return None
+        self.detach()
+        self.memory = None
+        self.summaries = self.errors = self.keys = None
+        self.semantic = False
+        self.reembedding = None
+        self.memory_did_close.emit()
+        self.state_did_change.emit()
+        return mem
 
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False

@@ -146,11 +146,9 @@ def progress_text(kind: str, backlog: Backlog) -> str:
 
 def status_of(state: AppState) -> Status:
     """The level and lines for what ``state`` holds (no I/O)."""
+    if state.damaged:  # found at open, or by the daily check while the memory is open
+        return Status(ATTENTION, (Item(ATTENTION, OTHER, translate("Status", "Database damaged — Repair…")),))
     if state.memory is None:
-        if state.damaged:
-            return Status(
-                ATTENTION, (Item(ATTENTION, OTHER, translate("Status", "Database damaged — Repair…")),)
-            )
         if state.open_error:
             return Status(
                 ATTENTION, (Item(ATTENTION, OTHER, translate("Status", "The memory could not be opened")),)

@@ -85,6 +85,7 @@ class Memory:
         self.clock = clock
         self.keys = keys
         self._store = store
+        self._closed = False
         self._settings = StoredSettings(database.SettingsTable(store))
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
@@ -509,10 +510,16 @@ class Memory:
                 return False
         return True
 
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran (its background threads were joined, its connections closed)."""
+        return self._closed
+
     def close(self) -> None:
         for listener in self._log.listeners:
             listener.close()
         self._store.close()
+        self._closed = True
 
     def __enter__(self) -> Memory:
         return self

@@ -11,7 +11,8 @@ database with its Repair… link).
 The views follow the memory as other programs change it (the state is re-read when
 :class:`desktop.changes.ChangeWatch` sees a change): the session list, the open conversation (reopened
 where the reader was when its messages changed, after a compaction for instance), its summary and the
-error memory. A right click on a session offers Rename… and Remove…, on a message Forget…
+error memory. When Repair… takes the memory back to rebuild it, the views let go of it, and follow the
+repaired one when it opens (the open conversation is read again from it). A right click on a session offers Rename… and Remove…, on a message Forget…
 (:class:`desktop.viewer.editing.SessionEditor` asks first and does them on the store worker).
 
 While the home holds no sessions, a welcome page (:class:`desktop.viewer.welcome.WelcomePanel`) replaces
@@ -168,6 +169,7 @@ class ViewerWindow(QMainWindow):
         state.state_did_change.connect(self._on_state_did_change)
         state.memory_did_change.connect(self._on_memory_did_change)
         state.memory_did_open.connect(self._on_memory_did_open)
+        state.memory_did_close.connect(self._on_memory_did_close)
         if state.memory is not None:
             self._on_memory_did_open()
         self._on_state_did_change()
@@ -293,17 +295,34 @@ class ViewerWindow(QMainWindow):
 
     def _on_memory_did_open(self) -> None:
         self._menus_stale.start()
-        self.conversation.memory = self.state.memory
-        self.search.memory = self.state.memory
+        mem = self.state.memory
+        self.conversation.memory = mem
+        self.search.memory = mem
         self.search.set_semantic_available(self.state.semantic)
-        if self.state.summaries is not None and self.summary is None:
-            self.summary = SummaryPanel(self.runner, self.state.summaries)
-            self.summary.summarize_requested.connect(self.summarize_requested)
-            self.tabs.addTab(self.summary, translate("Viewer", "Summary"))
-        if self.state.errors is not None and self.errors is None:
-            self.errors = ErrorMemoryPanel(self.runner, self.state.errors)
-            self.tabs.addTab(self.errors, translate("Viewer", "Error memory"))
+        if self.state.summaries is not None:
+            if self.summary is None:
+                self.summary = SummaryPanel(self.runner, self.state.summaries)
+                self.summary.summarize_requested.connect(self.summarize_requested)
+                self.tabs.addTab(self.summary, translate("Viewer", "Summary"))
+            else:  # a repaired memory: the panel reads the new one
+                self.summary.source = self.state.summaries
+        if self.state.errors is not None:
+            if self.errors is None:
+                self.errors = ErrorMemoryPanel(self.runner, self.state.errors)
+                self.tabs.addTab(self.errors, translate("Viewer", "Error memory"))
+            else:
+                self.errors.source = self.state.errors
             self.errors.refresh()
+        model = self.conversation.model
+        if mem is not None and model.session is not None and model.memory is not mem:
+            model.memory = mem  # the conversation open before a repair is read again from the new memory
+            self.conversation.refresh()
+
+    def _on_memory_did_close(self) -> None:
+        """Repair… took the memory back: nothing here reads it any more (the repaired one comes next)."""
+        self.conversation.memory = None
+        self.conversation.model.memory = None
+        self.search.memory = None
 
     def _on_state_did_change(self) -> None:
         sessions = self.state.snapshot.sessions

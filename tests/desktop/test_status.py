@@ -1,15 +1,21 @@
 """Show the work: the status lines (English and zh-TW), the estimate from the rate seen between refreshes,
 the tray icon's states on light and dark panels, Pause/Resume of summaries and embedding, and Repair… of
-a damaged database through to an open memory."""
+a damaged database through to an open memory: found at open, or by the daily integrity check while the
+memory is open (the app lets go of it before the repair and replaces it after)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Iterator
+import random
+import sqlite3
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import SIGNAL
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -207,9 +213,145 @@ def test_a_damaged_database_needs_attention_and_repair_opens_it(
         memtray.stop()
 
 
+def garbage_pages(database: Path) -> None:
+    """Overwrite every third page after the first with random bytes (the header stays readable)."""
+    data = bytearray(database.read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    rng = random.Random(3)
+    for number in range(2, len(data) // page, 3):
+        data[number * page : (number + 1) * page] = rng.randbytes(page)
+    database.write_bytes(bytes(data))
+
+
+def recorder(calls: list[str], name: str, work: Callable[..., Any]) -> Callable[..., Any]:
+    """``work``, noting each call in ``calls``."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return work(*args, **kwargs)
+
+    return run
+
+
+def on_the_store_worker(memtray: Memtray, qtbot: Any, op: Callable[[], Any]) -> None:
+    """Run ``op`` on the app's store worker and wait for it (after whatever was queued before it)."""
+    done: list[bool] = []
+    memtray.runner.run_query(op, lambda _result: done.append(True))
+    qtbot.waitUntil(lambda: bool(done), timeout=20_000)
+
+
+@pytest.mark.allow_warnings  # the damage found, the reads it fails and the repair are warnings
+def test_repair_while_the_memory_is_open_lets_go_of_it_first_and_replaces_it(
+    qapp: QApplication, seeded_home: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memtray = Memtray(qapp, Paths.resolve(seeded_home), tray_available=True)
+    with qtbot.waitSignal(memtray.memory_did_open, timeout=20_000):
+        memtray.start()
+    closes: list[str] = []
+    new: Memory | None = None
+    try:
+        tray, old, old_scheduler = memtray.tray, memtray.state.memory, memtray.scheduler
+        assert tray is not None and old is not None and old_scheduler is not None
+        qtbot.waitUntil(lambda: memtray.state.has_snapshot, timeout=5000)
+        viewer = memtray.show_viewer("conversation")
+        viewer.conversation.open(old, "english-notes")
+        qtbot.waitUntil(lambda: not viewer.conversation.model.loading, timeout=5000)
+        hooks = memtray.receivers(SIGNAL("shutting_down()"))
+        database = seeded_home / ".store" / "history.db"
+
+        def damage() -> None:  # on the store worker, so no statement of the app runs meanwhile
+            assert old.wait_idle(30)
+            old._store.close()  # its pooled connections: the next statement reads the file anew
+            with contextlib.closing(sqlite3.connect(database)) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the file, none in the WAL
+            garbage_pages(database)
+
+        on_the_store_worker(memtray, qtbot, damage)
+        integrity = next(iter(old_scheduler.scheduler.get_jobs("integrity")))
+        integrity.run()  # the daily check, as a tick runs it when it is due
+        qtbot.waitUntil(lambda: memtray.state.damaged, timeout=20_000)
+        assert memtray.state.memory is old and tray.level == ATTENTION
+        tray.rebuild()
+        assert tray.action("status").text() == "Database damaged — Repair…"
+
+        seen: dict[str, object] = {}
+        real_repair, real_close = Memory.repair, old.close
+
+        def repair(home: Path | str | None = None) -> Any:
+            seen["old closed"] = old.closed
+            seen["old embedder running"] = old.semantic._worker._thread.is_alive()
+            seen["memory in the state"] = memtray.state.memory
+            seen["memory in the viewer"] = (viewer.conversation.model.memory, viewer.search.memory)
+            return real_repair(home)
+
+        monkeypatch.setattr(Memory, "repair", staticmethod(repair))
+        monkeypatch.setattr(old, "close", recorder(closes, "old", real_close))
+        outcomes: list[Any] = []
+        memtray.repair.repair_did_finish.connect(outcomes.append)
+        tray.action("repair").trigger()
+        box = memtray.repair.confirmation
+        assert box is not None and box.text() == "The memory's database is damaged. Repair it now?"
+        repair_button = next(b for b in box.buttons() if b.text() == "Repair")
+        with qtbot.waitSignal(memtray.memory_did_open, timeout=30_000):
+            repair_button.click()
+
+        assert seen == {
+            "old closed": True,
+            "old embedder running": False,
+            "memory in the state": None,
+            "memory in the viewer": (None, None),
+        }
+        assert closes == ["old"]
+        new = memtray.state.memory
+        assert new is not None and new is not old and not new.closed
+        assert [(o.ok, o.title) for o in outcomes] == [(True, "Database repaired")]
+        assert "The damaged file was kept as history.db.corrupt-" in outcomes[0].text
+        assert list((seeded_home / ".store").glob("history.db.corrupt-*"))
+        assert not memtray.state.damaged and memtray.state.open_error is None
+        qtbot.waitUntil(lambda: bool(memtray.state.snapshot.sessions), timeout=5000)
+        assert tray.level != ATTENTION
+        assert {s.id for s in memtray.state.snapshot.sessions} >= {"proj-zh", "english-notes"}
+        assert viewer.conversation.model.memory is new and viewer.search.memory is new
+        assert viewer.summary is not None and viewer.summary.source is memtray.state.summaries
+        qtbot.waitUntil(lambda: viewer.conversation.model.rowCount() == 4, timeout=5000)
+
+        # one scheduler, one set of timers and shutdown hooks: the new memory's replace the old one's
+        assert memtray.scheduler is not None and memtray.scheduler is not old_scheduler
+        assert memtray.receivers(SIGNAL("shutting_down()")) == hooks
+        assert memtray.tick_timer.receivers(SIGNAL("timeout()")) == 1
+        assert memtray.tick_timer.isActive() and memtray.refresh_timer.isActive()
+        assert memtray.changes.timer.isActive()
+        calls: list[str] = []
+        monkeypatch.setattr(new.errors, "purge_expired", recorder(calls, "purge", new.errors.purge_expired))
+        monkeypatch.setattr(new, "cleanup_temp_sessions", recorder(calls, "temp", new.cleanup_temp_sessions))
+        monkeypatch.setattr(new, "check_integrity", recorder(calls, "check", new.check_integrity))
+        monkeypatch.setattr(
+            old.errors, "purge_expired", recorder(calls, "old purge", old.errors.purge_expired)
+        )
+        due = datetime.now() - timedelta(seconds=1)
+        for scheduler in (old_scheduler, memtray.scheduler):
+            for job in scheduler.scheduler.get_jobs("maintenance"):
+                job.next_run = due
+        memtray.tick_timer.timeout.emit()  # one tick: the maintenance jobs are submitted to the store worker
+        on_the_store_worker(memtray, qtbot, lambda: None)  # queued after them: they have run
+        assert sorted(calls) == ["check", "purge", "temp"]
+    finally:
+        memtray.stop()
+    # quitting closed the new memory, and did not close the old one a second time
+    assert closes == ["old"] and new is not None and new.closed
+
+
 def test_without_a_memory_the_status_says_why(runner: TaskRunner) -> None:
     state = AppState(runner)
     assert status_of(state).lines == ("Starting…",)
     state.set_open_failure(CorruptStore("file is not a database"), "damaged")
     assert status_of(state).level == ATTENTION
     assert status_of(state).headline == "Database damaged — Repair…"
+
+
+def test_damage_found_while_the_memory_is_open_needs_attention(state: AppState) -> None:
+    assert status_of(state).level != ATTENTION
+    state.set_open_failure(CorruptStore("the daily check found damage"), "damaged")
+    assert state.memory is not None and state.damaged
+    assert status_of(state).level == ATTENTION
+    assert status_of(state).lines == ("Database damaged — Repair…",)
