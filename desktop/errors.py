@@ -63,6 +63,12 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
             "A memory file is damaged ({detail}). Your data folder was left as it is: choose “Repair the "
             "database…” in memtray's menu to rebuild it (the damaged file is kept).",
         )
+    elif isinstance(exc, e.MemoryClosed):
+        text = translate(
+            "Errors",
+            "The memory was closed while this was still running (a repair replaced it, or memtray is "
+            "quitting). Nothing was changed; try again.",
+        )
     elif isinstance(exc, e.StorageError):
         text = translate(
             "Errors",

@@ -92,6 +92,11 @@ class StoreLocked(StorageError):
     """Another process kept the store or a session locked for too long."""
 
 
+class MemoryClosed(StorageError):
+    """The memory was closed while something still used it (a repair took its place, or the program is
+    quitting): nothing was read or written."""
+
+
 class CorruptStore(StorageError):
     """A store file is damaged and could not be repaired automatically."""
 

@@ -547,6 +547,10 @@
         <translation>有一個記憶檔案損壞了（{detail}）。你的資料夾維持原樣：請在 memtray 的選單中選擇「修復資料庫…」來重建它（損壞的檔案會保留下來）。</translation>
     </message>
     <message>
+        <source>The memory was closed while this was still running (a repair replaced it, or memtray is quitting). Nothing was changed; try again.</source>
+        <translation>這項工作還在進行時，記憶已關閉（修復取代了它，或 memtray 正在結束）。沒有任何變更，請再試一次。</translation>
+    </message>
+    <message>
         <source>The memory could not be read or written ({detail}). Check free disk space and permissions.</source>
         <translation>無法讀寫記憶庫（{detail}）。請檢查磁碟剩餘空間和檔案權限。</translation>
     </message>

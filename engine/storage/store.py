@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
-from engine.errors import CorruptStore, StorageError, StoreLocked
+from engine.errors import CorruptStore, MemoryClosed, StorageError, StoreLocked
 from engine.storage import diskerrors, fts
 from engine.storage.integrity import header_fault
 from engine.storage.migrations import Migration
@@ -166,9 +166,14 @@ class _Pool:
         self._path, self._frozen = path, frozen
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._closed = False
 
     def take(self) -> sqlite3.Connection:
+        """A connection; after :meth:`close`, none: a late caller must not open the file again (a repair may
+        have moved it aside and put a new one in its place)."""
         with self._lock:
+            if self._closed:
+                raise MemoryClosed(f"the database {self._path.name} was closed in this program")
             if self._idle:
                 return self._idle.pop()
         with readable_errors():  # the first statement reads the schema
@@ -177,7 +182,7 @@ class _Pool:
     def give(self, raw: sqlite3.Connection) -> None:
         """Take back a connection outside any transaction (else it is closed)."""
         with self._lock:
-            if len(self._idle) < self.KEEP and not raw.in_transaction:
+            if not self._closed and len(self._idle) < self.KEEP and not raw.in_transaction:
                 self._idle.append(raw)
                 return
         raw.close()
@@ -218,11 +223,18 @@ class _Pool:
             raise
         self.give(raw)
 
-    def close(self) -> None:
+    def drain(self) -> None:
+        """Close the idle connections (the next transaction opens one anew)."""
         with self._lock:
             idle, self._idle = self._idle, []
         for raw in idle:
             raw.close()
+
+    def close(self) -> None:
+        """No more connections: the idle ones are closed, one lent out when it is given back."""
+        with self._lock:
+            self._closed = True
+        self.drain()
 
 
 def _close_after_failure(raw: sqlite3.Connection) -> None:

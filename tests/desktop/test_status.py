@@ -261,7 +261,8 @@ def test_repair_while_the_memory_is_open_lets_go_of_it_first_and_replaces_it(
 
         def damage() -> None:  # on the store worker, so no statement of the app runs meanwhile
             assert old.wait_idle(30)
-            old._store.close()  # its pooled connections: the next statement reads the file anew
+            for pool in (old._store._read, old._store._write):
+                pool.drain()  # its pooled connections: the next statement reads the file anew
             with contextlib.closing(sqlite3.connect(database)) as conn:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the file, none in the WAL
             garbage_pages(database)
