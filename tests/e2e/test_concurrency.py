@@ -12,8 +12,6 @@ error), neither in its answers nor on its stderr.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -24,10 +22,9 @@ from mcp.client.stdio import stdio_client
 from sqlalchemy import text
 
 from engine import Memory, Message
+from tests.clirun import run_cli
 from tests.e2e.test_mcp import call, server
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 SESSION = "shared"
 CLI_APPENDS = 6
 IMPORT_LINES = 300
@@ -52,13 +49,7 @@ def cli_writer(home: Path, name: str, folder: Path, errors: list[str]) -> None:
     ]
     runs.insert(CLI_APPENDS // 2, ["import", "jsonl", str(jsonl), "--session", SESSION])
     for args in runs:
-        done = subprocess.run(
-            [sys.executable, "-c", CLI, "--home", str(home), *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_cli(home, *args, timeout=300)
         if done.returncode != 0 or ("locked" in done.stderr or "busy" in done.stderr):
             errors.append(f"{name} {args[0]}: exit {done.returncode}: {done.stderr.strip()}")
 

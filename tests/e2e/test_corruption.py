@@ -21,6 +21,7 @@ from engine.cli import main
 from engine.errors import CorruptStore
 from engine.semantic import annoyindex
 from engine.sessions import archive
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
@@ -149,17 +150,10 @@ def test_the_cli_says_the_database_is_damaged_in_one_line_from_a_real_process(tm
     home = tmp_path / "home"
     fill(home)
     garbage_header(home / ".store" / "history.db")
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
     expected = [("sessions", 1), ("search", 1), ("repair", 0), ("sessions", 0)]
     for command, status in expected:
         args = [command, "hello", "--match", "keyword"] if command == "search" else [command]
-        done = subprocess.run(
-            [sys.executable, "-c", code, "--home", str(home), *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = clirun.run_cli(home, *args)
         assert done.returncode == status, done.stderr
         assert "Traceback" not in done.stderr
         if status == 1:

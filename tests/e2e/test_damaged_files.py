@@ -4,28 +4,15 @@ and rebuild them from the archive where they can (history.json), or start over (
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine import Memory, Message
+from tests.clirun import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 T0 = 1_700_000_000 * 1_000_000_000
 SESSION = "cli-dmg"
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI, "--home", str(home), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def fill(home: Path) -> list[str]:
@@ -48,14 +35,14 @@ def test_a_deeply_nested_history_file_is_moved_aside_and_rebuilt(tmp_path: Path,
     hot = fill(home)
     path = home / "sessions" / SESSION / "history.json"
     path.write_text("[" * depth + "]" * depth)
-    done = run(home, "history", "--session", SESSION, "--json")
+    done = run_cli(home, "history", "--session", SESSION, "--json")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "moved aside to history.json.corrupt-" in done.stderr
     assert [m["content"] for m in json.loads(done.stdout)] == hot
     assert len(list(path.parent.glob("history.json.corrupt-*"))) == 1
-    done = run(home, "append", "--session", SESSION, "--role", "user", "--content", "after the damage")
+    done = run_cli(home, "append", "--session", SESSION, "--role", "user", "--content", "after the damage")
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    done = run(home, "history", "--session", SESSION, "--json")
+    done = run_cli(home, "history", "--session", SESSION, "--json")
     assert [m["content"] for m in json.loads(done.stdout)] == [*hot, "after the damage"]
 
 
@@ -64,7 +51,7 @@ def test_an_append_to_a_session_with_a_deeply_nested_history_file_works(tmp_path
     hot = fill(home)
     path = home / "sessions" / SESSION / "history.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    done = run(home, "append", "--session", SESSION, "--role", "user", "--content", "next")
+    done = run_cli(home, "append", "--session", SESSION, "--role", "user", "--content", "next")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "history.json.corrupt-" in done.stderr
     assert [r["content"] for r in json.loads(path.read_text())] == [*hot, "next"]
@@ -76,10 +63,10 @@ def test_a_summary_of_the_wrong_types_does_not_crash_context(tmp_path: Path) -> 
     summary = home / "sessions" / SESSION / "summary.json"
     summary.write_text(json.dumps({"key_decisions": 5, "past_discussions": {}, "current_discussion": 3}))
     (home / "sessions" / SESSION / ".summary_cursor").write_text("2023-11-14 22:13:59\n")
-    done = run(home, "context", "--session", SESSION, "--json")
+    done = run_cli(home, "context", "--session", SESSION, "--json")
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("\n") == 1 and "summary.json.corrupt-" in done.stderr, done.stderr
     assert json.loads(done.stdout)["summary"] is None
     assert not summary.exists() and not (home / "sessions" / SESSION / ".summary_cursor").exists()
-    done = run(home, "context", "--session", SESSION, "--json")  # nothing left to say
+    done = run_cli(home, "context", "--session", SESSION, "--json")  # nothing left to say
     assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -5,28 +5,15 @@ append to that session."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from engine import Memory, Message
+from tests.clirun import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 T0 = 1_700_000_000 * 1_000_000_000
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI, "--home", str(home), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def fill(home: Path) -> dict[str, list[str]]:
@@ -68,13 +55,13 @@ def test_an_emptied_database_is_reported_and_rebuilt_from_history_files(
     damage(db)
     state = db.exists() and db.stat().st_size
     for _ in range(2):  # the check changes nothing: the same answer twice
-        done = run(home, "repair", "--check")
+        done = run_cli(home, "repair", "--check")
         assert done.returncode == 1, done.stdout + done.stderr
         assert "2 session(s) have messages in their history.json" in done.stdout
         assert ("missing" if damage is remove else "empty") in done.stdout
         assert (db.exists() and db.stat().st_size) == state
 
-    done = run(home, "search", "walrus", "--match", "keyword", "--json")
+    done = run_cli(home, "search", "walrus", "--match", "keyword", "--json")
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("\n") == 1 and "had no messages although 2 session(s)" in done.stderr
     found = {h["content"] for h in json.loads(done.stdout)}
@@ -82,13 +69,13 @@ def test_an_emptied_database_is_reported_and_rebuilt_from_history_files(
     assert "walrus private" not in found  # a private chat is never archived
 
     for session, contents in hot.items():
-        exported = run(home, "export", "--session", session, "--format", "jsonl")
+        exported = run_cli(home, "export", "--session", session, "--format", "jsonl")
         assert exported.returncode == 0 and exported.stderr == "", exported.stderr
         assert [json.loads(line)["content"] for line in exported.stdout.splitlines()] == contents
-        history = run(home, "history", "--session", session, "--json")
+        history = run_cli(home, "history", "--session", session, "--json")
         assert [m["content"] for m in json.loads(history.stdout)] == contents
         assert all(m["id"] is not None for m in json.loads(history.stdout))
-    done = run(home, "repair", "--check")
+    done = run_cli(home, "repair", "--check")
     assert done.returncode == 0 and "fine" in done.stdout, done.stdout
     with Memory.open(home, background=False) as mem:  # and it is never archived twice
         assert [m.content for m in mem.iter_archive("cli-short")] == hot["cli-short"]
@@ -98,10 +85,10 @@ def test_repair_rebuilds_an_emptied_database(tmp_path: Path) -> None:
     home = tmp_path / "home"
     hot = fill(home)
     truncate(home / ".store" / "history.db")
-    done = run(home, "repair")
+    done = run_cli(home, "repair")
     assert done.returncode == 0, done.stderr
     assert "archived again" in done.stdout and "2 session(s)" in done.stdout
     with Memory.open(home, background=False) as mem:
         for session, contents in hot.items():
             assert [m.content for m in mem.iter_archive(session)] == contents
-    assert run(home, "repair", "--check").returncode == 0
+    assert run_cli(home, "repair", "--check").returncode == 0

@@ -12,29 +12,20 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from engine import Memory, Message
+from tests.clirun import run_cli
 from tests.diskfaults import fill, read_only, small_disk
 
-ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
 
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run(
-        [sys.executable, "-c", code, "--home", str(home), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "GEMINI_API_KEY": "k3y_for_the_fault_tests", "MEMTRAY_EMBEDDER": "hash"},
-    )
+    return run_cli(home, *args, env={"GEMINI_API_KEY": "k3y_for_the_fault_tests", "MEMTRAY_EMBEDDER": "hash"})
 
 
 def commands(tmp: Path) -> list[tuple[str, ...]]:

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from engine import Memory
+from tests.clirun import CLI, ROOT
 from tests.engine.transcriptdata import append_jsonl, cc_prompt, cc_reply, text, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 TRANSCRIPTS = 120
 TURNS = 25  # 6,000 messages in two import batches (of at most 5,000): folders appear in two steps
 KILL_AFTER_SESSIONS = (15, 60)

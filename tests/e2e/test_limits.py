@@ -6,8 +6,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,9 +16,9 @@ from engine import Memory, Message
 from engine.cli import main
 from engine.errors import StorageError
 from engine.sessions import archive
+from tests.clirun import run_cli
 from tests.diskfaults import small_disk
 
-ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
 
 
@@ -132,27 +130,8 @@ def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Pa
         assert not list((home / ".store" / "tmp").glob("*.tmp"))
         json.loads((home / "sessions" / "cli-full" / "history.json").read_bytes())
 
-        code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                code,
-                "--home",
-                str(home),
-                "append",
-                "--session",
-                "cli-full",
-                "--role",
-                "user",
-                "--content",
-                "-",
-            ],
-            input="x" * 3_000_000,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = run_cli(
+            home, "append", "--session", "cli-full", "--role", "user", "--content", "-", stdin="x" * 3_000_000
         )
         assert done.returncode == 1
         assert done.stderr.count("\n") == 1 and "disk is full" in done.stderr, done.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,21 +13,17 @@ from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.errors import NotFound
+from tests.clirun import run_cli
 from tests.leakcheck import assert_absent, files_containing
 
-ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
 
 
 def cli(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run(
-        [sys.executable, "-c", code, "--home", str(home), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=120,
+    return run_cli(
+        home,
+        *args,
+        stdin=stdin,
         preexec_fn=lambda: os.umask(0o022),  # a usual desktop umask: files would be world-readable
     )
 

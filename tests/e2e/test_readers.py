@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 from engine import Memory, Message
+from tests.clirun import run_cli
 from tests.e2e.test_limits import small_disk
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
 T0 = 1_700_000_000 * 1_000_000_000
 SESSION = "cli-read"
 READS = [
@@ -61,13 +60,7 @@ def fill(home: Path) -> list[str]:
 
 def run(home: Path, args: list[str], timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", CLI, "--home", str(home), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    done = run_cli(home, *args, timeout=timeout)
     return done, time.monotonic() - started
 
 
