@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.state import AppState
 from desktop.titles import title_of
@@ -227,31 +228,23 @@ class Operations(QObject):
         kept = translate(
             "Operations", "Kept: the session's summary, and the error memory (it is shared by all sessions)."
         )
-        box = QMessageBox(parent)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(translate("Operations", "memtray: reset session"))
-        box.setText(
-            translate("Operations", "Reset the session “{session}”?").format(session=title_of(info, session))
-        )
-        box.setInformativeText(f"{what}\n\n{kept}")
-        reset = box.addButton(translate("Operations", "Reset"), QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setObjectName("reset-confirmation")
 
-        def on_finished(_result: int) -> None:
-            confirmed = box.clickedButton() is reset
+        def closed() -> None:
             self.confirmation = None
-            box.deleteLater()
-            if confirmed:
-                self.reset(session)
-            else:
-                log.info("reset of %s cancelled by the user", session)
 
-        box.finished.connect(on_finished)
-        self.confirmation = box
-        box.open()
-        return box
+        self.confirmation = ask_destructive(
+            parent,
+            name="reset-confirmation",
+            title=translate("Operations", "memtray: reset session"),
+            text=translate("Operations", "Reset the session “{session}”?").format(
+                session=title_of(info, session)
+            ),
+            informative=f"{what}\n\n{kept}",
+            verb=translate("Operations", "Reset"),
+            on_confirmed=lambda: self.reset(session),
+            on_closed=closed,
+        )
+        return self.confirmation
 
     def reset(self, session: str) -> None:
         """Reset ``session`` now (keeps the summary and the error memory)."""

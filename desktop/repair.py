@@ -21,6 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.operations import Outcome
 from desktop.tasks import TaskRunner
@@ -83,35 +84,27 @@ class RepairFlow(QObject):
 
     def ask(self, parent: QWidget | None = None) -> QMessageBox:
         """Ask before repairing (Cancel is the default)."""
-        box = QMessageBox(parent)
-        box.setObjectName("repair-confirmation")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(translate("Repair", "memtray: repair the database"))
-        box.setText(translate("Repair", "The memory's database is damaged. Repair it now?"))
-        box.setInformativeText(
-            translate(
+
+        def closed() -> None:
+            self.confirmation = None
+
+        self.confirmation = ask_destructive(
+            parent,
+            name="repair-confirmation",
+            title=translate("Repair", "memtray: repair the database"),
+            text=translate("Repair", "The memory's database is damaged. Repair it now?"),
+            informative=translate(
                 "Repair",
                 "memtray moves the damaged file aside (it is not deleted), reads back every message it "
                 "still can, and restores each session's recent messages from its history file. Archived "
                 "messages on damaged parts of the file cannot be recovered.\n\nClose other memtray "
                 "programs first (the MCP server, memtray daemon).",
-            )
+            ),
+            verb=translate("Repair", "Repair"),
+            on_confirmed=self.repair,
+            on_closed=closed,
         )
-        repair = box.addButton(translate("Repair", "Repair"), QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-
-        def on_finished(_result: int) -> None:
-            confirmed = box.clickedButton() is repair
-            self.confirmation = None
-            box.deleteLater()
-            if confirmed:
-                self.repair()
-
-        box.finished.connect(on_finished)
-        self.confirmation = box
-        box.open()
-        return box
+        return self.confirmation
 
     def repair(self) -> None:
         """Close the open memory (if any), repair and open the memory again, all on the store worker."""

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
+from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.operations import Outcome
 from desktop.state import AppState
@@ -167,28 +168,20 @@ class SessionEditor(QObject):
         verb: str,
         then: Callable[[], None],
     ) -> QMessageBox:
-        box = QMessageBox(parent)
-        box.setObjectName(name)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(title)
-        box.setText(text)
-        box.setInformativeText(informative)
-        confirm = box.addButton(verb, QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-
-        def on_finished(_result: int) -> None:
-            confirmed = box.clickedButton() is confirm
+        def closed() -> None:
             self.dialog = None
-            box.deleteLater()
-            if confirmed:
-                then()
-            else:
-                log.info("%s: cancelled by the user", name)
 
-        box.finished.connect(on_finished)
+        box = ask_destructive(
+            parent,
+            name=name,
+            title=title,
+            text=text,
+            informative=informative,
+            verb=verb,
+            on_confirmed=then,
+            on_closed=closed,
+        )
         self.dialog = box
-        box.open()
         return box
 
     def _run(self, op: Callable[[], Any], words: Callable[[Any], Outcome], doing: str) -> None:
