@@ -38,18 +38,23 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    worker (:mod:`desktop.agentwatch`).
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
-and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
-own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
-lock is released). The tray's Quit and the main window's File ▸ Quit are the same command; closing the
+and ``memtray --quit`` all lead there, and the process exits with status 0 within a few seconds, whatever
+windows were shown. The icon and every window hide first; then each subsystem's hook runs, connected when
+it started (the workers are waited for at most ``SHUTDOWN_WAIT_S``, timers stop, the memory closes). The
+single-instance lock is released last, as the process ends (:meth:`Memtray.end_process`); an operation
+still running on a worker then (a Gemini call waiting on the network, an import's batch) is not waited
+for: the process ends at once, and SQLite rolls back what was not committed. The tray's Quit and the main window's File ▸ Quit are the same command; closing the
 main window (no tray) quits too, and the windows' places are written last, after the workers stopped.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
+import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,6 +69,7 @@ from desktop.agentwatch import AgentWatch
 from desktop.changes import ChangeWatch
 from desktop.chat.window import ChatWindow
 from desktop.chooser import SessionChooser
+from desktop.command import parse_args, request_quit
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
 from desktop.hotkeys import GlobalShortcut
@@ -74,7 +80,7 @@ from desktop.quicksearch import QuickSearchWindow
 from desktop.repair import RepairFlow
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
-from desktop.single import ACTIVATE, QUIT, SEARCH, SingleInstance
+from desktop.single import ACTIVATE, SEARCH, SingleInstance
 from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
@@ -86,6 +92,8 @@ from engine.summary import SummaryScheduler
 log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
+THREAD_WAIT_S = 1.0
+"""How long the end of the process waits for threads other than the task runner's (after its own wait)."""
 TICK_MS = 30_000
 translate = QCoreApplication.translate
 
@@ -153,6 +161,7 @@ class Memtray(QObject):
         self._released: Memory | None = None  # let go of for a repair; closed by it, or at quit
         self._memory_hooked = False
         self._stopped = False
+        self.owns_event_loop = False  # set by run(), which runs the event loop
 
     # -- boot -------------------------------------------------------------------------------------
 
@@ -166,8 +175,7 @@ class Memtray(QObject):
         self.single.activation_requested.connect(self._on_activation_requested)
         self.single.search_requested.connect(self.show_quick_search)
         self.single.quit_requested.connect(self.quit)
-        self.shutting_down.connect(self.single.release)
-        return True
+        return True  # the lock is released by end_process, as the process ends
 
     def start(self) -> None:
         """Steps 3–6: workers, memory (in the background), tray or main window, timers."""
@@ -263,7 +271,11 @@ class Memtray(QObject):
 
     def _close_memory(self) -> None:
         """At quit (the workers have stopped): close the memory open now, and one let go of for a repair
-        that never ran."""
+        that never ran. Not when an operation still runs on a worker after the wait: it may be inside the
+        memory, and the process ends without closing it (SQLite rolls back what was not committed)."""
+        if not self.runner.stopped_cleanly:
+            log.warning("memory: left open, an operation still runs on a worker")
+            return
         for mem in (self.state.memory, self._released):
             if mem is not None and not mem.closed:
                 mem.close()
@@ -284,7 +296,6 @@ class Memtray(QObject):
             self.viewer.summarize_requested.connect(self.operations.summarize_now)
             self.viewer.close_did_request_quit.connect(self.quit)
             self.placement.manage(self.viewer, "viewer")
-            self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
 
@@ -295,7 +306,6 @@ class Memtray(QObject):
             self.quick_search.set_shortcut_status(self.shortcut.status)
             self.quick_search.result_did_activate.connect(self._on_quick_result)
             self.placement.manage(self.quick_search, "quick-search")
-            self.shutting_down.connect(self.quick_search.deleteLater)
         self.quick_search.present()
         return self.quick_search
 
@@ -334,7 +344,6 @@ class Memtray(QObject):
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.state)
             self.placement.manage(self.settings_window, "settings")
-            self.shutting_down.connect(self.settings_window.deleteLater)
         else:
             self.settings_window.load()
         self.settings_window.show()
@@ -345,7 +354,6 @@ class Memtray(QObject):
     def show_about(self) -> AboutDialog:
         if self.about_dialog is None:
             self.about_dialog = AboutDialog(self.runner, self.paths)
-            self.shutting_down.connect(self.about_dialog.deleteLater)
         self.about_dialog.show()
         self.about_dialog.raise_()
         self.about_dialog.activateWindow()
@@ -357,7 +365,6 @@ class Memtray(QObject):
             self.chooser = SessionChooser(self.state, mode)
             self.chooser.session_did_choose.connect(self._on_session_did_choose)
             self.chooser.all_did_choose.connect(lambda _mode: self.operations.compact(None))
-            self.shutting_down.connect(self.chooser.deleteLater)
         else:
             self.chooser.set_mode(mode)
         self.chooser.show()
@@ -408,21 +415,48 @@ class Memtray(QObject):
             return
         self._stopped = True
         log.info("shutting down")
+        if self.tray is not None:
+            self.tray.hide()
+        for window in QApplication.topLevelWidgets():  # first, so that no window lingers on screen
+            if window.isVisible() and window.isWindow():
+                window.hide()
         self.shutting_down.emit()
 
     def quit(self) -> None:
+        """Quit whatever windows are shown: :meth:`stop` hides them all first, and the event loop that
+        :func:`run` started is left with ``exit``, not ``quit`` (Qt's ``quit`` asks every window to close
+        and gives up at the first that refuses: the viewer and the quick search hide instead). Apps
+        built by tests, whose event loops are their own, get ``quit``: an ``exit`` outside ``exec``
+        would end every event loop the test starts afterwards."""
         self.stop()
-        self.app.quit()
+        if self.owns_event_loop:
+            self.app.exit(0)
+        else:
+            self.app.quit()
 
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="memtray", add_help=False)
-    parser.add_argument("--home")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    parser.add_argument("--quit", action="store_true")
-    parser.add_argument("--search", action="store_true")
-    args, _rest = parser.parse_known_args(argv)
-    return args
+    def end_process(self, status: int) -> int:
+        """After the event loop returned and :meth:`stop` ran: wait (a bounded time) for the threads still
+        running, release the single-instance lock, and return ``status``. When an operation or a thread
+        still runs then, the lock is released and the process ends here at once (``os._exit``): Python
+        would otherwise wait for it at exit, an invisible process without a lock."""
+        deadline = time.monotonic() + THREAD_WAIT_S
+        stuck = [] if self.runner.stopped_cleanly else ["a task runner worker"]
+        for thread in threading.enumerate():
+            if thread is threading.main_thread() or thread.daemon or stuck:
+                continue
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                stuck.append(thread.name)
+        if self.single is not None:
+            self.single.release()
+        if not stuck:
+            log.info("exiting with status %d", status)
+            return status
+        log.warning("exiting with status %d without waiting for %s", status, ", ".join(stuck))
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 def _quit_on_signals(memtray: Memtray) -> None:
@@ -435,17 +469,6 @@ def _quit_on_signals(memtray: Memtray) -> None:
     memtray.shutting_down.connect(wake.stop)
 
 
-def request_quit(paths: Paths) -> int:
-    """``memtray --quit``: ask the memtray running for ``paths.home`` to quit; 0 if it heard, 1 if none runs."""
-    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    knocker = SingleInstance(paths.home, paths.store_dir / "app.lock", app)
-    if knocker.notify_running(message=QUIT):
-        log.info("asked the memtray running for %s to quit", paths.home)
-        return 0
-    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")  # the command line: English
-    return 1
-
-
 def run(argv: list[str]) -> int:
     """Start the tray app (or, with ``--quit``, stop the running one); return the exit status."""
     refguard.install()
@@ -453,7 +476,7 @@ def run(argv: list[str]) -> int:
     paths = Paths.resolve(args.home)
     configure_logging(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
     if args.quit:
-        return request_quit(paths)
+        return request_quit(paths)  # the launcher sends ``--quit`` to desktop.command directly
     app = QApplication(sys.argv[:1])
     app.setApplicationName("memtray")
     app.setOrganizationName("memtray")
@@ -479,6 +502,7 @@ def run(argv: list[str]) -> int:
         memtray.show_quick_search()
     app.aboutToQuit.connect(memtray.stop)
     _quit_on_signals(memtray)
+    memtray.owns_event_loop = True
     status = int(app.exec())
     memtray.stop()
-    return status
+    return memtray.end_process(status)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import sys
 
-from engine.cli import main as cli_main
-
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``memtray``; return the exit status."""
@@ -16,9 +14,15 @@ def main(argv: list[str] | None = None) -> int:
     from engine.cli import wants_gui
 
     if wants_gui(args):
+        if "--quit" in args:  # no window to show: a quick knock on the running app's door
+            from desktop.command import quit_running
+
+            return quit_running(args)
         from desktop.app import run
 
         return run(args)
+    from engine.cli import main as cli_main
+
     return cli_main(args)
 
 
