@@ -208,6 +208,8 @@ class QuickSearchWindow(QWidget):
         self.searcher.search_did_fail.connect(self._on_failure)
         state.memory_did_open.connect(self._on_memory_did_open)
         state.memory_did_close.connect(self._on_memory_did_open)  # let go of it (None) for a repair
+        state.session_did_go.connect(lambda session: self.searcher.drop(session))
+        state.messages_did_go.connect(lambda session, ids: self.searcher.drop(session, ids or None))
         self._on_memory_did_open()
         self.set_shortcut_status(None)
 

@@ -108,6 +108,10 @@ class AppState(QObject):
             views holding it must let go of it.
         memory_did_change(): something in the memory changed (seen by :class:`desktop.changes.ChangeWatch`,
             by this program or another); the snapshot is being read again.
+        session_did_go(str): every message of this session was deleted (a reset or a removal, by this
+            program or another): views showing its text clear it.
+        messages_did_go(str, object): messages of this session were forgotten: a list of their ids
+            (empty when another program deleted some and which is not known): views drop them.
         reembed_did_progress(int, int): a re-embedding after an embedder switch did ``done`` of ``total``
             messages (GUI thread; ``done == total`` when it is complete).
         _worker_did_progress(int, int): internal; emitted on the engine's worker thread, delivered queued.
@@ -117,6 +121,8 @@ class AppState(QObject):
     memory_did_open = Signal()
     memory_did_close = Signal()
     memory_did_change = Signal()
+    session_did_go = Signal(str)
+    messages_did_go = Signal(str, object)
     reembed_did_progress = Signal(int, int)
     _worker_did_progress = Signal(int, int)
 
@@ -204,10 +210,32 @@ class AppState(QObject):
         self.state_did_change.emit()
         return mem
 
+    def tell_session_gone(self, session: str) -> None:
+        """Every message of ``session`` was just deleted (a reset or removal this program did)."""
+        log.info("session %s: its messages were deleted; the views let go of them", session)
+        self.session_did_go.emit(session)
+
+    def tell_message_gone(self, session: str, message_id: int) -> None:
+        """Message ``message_id`` of ``session`` was just forgotten (by this program)."""
+        self.messages_did_go.emit(session, [message_id])
+
+    def _tell_what_went(self, old: list[SessionInfo], new: list[SessionInfo]) -> None:
+        """What another program deleted, told by two snapshots: a session gone or emptied, or fewer
+        messages (compaction moves messages, it deletes none)."""
+        now = {s.id: s.total_messages for s in new}
+        for info in old:
+            count = now.get(info.id)
+            if count is None or (count == 0 < info.total_messages):
+                self.session_did_go.emit(info.id)
+            elif count < info.total_messages:
+                self.messages_did_go.emit(info.id, [])
+
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False
+        old = self.snapshot.sessions if self.has_snapshot else []
         self.snapshot = snapshot
         self.has_snapshot = True
+        self._tell_what_went(old, snapshot.sessions)
         embedding = snapshot.embedding
         if embedding is not None and self.reembedding is None:
             self.backlog.observe(embedding.queued, moving=not snapshot.embedding_paused)

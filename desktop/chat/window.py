@@ -117,6 +117,8 @@ class ChatWindow(QWidget):
         self.setWindowIcon(app_icon())
         self._update_title()
         state.state_did_change.connect(self._update_title)
+        state.session_did_go.connect(self._on_session_did_go)
+        state.messages_did_go.connect(self._on_messages_did_go)
 
         self.transcript = QTextBrowser()
         self.transcript.setObjectName("transcript")
@@ -206,6 +208,25 @@ class ChatWindow(QWidget):
 
     def _on_history_failed(self, exc: BaseException) -> None:
         self._show_error(exc, translate("Chat", "loading the conversation"))
+
+    def _on_session_did_go(self, session: str) -> None:
+        """The session's messages were deleted: the transcript keeps only the turn running now."""
+        if session != self.session:
+            return
+        self._entries = [e for e in self._entries if not e.saved]
+        self._render()
+        if not self.busy:
+            self.status.setStyleSheet("")
+            self.status.setText(translate("Chat", "The messages of this conversation were deleted."))
+
+    def _on_messages_did_go(self, session: str, _ids: object) -> None:
+        """Messages of the session were forgotten: the transcript is read again (the turn running now
+        stays)."""
+        if session != self.session:
+            return
+        self._entries = [e for e in self._entries if not e.saved]
+        self._render()
+        self._load_history()
 
     # -- a turn -----------------------------------------------------------------------------------
 

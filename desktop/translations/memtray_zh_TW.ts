@@ -195,6 +195,10 @@
         <translation>載入對話</translation>
     </message>
     <message>
+        <source>The messages of this conversation were deleted.</source>
+        <translation>這段對話的訊息已刪除。</translation>
+    </message>
+    <message>
         <source>Thinking…</source>
         <translation>思考中…</translation>
     </message>
@@ -2078,6 +2082,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Error memory</source>
         <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>The messages of “{title}” were deleted.</source>
+        <translation>「{title}」的訊息已刪除。</translation>
     </message>
     <message>
         <source>Copy</source>

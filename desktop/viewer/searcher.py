@@ -9,13 +9,13 @@ of hits (:data:`desktop.viewer.hits.PAGE`). :func:`count_text` says how many res
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from desktop.tasks import TaskRunner
 from desktop.viewer.hits import PAGE, Found, Query, Result, run_search, with_context
-from engine import Memory
+from engine import Memory, Message
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
@@ -118,6 +118,34 @@ class Searcher(QObject):
             lambda exc: self._on_page_failure(found, exc),
             owner=self,
         )
+
+    def drop(self, session: str, message_ids: Collection[int] | None = None) -> None:
+        """Take deleted messages out of the answer shown: every message of ``session`` (``message_ids``
+        None: its text is gone, or some of it and which is not known), else those messages, as hits and
+        as context lines. The answer without them is :attr:`search_did_finish` again; with ``None`` the
+        search also runs again (what of the session remains comes back)."""
+        found = self.found
+        if found is None:
+            return
+
+        def gone(m: Message) -> bool:
+            return m.session == session and (message_ids is None or m.id in message_ids)
+
+        if not any(gone(m) for r in self.results for m in r.context) and not any(
+            gone(h.message) for h in found.hits
+        ):
+            return
+        hits = [h for h in found.hits if not gone(h.message)]
+        results = [
+            Result(r.hit, [m for m in r.context if not gone(m)])
+            for r in self.results
+            if not gone(r.hit.message)
+        ]
+        self.found = Found(found.query, hits, results)
+        self.results = results
+        self.search_did_finish.emit(self.found)
+        if message_ids is None:
+            self.search()
 
     def _finished(self, query: Query) -> bool:
         """The search of ``query`` ended; True if its answer is still the one to show."""

@@ -103,6 +103,13 @@ class SummaryPanel(QWidget):
             owner=self,
         )
 
+    def close_session(self) -> None:
+        """Show no summary (its session was removed)."""
+        self.session = None
+        self.button.setEnabled(False)
+        self.cursor_label.setText("")
+        self.view.clear()
+
     def _on_loaded(self, session: str, view: SummaryView | None) -> None:
         if session != self.session:
             return

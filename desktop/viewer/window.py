@@ -48,6 +48,7 @@ from desktop.icons import app_icon
 from desktop.operations import Outcome
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import title_of
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.editing import SessionEditor
 from desktop.viewer.errormemory import ErrorMemoryPanel
@@ -170,6 +171,8 @@ class ViewerWindow(QMainWindow):
         state.memory_did_change.connect(self._on_memory_did_change)
         state.memory_did_open.connect(self._on_memory_did_open)
         state.memory_did_close.connect(self._on_memory_did_close)
+        state.session_did_go.connect(self._on_session_did_go)
+        state.messages_did_go.connect(self._on_messages_did_go)
         if state.memory is not None:
             self._on_memory_did_open()
         self._on_state_did_change()
@@ -349,6 +352,29 @@ class ViewerWindow(QMainWindow):
         log.info("session %s changed (%d messages now); reading it again", session, info.total_messages)
         self._shown = info
         self.conversation.refresh()  # new messages become rows; a compaction reopens it in place
+
+    def _on_session_did_go(self, session: str) -> None:
+        """Every message of ``session`` was deleted: nothing of it stays on screen."""
+        self.search.searcher.drop(session)
+        if self.conversation.model.session == session:
+            title = title_of(self.state.session(session), session)
+            self.conversation.close_session(
+                translate("Viewer", "The messages of “{title}” were deleted.").format(title=title)
+            )
+            self._shown = None
+        if self.summary is not None and self.summary.session == session:
+            if self.state.session(session) is None or not self.state.memory:
+                self.summary.close_session()
+            else:
+                self.summary.show_session(session)  # a reset keeps the summary: it is read again
+
+    def _on_messages_did_go(self, session: str, ids: list[int]) -> None:
+        """Messages of ``session`` were forgotten: they leave the search results and the conversation."""
+        self.search.searcher.drop(session, ids or None)
+        if self.conversation.model.session == session:
+            self.conversation.reopen()
+        if self.summary is not None and self.summary.session == session:
+            self.summary.show_session(session)  # forgetting a message deletes the session's summary
 
     def _on_memory_did_change(self) -> None:
         """Another program (or this one) changed the memory: re-read what the snapshot does not hold."""
