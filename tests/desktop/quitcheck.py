@@ -103,7 +103,10 @@ class ScriptedMemtray(Memtray):
 
     def _ready(self) -> None:
         busy = [t.label for t in self.runner.active]
-        print("READY " + json.dumps({"shown": self._shown, "busy": busy}), flush=True)
+        menu = self.tray if self.tray is not None else self.viewer
+        quit_text = menu.action("quit").text() if menu is not None else ""
+        ready = {"shown": self._shown, "busy": busy, "quit_text": quit_text, "code": desktop.app.__file__}
+        print("READY " + json.dumps(ready), flush=True)
         if self.quit_from_tray:
             QTimer.singleShot(100, self._quit_from_menu)
 
