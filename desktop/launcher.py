@@ -5,11 +5,13 @@ Kept free of Qt imports so that every CLI command starts fast and works on machi
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``memtray``; return the exit status."""
+    multiprocessing.freeze_support()  # the frozen app runs its worker processes (big imports) through here
     args = list(sys.argv[1:] if argv is None else argv)
     from engine.cli import wants_gui
 

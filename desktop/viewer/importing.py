@@ -3,7 +3,8 @@
 :class:`ImportDialog` (non-modal) asks for the format (every one of ``engine.importers.readers()``: ChatGPT
 and Claude exports, Agenvoy, Claude Code and Codex transcripts, JSON Lines), the file or folder, and
 optionally the session to import into. :func:`start_import` runs the reader and ``Memory.import_sessions``
-on the store worker: the reader checks the whole file before anything is stored; then the progress
+on the store worker (a big export is parsed in a worker process: :mod:`desktop.viewer.readprocess`): the
+reader checks the whole file before anything is stored; then the progress
 callback (called on the worker after each conversation) is handed to the GUI thread through
 :meth:`desktop.tasks.TaskRunner.report_progress`, where the status bar fills its bar. Agents' transcripts
 are read incrementally (:func:`engine.import_transcripts`: what was appended since the last import). The
@@ -37,8 +38,9 @@ from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
+from desktop.viewer.readprocess import read_export
 from engine import Memory, import_transcripts
-from engine.importers import INCREMENTAL, ImportReport, readers
+from engine.importers import INCREMENTAL, ImportReport
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -123,7 +125,6 @@ def start_import(
     on_failure: Callable[[BaseException], None],
 ) -> Task | None:
     """Import ``path`` (in format ``fmt``) on the store worker; ``on_success((report, seconds))``."""
-    reader = readers()[fmt]
     token = CancelToken()
 
     def progress(done: int, total: int) -> None:
@@ -135,7 +136,7 @@ def start_import(
         if fmt in INCREMENTAL:
             report = import_transcripts(mem, fmt, path, session, progress)
         else:
-            result = reader(path, session)  # everything is read and checked before anything is stored
+            result = read_export(fmt, path, session, token)  # all read and checked before anything is stored
             token.check()
             report = mem.import_sessions(result.sessions, progress).with_read(result)
         return report, time.perf_counter() - started
