@@ -18,7 +18,8 @@ fresh home (the viewer's own :meth:`~desktop.viewer.window.ViewerWindow.run_impo
 probed from the click until the report. The export is generated once (``bench/out/chatgpt-<N>mb.json``)
 in the shape of a real ChatGPT export (the tests' :mod:`tests.engine.exportdata` messages, with the
 metadata, ids and conversation fields a real export carries): conversations of 20 to 400 messages of
-mixed English and Chinese text. ``--import-only`` skips the 50,000-message session.
+mixed English and Chinese text. ``--import-only`` skips the 50,000-message session. ``--model-build``
+measures only the first build and load of the e5 model (an empty model cache) on a worker thread.
 """
 
 from __future__ import annotations
@@ -352,6 +353,41 @@ def measure_import(export: Path) -> None:
     collector.stop()
 
 
+def measure_model_build() -> None:
+    """The GUI's stalls while the e5 model is built for the first time (an empty model cache) and loaded
+    on a worker thread, as the background embedder does at the first start."""
+    import tempfile
+    import threading
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from engine.embedders.e5onnx import OnnxE5Embedder
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory(prefix="freeze-model-") as folder:
+        probe = Probe()
+        probe.start()
+        spin(app, 0.3)
+        done: list[bool] = []
+        start = probe.now()
+        worker = threading.Thread(
+            target=lambda: (OnnxE5Embedder(cache_folder=Path(folder)).load(), done.append(True))
+        )
+        worker.start()
+        spin(app, 120, lambda: bool(done))
+        end = probe.now()
+        probe.timer.stop()
+        worker.join()
+    lateness = sorted(probe.between(start, end)) or [0.0]
+    p99 = lateness[min(len(lateness) - 1, int(len(lateness) * 0.99))]
+    over = sum(1 for late in lateness if late > 100)
+    print(f"{'phase':36} {'max ms':>8} {'p99 ms':>8} {'ticks':>6} {'>100 ms':>8}  took")
+    print(
+        f"{'first e5 model build and load':36} {lateness[-1]:8.1f} {p99:8.1f} {len(lateness):6} {over:8}  {end - start:.1f} s"
+    )
+
+
 def count_of(mem: Any) -> int:
     return next(s.hot_messages + s.archived_messages for s in mem.sessions() if s.id == SESSION)
 
@@ -362,7 +398,13 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=ROOT / "bench" / "out" / "desktop_freeze")
     parser.add_argument("--import-mb", type=int, default=0, help="also import a ChatGPT export of this size")
     parser.add_argument("--import-only", action="store_true", help="only the import phase")
+    parser.add_argument(
+        "--model-build", action="store_true", help="the first e5 model build, and nothing else"
+    )
     args = parser.parse_args()
+    if args.model_build:
+        measure_model_build()
+        return
     if not args.import_only:
         build(args.home, args.messages)
         measure(args.home)
