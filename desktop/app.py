@@ -239,6 +239,7 @@ class Memtray(QObject):
             self.shutting_down.connect(self._close_memory)
             self.shutting_down.connect(self.changes.stop)
         self.state.refresh()
+        self.state.warm_up_meaning()  # the quick search matches keywords until the model is loaded
         self.refresh_timer.start()
         self.changes.start()
         self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)

@@ -23,6 +23,8 @@ translate = QCoreApplication.translate
 
 TYPING_MS = 300
 """How long a box waits for the next keystroke before it searches."""
+QUICK_TYPING_MS = 150
+"""The same for the quick search, which also searches its first keystroke at once."""
 
 
 def count_text(shown: int, total: int, capped: bool) -> str:
@@ -51,8 +53,19 @@ class Searcher(QObject):
     page_did_load = Signal(object)
     search_did_fail = Signal(object)
 
-    def __init__(self, runner: TaskRunner, query: Callable[[], Query | None], parent: QObject | None = None):
+    def __init__(
+        self,
+        runner: TaskRunner,
+        query: Callable[[], Query | None],
+        parent: QObject | None = None,
+        *,
+        typing_ms: int = TYPING_MS,
+        leading: bool = False,
+    ):
+        """``typing_ms``: the pause that ends typing; ``leading``: the first change after a pause is
+        searched at once (the quick search: its first keystroke answers without waiting for the next)."""
         super().__init__(parent)
+        self._leading = leading
         self.runner = runner
         self.query = query
         self.memory: Memory | None = None
@@ -63,8 +76,9 @@ class Searcher(QObject):
         self._paging = False
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
-        self._typing.setInterval(TYPING_MS)
-        self._typing.timeout.connect(self.search)
+        self._typing.setInterval(typing_ms)
+        self._typing.timeout.connect(self._on_typing_paused)
+        self._changed = False  # the box changed since the leading search
 
     @property
     def running(self) -> bool:
@@ -76,11 +90,21 @@ class Searcher(QObject):
         return self._typing.isActive() or self._running is not None
 
     def typed(self) -> None:
-        """The box changed: search after the typing pause (nothing while it is empty)."""
-        if self.query() is not None:
-            self._typing.start()
-        else:
+        """The box changed: search after the typing pause (nothing while it is empty); with ``leading``,
+        at once when nothing was typed or searched just before."""
+        if self.query() is None:
             self._typing.stop()
+        elif self._leading and not self._typing.isActive() and self._running is None:
+            self.search()
+            self._changed = False
+            self._typing.start()  # the changes that follow wait for the pause (then one search more)
+        else:
+            self._changed = True
+            self._typing.start()
+
+    def _on_typing_paused(self) -> None:
+        if self._changed or not self._leading:
+            self.search()
 
     def search(self) -> None:
         """Search for the current query now (after the running search, if one runs)."""

@@ -146,3 +146,23 @@ def test_keys_taken_by_another_app_are_reported(
         assert "already used by another app" in window.hint.text()
     finally:
         memtray.stop()
+
+
+def test_the_first_keystroke_answers_by_keywords_and_meaning_joins(app: Memtray, qtbot: Any) -> None:
+    """The first keystroke is searched at once, by keywords while the model is not warm; once the state
+    says it is (the warm-up at start), the same words are searched again, by meaning too."""
+    qtbot.waitUntil(lambda: app.state.meaning_ready, timeout=10_000)  # the real warm-up at start
+    app.state.meaning_ready = False  # as in the first seconds after start, before the model loaded
+    window = app.show_quick_search()
+    started: list[bool] = []
+    window.searcher.search_did_start.connect(lambda: started.append(True))
+    with qtbot.waitSignal(window.search_did_finish, timeout=5000):
+        window.box.setText("budget")
+        assert started  # at once: no wait for the typing pause
+    found = window.searcher.found
+    assert found is not None and found.query.match == "keyword" and window.results
+    with qtbot.waitSignal(window.search_did_finish, timeout=5000):
+        app.state.meaning_ready = True
+        app.state.meaning_did_become_ready.emit()
+    found = window.searcher.found
+    assert found is not None and found.query.match == "hybrid" and window.results
