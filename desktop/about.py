@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.icons import app_icon
 from desktop.tasks import TaskRunner
+from desktop.windowkeys import add_close_keys
 from engine import Paths
 
 log = logging.getLogger("memtray.desktop.about")
@@ -55,6 +56,7 @@ class AboutDialog(QDialog):
         self.paths = paths
         self.setObjectName("about")
         self.setWindowTitle(translate("About", "About memtray"))
+        add_close_keys(self, escape_hides=False)  # Esc rejects the dialog
         self.setWindowIcon(app_icon())
         icon = QLabel()
         icon.setPixmap(app_icon().pixmap(64, 64))

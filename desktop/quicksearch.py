@@ -55,6 +55,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
@@ -65,6 +66,7 @@ from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
 from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, count_text
 from desktop.viewer.timefmt import local_time
+from desktop.windowkeys import add_close_keys
 
 log = logging.getLogger("memtray.desktop.quicksearch")
 
@@ -166,6 +168,7 @@ class QuickSearchWindow(QWidget):
         self.setObjectName("quick-search")
         self.state = state
         self.setWindowTitle(translate("QuickSearch", "memtray — search memory"))
+        add_close_keys(self, escape_hides=False)  # Esc: its own keys (in the box, and the window)
         self.setWindowIcon(app_icon())
         self._words: list[str] = []
         self._open_when_found = False
@@ -174,9 +177,15 @@ class QuickSearchWindow(QWidget):
         self.box.setObjectName("quick-search-box")
         self.box.setPlaceholderText(translate("QuickSearch", "Search every conversation…"))
         self.box.setClearButtonEnabled(True)
+        accessible(
+            self.box,
+            translate("QuickSearch", "Search memory"),
+            translate("QuickSearch", "Up and Down choose a result, Enter opens it, Esc closes this window"),
+        )
         self.model = ResultsModel(self)
         self.list = QListView()
         self.list.setObjectName("quick-search-results")
+        accessible(self.list, translate("QuickSearch", "Results"))
         self.list.setModel(self.model)
         self.list.setItemDelegate(ResultDelegate(self.list))
         self.list.setUniformItemSizes(True)

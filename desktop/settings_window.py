@@ -45,12 +45,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import autostart
+from desktop.a11y import accessible
 from desktop.errors import describe, describe_key_test
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
+from desktop.windowkeys import add_close_keys
 from engine import Settings, agent_folders
 
 log = logging.getLogger("memtray.desktop.settings")
@@ -118,6 +120,7 @@ class SettingsWindow(QWidget):
         self.autostart_loaded: bool | None = None  # as read from the login entry; None until read
         self._embedder_before = ""
         self.setWindowTitle(translate("Settings", "memtray — settings"))
+        add_close_keys(self)
         self.setWindowIcon(app_icon())
         self.key = QLineEdit()
         self.key.setObjectName("gemini-key")
@@ -253,6 +256,7 @@ class SettingsWindow(QWidget):
         inner.addWidget(app_box)
         inner.addStretch(1)
         self.scroll_area = QScrollArea()  # on a small screen the groups scroll; the buttons stay in view
+        accessible(self.scroll_area, translate("Settings", "Settings"))
         self.scroll_area.setObjectName("settings-scroll")
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)

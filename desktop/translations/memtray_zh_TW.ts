@@ -169,6 +169,22 @@
         <translation>輸入訊息…（按 Ctrl+Enter 送出）</translation>
     </message>
     <message>
+        <source>Conversation</source>
+        <translation>對話內容</translation>
+    </message>
+    <message>
+        <source>The conversation so far</source>
+        <translation>到目前為止的對話</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>Your next message; Ctrl+Enter sends it</source>
+        <translation>你的下一則訊息；按 Ctrl+Enter 送出</translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation>送出</translation>
     </message>
@@ -289,6 +305,22 @@
     <message>
         <source>Save the whole session to a file</source>
         <translation>把整個對話存成檔案</translation>
+    </message>
+    <message>
+        <source>Messages</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>The session&apos;s messages, oldest first; Ctrl+C copies the selected ones</source>
+        <translation>此工作階段的訊息，最舊的在前；按 Ctrl+C 複製選取的訊息</translation>
+    </message>
+    <message>
+        <source>Selected message</source>
+        <translation>選取的訊息</translation>
+    </message>
+    <message>
+        <source>The whole text of the selected message</source>
+        <translation>選取訊息的完整內容</translation>
     </message>
     <message>
         <source>&lt;b&gt;{session}&lt;/b&gt; — loading…</source>
@@ -478,12 +510,24 @@
         <translation>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 90 天</translation>
     </message>
     <message>
+        <source>Search the error memory</source>
+        <translation>搜尋工具錯誤紀錄</translation>
+    </message>
+    <message>
         <source>Forget</source>
         <translation>刪除</translation>
     </message>
     <message>
         <source>Delete the selected records</source>
         <translation>刪除選取的紀錄</translation>
+    </message>
+    <message>
+        <source>Error memory</source>
+        <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>Tool errors and their fixes; Forget deletes the selected ones</source>
+        <translation>工具出錯的情形和解決方法；「忘記」會刪除選取的紀錄</translation>
     </message>
     <message numerus="yes">
         <source>%n record(s) found</source>
@@ -1331,6 +1375,18 @@
         <source>Search every conversation…</source>
         <translation>搜尋所有對話…</translation>
     </message>
+    <message>
+        <source>Search memory</source>
+        <translation>搜尋記憶</translation>
+    </message>
+    <message>
+        <source>Up and Down choose a result, Enter opens it, Esc closes this window</source>
+        <translation>上下鍵選擇結果，Enter 開啟，Esc 關閉此視窗</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
+    </message>
 </context>
 <context>
     <name>Repair</name>
@@ -1445,6 +1501,22 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>hybrid</source>
         <translation>關鍵字＋語意</translation>
     </message>
+    <message>
+        <source>When</source>
+        <translation>時間</translation>
+    </message>
+    <message>
+        <source>How far back to search</source>
+        <translation>要往回搜尋多久</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
+    </message>
+    <message>
+        <source>Each result with the messages around it; a result&apos;s link opens its conversation</source>
+        <translation>每個結果及其前後訊息；點結果的連結會開啟該對話</translation>
+    </message>
     <message numerus="yes">
         <source>{shown} of %n+ results</source>
         <translation>
@@ -1466,6 +1538,26 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>
         <translation>搜尋你的對話（用 &quot;引號&quot; 括起來的詞組會整段比對）</translation>
+    </message>
+    <message>
+        <source>Searches every conversation as you type</source>
+        <translation>邊打字邊搜尋所有對話</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>比對方式</translation>
+    </message>
+    <message>
+        <source>Search by keywords, by meaning, or both</source>
+        <translation>依關鍵字、依語意，或兩者一起搜尋</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>範圍</translation>
+    </message>
+    <message>
+        <source>Every session, or the one open</source>
+        <translation>所有工作階段，或目前開啟的那一個</translation>
     </message>
     <message>
         <source>All sessions</source>
@@ -1561,12 +1653,24 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>篩選對話</translation>
     </message>
     <message>
+        <source>Shows only the sessions whose title or id holds these letters</source>
+        <translation>只顯示標題或 ID 含有這些字的對話</translation>
+    </message>
+    <message>
         <source>Show temporary sessions</source>
         <translation>顯示暫存對話</translation>
     </message>
     <message>
         <source>Sessions whose name starts with temp- (scratch work of other tools)</source>
         <translation>名稱以 temp- 開頭的對話（其他工具的臨時工作）</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Every session, newest first; Enter opens one, F2 renames it, Delete removes it</source>
+        <translation>所有工作階段，最新的在前；Enter 開啟，F2 重新命名，Delete 移除</translation>
     </message>
     <message>
         <source>Rename…</source>
@@ -1746,6 +1850,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Data folder</source>
         <translation>資料存放位置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>設定</translation>
     </message>
     <message>
         <source>Nothing changed.</source>
@@ -1967,6 +2075,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>立即產生摘要</translation>
     </message>
     <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>The session&apos;s rolling summary: its decisions and discussions</source>
+        <translation>這段對話的滾動摘要：決定與討論</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>載入中…</translation>
     </message>
@@ -2050,6 +2166,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>memtray — sessions</source>
         <translation>memtray — 對話</translation>
+    </message>
+    <message>
+        <source>Views of the session</source>
+        <translation>對話的檢視</translation>
     </message>
     <message>
         <source>Conversation</source>

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.tasks import CancelToken, TaskRunner
 from desktop.viewer.conversation_model import ConversationModel
 from desktop.viewer.delegate import MessageDelegate, header_text, row_height
@@ -105,15 +106,30 @@ class ConversationPane(QWidget):
         self.title = QLabel(translate("Conversation", "Choose a session on the left."))
         self.title.setObjectName("conversation-title")
         self.copy_button = QPushButton(translate("Conversation", "Copy"))
+        self.copy_button.setObjectName("copy")
         self.copy_button.setToolTip(translate("Conversation", "Copy the selected messages as text"))
         self.export_button = QPushButton(translate("Conversation", "Export…"))
+        self.export_button.setObjectName("export")
         self.export_button.setToolTip(translate("Conversation", "Save the whole session to a file"))
         self.export_button.setEnabled(False)
         self.list = MessageList()
         self.list.setObjectName("conversation-list")
+        accessible(
+            self.list,
+            translate("Conversation", "Messages"),
+            translate(
+                "Conversation", "The session's messages, oldest first; Ctrl+C copies the selected ones"
+            ),
+        )
         self.list.setModel(self.model)
         self.detail = QTextBrowser()
         self.detail.setObjectName("message-detail")
+        self.detail.setTabChangesFocus(True)  # Tab moves on instead of walking the text's links
+        accessible(
+            self.detail,
+            translate("Conversation", "Selected message"),
+            translate("Conversation", "The whole text of the selected message"),
+        )
         self.detail.setOpenExternalLinks(False)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)

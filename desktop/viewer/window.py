@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.actions import AppActions, find_action
 from desktop.errors import describe
 from desktop.icons import app_icon
@@ -58,6 +59,7 @@ from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
 from desktop.viewer.summary import SummaryPanel
 from desktop.viewer.welcome import WelcomePanel
+from desktop.windowkeys import add_close_keys
 from engine import Message, SessionInfo
 
 log = logging.getLogger("memtray.desktop.viewer")
@@ -97,6 +99,7 @@ class ViewerWindow(QMainWindow):
         self.home = home
         self.is_main_window = False
         self.setWindowTitle(translate("Viewer", "memtray — sessions"))
+        add_close_keys(self, escape=lambda: not self.is_main_window)
         self.setWindowIcon(app_icon())
         self.banner = QLabel("")
         self.banner.setObjectName("viewer-banner")
@@ -108,6 +111,7 @@ class ViewerWindow(QMainWindow):
         self.search = SearchPane(self.runner)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("viewer-tabs")
+        accessible(self.tabs.tabBar(), translate("Viewer", "Views of the session"))
         self.tabs.addTab(self.conversation, translate("Viewer", "Conversation"))
         self.tabs.addTab(self.search, translate("Viewer", "Search"))
         self.summary: SummaryPanel | None = None
