@@ -196,6 +196,8 @@ class Memtray(QObject):
             viewer = self.show_viewer("conversation")
             viewer.become_main_window(no_tray_text())
         self._register_shortcut()
+        if self.tray is not None and not self.ui_state.data.get("welcomed"):
+            self._welcome_to_the_tray()
         self.refresh_timer.setInterval(REFRESH_MS)
         self.refresh_timer.timeout.connect(self.state.refresh)
         self.tick_timer.setInterval(TICK_MS)
@@ -203,6 +205,20 @@ class Memtray(QObject):
         self.shutting_down.connect(self.refresh_timer.stop)
         self.shutting_down.connect(self.tick_timer.stop)
         self.shutting_down.connect(self.agent_watch.stop)
+
+    def _welcome_to_the_tray(self) -> None:
+        """The first start with a tray: a notification says where memtray went (only an icon appears)."""
+        assert self.tray is not None
+        keys = self.actions.quick_search_keys
+        text = translate(
+            "App",
+            "memtray runs in the system tray: click its icon for your sessions, search, chat and settings.",
+        )
+        if keys:
+            text += " " + translate("App", "{keys} searches your memory from anywhere.").format(keys=keys)
+        self.tray.show_message(translate("App", "memtray is running"), text)
+        log.info("tray: first start, told where memtray is")
+        self.ui_state.data["welcomed"] = True  # written with the window places at quit
 
     def _connect_actions(self) -> None:
         """The commands of the tray menu and the main window's menu bar (one list: desktop.actions)."""
@@ -497,6 +513,8 @@ def run(argv: list[str]) -> int:
     memtray = Memtray(app, paths)
     if not memtray.acquire_single_instance(SEARCH if args.search else ACTIVATE):
         log.info("single instance: memtray already runs for %s; asked it to show itself", paths.home)
+        shown = "its quick search" if args.search else "its window"  # the command line: English
+        sys.stdout.write(f"memtray is already running for {paths.home}: {shown} was brought to the front.\n")
         return 0
     memtray.start()
     if args.search:

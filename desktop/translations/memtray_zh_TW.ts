@@ -150,6 +150,18 @@
         <translation>這個桌面環境沒有系統匣，所以 memtray 以這個視窗執行：系統匣選單裡的功能都在上方的選單中。關閉視窗就會結束 memtray；視窗開著的時候，排定的摘要會照常進行。</translation>
     </message>
     <message>
+        <source>memtray runs in the system tray: click its icon for your sessions, search, chat and settings.</source>
+        <translation>memtray 在系統匣執行：按它的圖示就能看對話、搜尋、聊天和設定。</translation>
+    </message>
+    <message>
+        <source>{keys} searches your memory from anywhere.</source>
+        <translation>在任何地方按 {keys} 都能搜尋你的記憶。</translation>
+    </message>
+    <message>
+        <source>memtray is running</source>
+        <translation>memtray 已在執行</translation>
+    </message>
+    <message>
         <source>opening the memory</source>
         <translation>開啟記憶庫</translation>
     </message>
@@ -2178,6 +2190,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Search</source>
         <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>Import of {name} cancelled</source>
+        <translation>已取消匯入 {name}</translation>
+    </message>
+    <message>
+        <source>What was stored before the cancel stays; importing the file again adds only what is missing.</source>
+        <translation>取消前已存入的內容會保留；再匯入一次這個檔案，只會補上缺少的部分。</translation>
     </message>
     <message>
         <source>Imported {name}</source>

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
-from desktop.tasks import CancelToken, Task, TaskRunner
+from desktop.tasks import Cancelled, CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
 from desktop.viewer.readprocess import read_export
 from engine import Memory, import_transcripts
@@ -121,25 +121,33 @@ def start_import(
     fmt: str,
     path: Path,
     session: str | None,
-    on_success: Callable[[tuple[ImportReport, float]], None],
+    on_success: Callable[[tuple[ImportReport | None, float]], None],
     on_failure: Callable[[BaseException], None],
 ) -> Task | None:
-    """Import ``path`` (in format ``fmt``) on the store worker; ``on_success((report, seconds))``."""
+    """Import ``path`` (in format ``fmt``) on the store worker; ``on_success((report, seconds))``, with
+    report None when the import was cancelled (what was stored before stays)."""
     token = CancelToken()
 
     def progress(done: int, total: int) -> None:
         runner.report_progress(token, done, total)
         token.check()
 
-    def op() -> tuple[ImportReport, float]:
+    def op() -> tuple[ImportReport | None, float]:
         started = time.perf_counter()
+        try:
+            return store(), time.perf_counter() - started
+        except Cancelled:
+            log.info("import of %s cancelled", path)
+            return None, time.perf_counter() - started
+
+    def store() -> ImportReport:
         if fmt in INCREMENTAL:
             report = import_transcripts(mem, fmt, path, session, progress)
         else:
             result = read_export(fmt, path, session, token)  # all read and checked before anything is stored
             token.check()
             report = mem.import_sessions(result.sessions, progress).with_read(result)
-        return report, time.perf_counter() - started
+        return report
 
     log.info("importing %s (%s)", path, fmt)
     label = translate("Import", "Importing {name}").format(name=path.name or path)

@@ -265,6 +265,19 @@ class ViewerWindow(QMainWindow):
     def _on_import_done(self, path: Path, report: object, seconds: float) -> None:
         from engine.importers import ImportReport
 
+        if report is None:  # cancelled: said in the status bar, no box to dismiss
+            outcome = Outcome(
+                translate("Viewer", "Import of {name} cancelled").format(name=path.name),
+                translate(
+                    "Viewer",
+                    "What was stored before the cancel stays; importing the file again adds only what is missing.",
+                ),
+            )
+            log.info("%s: %s", outcome.title, outcome.text)
+            self.state.refresh()
+            self.show_message(outcome.line(), True)
+            self.import_did_finish.emit(outcome)
+            return
         assert isinstance(report, ImportReport)
         outcome = Outcome(
             translate("Viewer", "Imported {name}").format(name=path.name), import_words(report, seconds)

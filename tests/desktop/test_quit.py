@@ -171,3 +171,33 @@ def test_quit_ends_the_process_with_a_tray(
     template: Path, tmp_path: Path, fake: FakeGemini, qapp: object, order: str, way: str
 ) -> None:
     _quit(template, tmp_path, fake, xvfb_with_tray(), order, way)
+
+
+def test_a_second_launch_says_memtray_already_runs(template: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(template / "home", home)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "tests.desktop.quitcheck", str(home), ""],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        assert next(line for line in first.stdout if line.startswith(("READY", "FAILED"))).startswith("READY")
+        launcher = [sys.executable, "-c", CLI.replace("engine.cli", "desktop.launcher"), "--home", str(home)]
+        second = subprocess.run(launcher, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 0, second.stderr
+        assert f"memtray is already running for {home}: its window was brought to the front." in second.stdout
+        knock = subprocess.run(
+            [*launcher, "--quit"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert knock.returncode == 0, knock.stderr
+        assert first.wait(QUIT_WITHIN_S + 30) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()

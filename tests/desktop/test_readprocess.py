@@ -8,11 +8,14 @@ import multiprocessing
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from desktop.state import AppState
 from desktop.tasks import Cancelled, CancelToken
 from desktop.viewer import readprocess
+from desktop.viewer.window import ViewerWindow
 from engine.errors import ImportFormatError
 from engine.importers import readers
 from tests.engine.exportdata import gpt_linear
@@ -56,3 +59,21 @@ def test_cancel_stops_the_read(tmp_path: Path) -> None:
         readprocess.read_export("chatgpt", export, None, token)
     assert time.monotonic() - started < 5
     assert not multiprocessing.active_children()  # the worker process was ended
+
+
+def test_cancel_in_the_status_bar_says_the_import_was_cancelled(
+    state: AppState, tmp_path: Path, qtbot: Any
+) -> None:
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([gpt_linear(f"c{i}", ["word " * 200] * 200) for i in range(200)]), "utf-8")
+    viewer = ViewerWindow(state)
+    qtbot.addWidget(viewer)
+    viewer.present()
+    viewer.run_import("chatgpt", export, None)
+    qtbot.waitUntil(lambda: viewer.progress.cancel.isVisible() and viewer.progress.cancel.isEnabled())
+    with qtbot.waitSignal(viewer.import_did_finish, timeout=20_000) as finished:
+        viewer.progress.cancel.click()
+        assert "cancelling" in viewer.progress.label.text()
+    assert finished.args[0].title == "Import of conversations.json cancelled"
+    assert viewer.statusBar().currentMessage().startswith("Import of conversations.json cancelled")
+    assert not any(s.id.startswith("gpt-c1") for s in state.memory.sessions())  # type: ignore[union-attr]
