@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from engine.memory import Memory
     from engine.messages import Message, MessageFilter
     from engine.paths import Paths, platform_home
-    from engine.search.pipeline import Hit, SearchResult
+    from engine.search.hits import Hit, SearchResult
     from engine.search.query import query_terms
     from engine.semantic.tier import SemanticStatus
     from engine.sessions.compaction import CompactResult
@@ -56,8 +56,8 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "MessageFilter": ("engine.messages", "MessageFilter"),
     "Paths": ("engine.paths", "Paths"),
     "platform_home": ("engine.paths", "platform_home"),
-    "Hit": ("engine.search.pipeline", "Hit"),
-    "SearchResult": ("engine.search.pipeline", "SearchResult"),
+    "Hit": ("engine.search.hits", "Hit"),
+    "SearchResult": ("engine.search.hits", "SearchResult"),
     "query_terms": ("engine.search.query", "query_terms"),
     "SemanticStatus": ("engine.semantic.tier", "SemanticStatus"),
     "CompactResult": ("engine.sessions.compaction", "CompactResult"),

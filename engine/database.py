@@ -14,7 +14,7 @@ from pathlib import Path
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
-from engine.search.schema import m008_cjk_bopomofo
+from engine.search.migrations import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration

@@ -5,7 +5,7 @@ no floor). Two sources, the full-text matches first:
 
 * **full text** over keywords, symptom, cause and action (not the tool name: error texts name their
   tool, which would match every record of it). Each term of the query that is neither a stop word nor
-  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.keyword`
+  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.terms`
   (words to ``error_memory_fts``, CJK runs of 3+ to ``error_memory_tri``, shorter CJK runs to ``LIKE``).
   A record must match at least half of the terms; more terms, then a better BM25, rank first;
 * **the original's scan**: with a tool, that tool's records tagged ``error_type:<class>`` of the query
@@ -26,7 +26,7 @@ import math
 from collections import defaultdict
 
 from engine.errormemory.records import ERROR_TYPE_PREFIX, classify
-from engine.search import keyword
+from engine.search.terms import Term, parse_natural, quote
 from engine.storage.sql import Connection, text
 
 MAX_TERMS = 16
@@ -84,7 +84,7 @@ def _like(value: str) -> str:
 
 
 def _term_hits(
-    conn: Connection, term: keyword.Term, tool_name: str | None, now: int, tables: set[str]
+    conn: Connection, term: Term, tool_name: str | None, now: int, tables: set[str]
 ) -> list[tuple[int, float]]:
     """``(num, score)`` of live records matching one term (higher score is better)."""
     table = {"word": "error_memory_fts", "tri": "error_memory_tri"}.get(term.route)
@@ -96,7 +96,7 @@ def _term_hits(
             f"WHERE {table} MATCH :expr AND m.expires_at > :now{tool_sql} "
             f"ORDER BY {table}.rowid DESC LIMIT :limit"
         )
-        params["expr"] = f"{_FTS_COLUMNS} : {keyword.quote(term.text)}"
+        params["expr"] = f"{_FTS_COLUMNS} : {quote(term.text)}"
         return [(int(r[0]), -float(r[1])) for r in conn.execute(text(sql), params)]
     where = " OR ".join(f"m.{c} LIKE :pattern ESCAPE '\\'" for c in _COLUMNS)
     sql = (
@@ -109,7 +109,7 @@ def _term_hits(
 
 def full_text(conn: Connection, query: str, tool_name: str | None, now: int, tables: set[str]) -> list[int]:
     """Records matching at least half of the query's terms, best first."""
-    terms = keyword.parse_natural(query, cjk_route="tri")
+    terms = parse_natural(query, cjk_route="tri")
     terms = [t for t in terms if t.text.lower() not in ERROR_WORDS][:MAX_TERMS]
     if not terms:
         return []

@@ -10,7 +10,7 @@ each as ``sender: content``, plus the session key. A search ranks by BM25 with t
 at every cut-off. Plain keyword search (``match="keyword"``) is unchanged.
 
 The table is made by migration ``m002_vectors`` (in this form since ``m007_context_neighbours``) and
-written through the hooks of :class:`engine.search.service.Search` in the append's transaction: a new
+written through the hooks of :class:`engine.search.conductor.Search` in the append's transaction: a new
 message gets its row, and the message before it gets the new one as its ``next``.
 
 The table's tokenizer cannot split CJK text into words, so a query with CJK terms reads its messages
@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
-from engine.search import bm25, fulltext, keyword
+from engine.search import bm25, fulltext, terms
 from engine.search.query import Query
 from engine.semantic.rows import own_text
 from engine.sessions import archive
@@ -201,9 +201,9 @@ def search(
 def _exact_search(
     conn: Connection, words: list[str], session_key: str | None, where: MessageFilter, limit: int
 ) -> list[tuple[int, float]]:
-    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
+    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(terms.quote(w) for w in words) + ")"
     if session_key:
-        expr += f" AND skey : {keyword.quote(session_key)}"
+        expr += f" AND skey : {terms.quote(session_key)}"
     weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
@@ -272,9 +272,9 @@ def _column_ids(
 ) -> list[int]:
     """Ids of the rows ``where`` admits whose ``columns`` hold ``word``, newest first, at most
     ``CANDIDATES``."""
-    expr = "{" + columns + "} : " + keyword.quote(word)
+    expr = "{" + columns + "} : " + terms.quote(word)
     if session_key:
-        expr += f" AND skey : {keyword.quote(session_key)}"
+        expr += f" AND skey : {terms.quote(session_key)}"
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = f"SELECT c.rowid FROM {TABLE} c{join} WHERE {TABLE} MATCH ?{filtered} ORDER BY c.rowid DESC LIMIT ?"

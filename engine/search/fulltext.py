@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import bm25
-from engine.search.keyword import Term, quote
+from engine.search.terms import Term, quote
 from engine.sessions import archive
 from engine.sessions.schema import trigram_skey
 from engine.storage.sql import Connection

@@ -21,7 +21,7 @@ when the vectors are too many for its bound, session by session as above, merged
 :class:`~engine.messages.MessageFilter` applies before any top k is taken: a mask over the index's rows, or
 over a session's matrices (searched exactly then, the archive too: an Annoy index cannot filter first). The
 tier ranks by vectors only; keyword and hybrid search, and the hits, are
-:class:`engine.search.service.Search`'s.
+:class:`engine.search.conductor.Search`'s.
 
 A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
 how much that is. A process that does not embed in the background (a CLI command) loads the model only

@@ -11,8 +11,8 @@ import pytest
 
 from engine import Memory, Message, cjk, database
 from engine.embedders.hashing import HashEmbedder
+from engine.search.migrations import OLD_GLOB
 from engine.search.query import parse
-from engine.search.schema import OLD_GLOB
 from engine.sessions import migrations as archive_migrations
 from engine.sessions import schema as archive_schema
 

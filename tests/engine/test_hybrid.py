@@ -10,7 +10,7 @@ import pytest
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
 from engine.search import context as contextfts
-from engine.search import fulltext, hybrid
+from engine.search import fulltext, fusion
 from engine.search.query import named_in, parse
 
 NS = 1_000_000_000
@@ -39,19 +39,19 @@ def _ids(mem: Memory, session: str = "s1") -> dict[str, int]:
 def test_fusion_keeps_a_clear_keyword_lead_that_rank_fusion_would_lose() -> None:
     keyword = [(1, 10.0), (2, 1.0), (3, 0.9)]  # message 1 matches far better than the rest
     semantic = [(3, 0.80), (2, 0.79), (1, 0.50)]
-    fused = hybrid.fuse([(keyword, 1.0), (semantic, 0.5)])
+    fused = fusion.fuse([(keyword, 1.0), (semantic, 0.5)])
     assert [i for i, _ in fused] == [1, 3, 2]
-    share = hybrid.MEMBER_SHARE  # what the worst of a list still counts: it is a match
+    share = fusion.MEMBER_SHARE  # what the worst of a list still counts: it is a match
     assert fused[0][1] == pytest.approx(1.0 + 0.5 * share)  # best keyword match, worst semantic one
 
 
 def test_fusion_of_equal_scores_empty_lists_and_zero_weights() -> None:
-    assert hybrid.normalized([(5, 2.0), (6, 2.0)]) == [(5, 1.0), (6, 1.0)]
-    assert hybrid.normalized([(5, 2.0), (6, 1.0)]) == [(5, 1.0), (6, hybrid.MEMBER_SHARE)]  # never 0
-    assert hybrid.normalized([]) == []
-    fused = hybrid.fuse([([], 1.0), ([(7, 3.0), (8, 1.0)], 0.0), ([(9, 0.1)], 0.3)])
+    assert fusion.normalized([(5, 2.0), (6, 2.0)]) == [(5, 1.0), (6, 1.0)]
+    assert fusion.normalized([(5, 2.0), (6, 1.0)]) == [(5, 1.0), (6, fusion.MEMBER_SHARE)]  # never 0
+    assert fusion.normalized([]) == []
+    fused = fusion.fuse([([], 1.0), ([(7, 3.0), (8, 1.0)], 0.0), ([(9, 0.1)], 0.3)])
     assert fused == [(9, 0.3)]
-    ties = hybrid.fuse([([(4, 1.0), (5, 1.0)], 1.0)])
+    ties = fusion.fuse([([(4, 1.0), (5, 1.0)], 1.0)])
     assert [i for i, _ in ties] == [5, 4]  # equal scores: the newer message first
 
 
@@ -168,7 +168,7 @@ def test_hybrid_search_prefers_the_messages_of_the_sender_the_query_names(
     )
     memory.wait_idle(timeout=60)
     query = "what did Alice say about the budget"
-    monkeypatch.setattr(hybrid, "SENDER_BOOST", 0.0)
+    monkeypatch.setattr(fusion, "SENDER_BOOST", 0.0)
     unboosted = memory.search(query, session="s1", match="hybrid", limit=4)
     monkeypatch.undo()
     boosted = memory.search(query, session="s1", match="hybrid", limit=4)
@@ -217,14 +217,14 @@ def test_ranking_the_newest_candidates_sees_a_common_word_in_older_rows(
 
 
 def test_fusion_weights_are_chosen_by_the_querys_script() -> None:
-    assert hybrid.weights(parse("what did Ann say about the budget"), "e5-small-q4") == hybrid.WORDS
-    assert hybrid.weights(parse("晚上睡不好怎麼辦"), "e5-small-q4") == hybrid.CJK
-    assert hybrid.weights(parse("kubernetes 部署"), "e5-small-q4") == hybrid.CJK  # any CJK text
-    assert hybrid.CJK.semantic > hybrid.WORDS.semantic  # measured: the vectors count more for Chinese
-    weak = hybrid.weights(parse("晚上睡不好"), "hash-512")
-    assert weak.semantic == pytest.approx(hybrid.CJK.semantic * hybrid.WEAK_SEMANTIC_SCALE)
-    assert weak.context == hybrid.CJK.context and weak.plain == hybrid.CJK.plain
-    assert hybrid.weights(parse("budget"), None).semantic == 0.0  # no vectors
+    assert fusion.weights(parse("what did Ann say about the budget"), "e5-small-q4") == fusion.WORDS
+    assert fusion.weights(parse("晚上睡不好怎麼辦"), "e5-small-q4") == fusion.CJK
+    assert fusion.weights(parse("kubernetes 部署"), "e5-small-q4") == fusion.CJK  # any CJK text
+    assert fusion.CJK.semantic > fusion.WORDS.semantic  # measured: the vectors count more for Chinese
+    weak = fusion.weights(parse("晚上睡不好"), "hash-512")
+    assert weak.semantic == pytest.approx(fusion.CJK.semantic * fusion.WEAK_SEMANTIC_SCALE)
+    assert weak.context == fusion.CJK.context and weak.plain == fusion.CJK.plain
+    assert fusion.weights(parse("budget"), None).semantic == 0.0  # no vectors
 
 
 def test_a_cjk_answer_is_found_through_the_question_before_it(memory: Memory) -> None:

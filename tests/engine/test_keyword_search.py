@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine import Memory, Message
 from engine.clock import DAY_NS
-from engine.search.keyword import parse_natural, quote, route_phrase
+from engine.search.terms import parse_natural, quote, route_phrase
 from tests.engine.conftest import FakeClock
 
 CJK_DOCS = [

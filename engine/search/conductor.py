@@ -1,13 +1,13 @@
 """Search, one component: :class:`Search` conducts keyword, semantic and hybrid search for the facade.
 
 A query is parsed once (:func:`engine.search.query.parse`). Keyword search ranks it by BM25 over the
-FTS5 tables (:mod:`engine.search.pipeline`). Semantic search asks the vectors
+FTS5 tables (:mod:`engine.search.keyword_ranker`). Semantic search asks the vectors
 (:meth:`engine.semantic.tier.SemanticTier.search_vectors`) for ``(id, cosine)`` of what is embedded now (a
 search never waits for the embedding backlog) and keeps those at the embedder's similarity floor or above
 (:mod:`engine.semantic.floors`): a result list holds only matches. Hybrid
 search puts three rankings side by side — the context index (each message between its neighbours,
 :mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
-(:mod:`engine.search.hybrid`), with the weights of the query's script. While no message has a vector,
+(:mod:`engine.search.fusion`), with the weights of the query's script. While no message has a vector,
 semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
 search says so in the log and fuses the keyword rankings alone. A search's
 :class:`~engine.messages.MessageFilter` goes into every ranking (the keyword SQL, the vectors' mask), so each
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import context as contextfts
-from engine.search import hybrid, pipeline
-from engine.search.pipeline import Hit, SearchResult
+from engine.search import fusion, keyword_ranker
+from engine.search.hits import Hit, SearchResult
 from engine.search.query import Query, parse
 from engine.semantic import floors
 from engine.semantic.tier import SemanticTier
@@ -73,7 +73,7 @@ class Search:
         parsed = parse(query)
         if match == "keyword":
             with self._store.read() as conn:
-                hits = pipeline.keyword_search(
+                hits = keyword_ranker.keyword_search(
                     conn,
                     parsed,
                     session_id=session,
@@ -125,15 +125,15 @@ class Search:
         where: MessageFilter,
         limit: int,
     ) -> tuple[list[Hit], str | None]:
-        depth_k = max(hybrid.DEPTH, limit)
+        depth_k = max(fusion.DEPTH, limit)
         context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth_k)
         try:
             pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth_k)
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
             pairs, embedder_id = [], None
-        weights = hybrid.weights(query, embedder_id)
-        fused = hybrid.fuse(
+        weights = fusion.weights(query, embedder_id)
+        fused = fusion.fuse(
             [
                 (context, weights.context),
                 (pairs, weights.semantic),
@@ -141,7 +141,7 @@ class Search:
             ]
         )
         found = self._messages([i for i, _ in fused])
-        fused = hybrid.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
+        fused = fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
         return self._hits(fused, where, limit, "hybrid", found), embedder_id
 
     def keyword_ranking(
@@ -168,7 +168,7 @@ class Search:
             def plain_ranking(among: MessageFilter) -> Ranking:
                 return [
                     (h.message.id or 0, h.score)
-                    for h in pipeline.keyword_search(
+                    for h in keyword_ranker.keyword_search(
                         conn,
                         parsed,
                         session_id=session,
@@ -194,7 +194,7 @@ class Search:
                 ranked = contextfts.search(
                     conn, parsed, session_key=key, session_id=session, where=where, limit=depth * 2 + 50
                 )
-            cuts = pipeline.start_ids(conn, session)
+            cuts = keyword_ranker.start_ids(conn, session)
             found = archive.by_ids(conn, [i for i, _ in ranked])
         words: Ranking = []
         for message_id, score in ranked:
@@ -213,7 +213,7 @@ class Search:
     ) -> tuple[list[Hit], list[Hit]]:
         """The ``chat_history`` tool's keyword mode: (archive hits, recent hits), newest first."""
         with self._store.read() as conn:
-            return pipeline.seed_keyword_search(
+            return keyword_ranker.seed_keyword_search(
                 conn,
                 parse(keyword_text),
                 session_id=session,
