@@ -34,13 +34,13 @@ if TYPE_CHECKING:
     from engine.memory import Memory
     from engine.messages import Message, MessageFilter
     from engine.paths import Paths, platform_home
+    from engine.repair.rebuild import RepairReport
     from engine.search.hits import Hit, SearchResult
     from engine.search.query import query_terms
     from engine.semantic.tier import SemanticStatus
     from engine.sessions.compaction import CompactResult
     from engine.sessions.folders import SessionInfo
     from engine.sessions.listeners import ResetResult
-    from engine.sessions.repair import RepairReport
     from engine.settings import Settings
 
 _WHERE: dict[str, tuple[str, str | None]] = {
@@ -63,7 +63,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "CompactResult": ("engine.sessions.compaction", "CompactResult"),
     "SessionInfo": ("engine.sessions.folders", "SessionInfo"),
     "ResetResult": ("engine.sessions.listeners", "ResetResult"),
-    "RepairReport": ("engine.sessions.repair", "RepairReport"),
+    "RepairReport": ("engine.repair.rebuild", "RepairReport"),
     "Settings": ("engine.settings", "Settings"),
 }
 """Where each public name lives. ``import engine`` loads none of it: a name is imported when first used

@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded whe
     from engine.embedders import Embedder
     from engine.importers import ImportedSession, ImportReport
     from engine.llm.gemini import ClientFactory
-    from engine.sessions.repair import RepairReport
+    from engine.repair.rebuild import RepairReport
     from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
@@ -227,7 +227,7 @@ class Memory:
         Every program holding the memory open must be closed first. Raises StorageError when the files
         cannot be moved or written.
         """
-        from engine.sessions.repair import repair
+        from engine.repair.rebuild import repair
 
         return repair(Paths.resolve(home))
 

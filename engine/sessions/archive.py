@@ -104,6 +104,12 @@ def insert_sessions(
     return result
 
 
+def archive_empty(conn: Connection) -> bool:
+    """Whether the archive holds no message at all (a missing, zero-length or replaced database:
+    :mod:`engine.repair.emptied`)."""
+    return conn.execute(text("SELECT 1 FROM messages LIMIT 1")).first() is None
+
+
 def has_rows(conn: Connection, session_id: str) -> bool:
     return (
         conn.execute(text("SELECT 1 FROM messages WHERE session_id = :s LIMIT 1"), {"s": session_id}).first()

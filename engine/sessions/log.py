@@ -57,7 +57,7 @@ from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, importing, titles
+from engine.sessions import alignment, archive, compaction, importing, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -394,14 +394,14 @@ class SessionLog:
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
-        zero-length or replaced database, see :mod:`engine.sessions.emptied`); return how many messages.
+        zero-length or replaced database, see :mod:`engine.repair.emptied`); return how many messages.
 
         Reads only, unless the archive is empty and some history.json holds messages.
         """
         with self._store.read() as conn:
-            if not emptied.archive_empty(conn):
+            if not archive.archive_empty(conn):
                 return 0
-        sessions = emptied.sessions_with_history(self.paths, self.files.read)
+        sessions = session_files.sessions_with_history(self.paths, self.files.read)
         restored = count = 0
         now = self._clock()
         for session in sessions:

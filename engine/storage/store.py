@@ -12,7 +12,7 @@ files the database's mode. ``secure_delete`` is on, so a deleted row's text is o
 merge) and truncates the WAL after messages are forgotten, reset or removed. Damage raises
 :class:`CorruptStore` where it is found: at open when the file or its schema cannot be read, or by the
 statement that meets it; the full check (:meth:`Store.check`) is not part of an open
-(:mod:`engine.storage.integrity` says when it runs). ``memtray repair`` (:mod:`engine.sessions.repair`)
+(:mod:`engine.storage.integrity` says when it runs). ``memtray repair`` (:mod:`engine.repair.rebuild`)
 moves a damaged database aside and rebuilds it.
 
 Connections are plain ``sqlite3`` ones, pooled here and handed out as :class:`engine.storage.sql.Connection`

@@ -4,26 +4,25 @@ A missing or zero-length ``history.db`` is created anew when the memory opens, a
 like an empty memory: search finds nothing, export writes nothing. Each session's history.json still
 holds its recent messages, so when the archive has no message and some session's history.json has, the
 memory says so (one WARNING) and archives every such file again at open
-(:meth:`engine.sessions.log.SessionLog.restore_emptied`). Messages compacted out of history.json before
-cannot come back. :func:`describe` finds the same state without opening (creating) the database, for
-``memtray repair --check``.
+(:meth:`engine.sessions.log.SessionLog.restore_emptied`, in the session log below this package: it asks
+:func:`engine.sessions.archive.archive_empty` and :func:`engine.sessions.folders.sessions_with_history`).
+Messages compacted out of history.json before cannot come back. :func:`describe` finds the same state
+without opening (creating) the database, for ``memtray repair --check``.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from engine.messages import from_record
 from engine.paths import Paths
-from engine.sessions import folders
+from engine.sessions.folders import sessions_with_history
 from engine.sessions.historyfile import HistoryUnreadable
-from engine.storage.sql import SQLITE_FAILURES, Connection, text
+from engine.storage.sql import SQLITE_FAILURES
 
 
 @dataclass(frozen=True)
@@ -40,30 +39,6 @@ class Emptied:
             "messages in their history.json; opening memtray (or 'memtray repair') archives them again "
             "(messages compacted out of history.json before cannot be recovered)"
         )
-
-
-def archive_empty(conn: Connection) -> bool:
-    """Whether the archive holds no message at all."""
-    return conn.execute(text("SELECT 1 FROM messages LIMIT 1")).first() is None
-
-
-def sessions_with_history(paths: Paths, read: Callable[[Path], list[Any]]) -> list[str]:
-    """The sessions (not ``priv-`` ones) whose history.json holds at least one message.
-
-    Args:
-        read: history.json's records (raises HistoryUnreadable for a damaged file, which is left out).
-    """
-    found = []
-    for session in folders.session_ids(paths):
-        if folders.is_private(session):
-            continue
-        try:
-            records = read(paths.history_file(session))
-        except HistoryUnreadable:
-            continue
-        if any(from_record(r) is not None for r in records):
-            found.append(session)
-    return found
 
 
 def _read_only(path: Path) -> list[Any]:

@@ -7,7 +7,7 @@ memtray never repairs its database silently at open: a damaged file raises
    to do);
 2. moves the damaged file (and its -wal/-shm) aside as ``history.db.corrupt-<time>``, never deleting it;
 3. reads back every message, setting and error-memory record that SQLite can still read from it, row by
-   row around the damaged pages (:mod:`engine.sessions.salvage`);
+   row around the damaged pages (:mod:`engine.repair.salvage`);
 4. creates a new database with those, then restores each session's hot messages from its history.json:
    a session's history.json becomes the newest part of its archive again.
 
@@ -30,7 +30,8 @@ from engine.database import open_store
 from engine.errors import CorruptStore, InvalidSessionId
 from engine.messages import ROLES, Message, from_record
 from engine.paths import Paths, validate_session_id
-from engine.sessions import archive, salvage
+from engine.repair import salvage
+from engine.sessions import archive
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.storage.diskerrors import file_errors
