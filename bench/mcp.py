@@ -33,7 +33,7 @@ import numpy as np
 from bench.corpus import Corpus
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.mcpserver import resources, server
 from engine.mcpserver.adapter import Catalog, Context
 from engine.mcpserver.paging import PAGE_CHARS

@@ -46,7 +46,7 @@ from engine.storage.store import Store
 
 if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
     from engine.embedders import Embedder
-    from engine.importers import ImportedSession, ImportReport
+    from engine.imported import ImportedSession, ImportReport
     from engine.llm.gemini import ClientFactory
     from engine.repair.rebuild import RepairReport
     from engine.summary import Summaries, TurnContext

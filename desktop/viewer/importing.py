@@ -38,7 +38,9 @@ from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
 from engine import Memory, import_transcripts
-from engine.importers import INCREMENTAL, ImportReport, readers
+from engine.imported import ImportReport
+from engine.importers import readers
+from engine.importers.formats import INCREMENTAL
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -70,7 +72,7 @@ DESCRIPTIONS = {
     ),
     "jsonl": QT_TRANSLATE_NOOP("Import", "one history.json record per line, into one session"),
 }
-"""What to choose for each format (the engine's ``engine.importers.DESCRIPTIONS``, in the UI language)."""
+"""What to choose for each format (the engine's ``engine.importers.formats.DESCRIPTIONS``, in the UI language)."""
 FILTERS = {
     "jsonl": QT_TRANSLATE_NOOP("Import", "JSON Lines (*.jsonl *.json)"),
     "chatgpt": QT_TRANSLATE_NOOP("Import", "ChatGPT export (conversations.json *.zip)"),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import archive
 

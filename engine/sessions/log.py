@@ -54,7 +54,7 @@ from typing import Any
 
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
-from engine.importers import ImportedSession, ImportReport
+from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
 from engine.sessions import alignment, archive, compaction, importing, titles

@@ -89,3 +89,44 @@ def test_every_public_name_resolves_lazily() -> None:
     assert set(engine.__all__) <= set(dir(engine))
     with pytest.raises(AttributeError):
         _ = engine.no_such_name
+
+
+READERS = ("agenvoy", "chatgpt", "claude", "claude_code", "codex", "jsonl")
+
+
+@pytest.mark.parametrize("argv", [("import", "--help"), ("sessions",)])
+def test_the_parser_lists_the_import_formats_without_loading_a_reader(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    code = (
+        "import contextlib, io, sys\n"
+        "from desktop.launcher import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    try:\n"
+        "        main(sys.argv[1:])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print(sorted(m for m in {['engine.importers.' + r for r in READERS]!r} if m in sys.modules))\n"
+        "print('claude-code' in out.getvalue())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--home", str(tmp_path / "home"), *argv],
+        cwd=ROOT,
+        env={**os.environ, "MEMTRAY_EMBEDDER": "hash"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    readers_loaded, listed = done.stdout.strip().splitlines()[-2:]
+    assert readers_loaded == "[]"
+    assert listed == str(argv[0] == "import")  # the help lists the formats from the table
+
+
+def test_the_format_table_names_every_reader() -> None:
+    from engine.importers import readers
+    from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
+
+    assert sorted(DESCRIPTIONS) == sorted(readers())
+    assert set(INCREMENTAL) <= set(DESCRIPTIONS)

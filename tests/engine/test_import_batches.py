@@ -15,7 +15,8 @@ import pytest
 
 from engine import Memory
 from engine.errors import EngineError
-from engine.importers import ImportedSession, chatgpt
+from engine.imported import ImportedSession
+from engine.importers import chatgpt
 from engine.messages import Message
 from engine.sessions import importing
 from engine.sessions.historyfile import HotFiles

@@ -13,7 +13,8 @@ import pytest
 from engine import Memory
 from engine.cli import main
 from engine.cli.commands_io import Progress
-from engine.importers import ImportReport, jsonl
+from engine.imported import ImportReport
+from engine.importers import jsonl
 from engine.messages import Message
 from engine.sessions.export import markdown_lines
 from tests.engine.exportdata import gpt_linear, write_json

@@ -10,7 +10,8 @@ import pytest
 
 from engine import Memory
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ReadResult, claude_code, codex, readers
+from engine.imported import ReadResult
+from engine.importers import claude_code, codex, readers
 from engine.importers.importstate import ImportState
 from engine.importers.records import iso_to_ns
 from engine.sessions import importing

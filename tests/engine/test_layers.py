@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "engine.clock",
         "engine.paths",
         "engine.messages",
+        "engine.imported",
         "engine.settings",
         "engine.logs",
         "engine.cjk",

@@ -10,7 +10,7 @@ import mcp.types as types
 import pytest
 
 from engine import Memory, Message
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.mcpserver import resources
 from engine.mcpserver.adapter import Catalog, Context
 from tests.engine.test_mcp_tools import call

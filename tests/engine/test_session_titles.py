@@ -13,7 +13,7 @@ import pytest
 
 from engine import Memory, Message
 from engine.errors import SessionNotFound
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.sessions.titles import shorten
 
 NS = 1_000_000_000
