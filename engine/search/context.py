@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from engine.messages import EVERY_MESSAGE, Message, MessageFilter
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter, own_text
 from engine.search import bm25, fulltext, terms
 from engine.search.query import Query
-from engine.semantic.rows import own_text
 from engine.sessions import archive
 from engine.storage import fts
 from engine.storage.sql import Connection, text

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from engine.messages import Message
+from engine.messages import Message, own_text
 from engine.storage.sql import Connection, text
 
 if TYPE_CHECKING:
@@ -39,10 +39,6 @@ class Pending:
     session_id: str
     text: str
     text_hash: str
-
-
-def own_text(sender: str, content: str) -> str:
-    return f"{sender}: {content}" if sender else content
 
 
 def document_text(message: Message, previous: Message | None = None) -> str:
