@@ -247,7 +247,7 @@ def main() -> None:
         print("every page within bound" if fine else "SOME PAGE IS OVER THE BOUND")
         peak = peak_mb()
         with mem._store.read() as conn:
-            vectors = int(conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one())
+            vectors = int(conn.execute("SELECT COUNT(*) FROM vectors").scalar_one())
         size = vectors * crossindex.row_bytes(mem.semantic.embedder().dim)
         held = "held" if size <= crossindex.MAX_BYTES else "not held: searches went session by session"
         print(

@@ -63,12 +63,12 @@ class SettingsTable:
 
     def setting_rows(self) -> dict[str, str]:
         with self._store.read() as conn:
-            return {str(k): str(v) for k, v in conn.exec_driver_sql("SELECT key, value FROM settings")}
+            return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM settings")}
 
     def save_setting_rows(self, rows: dict[str, str]) -> None:
         with self._store.write() as conn:
             for key, value in rows.items():
-                conn.exec_driver_sql(
+                conn.execute(
                     "INSERT INTO settings(key, value) VALUES (?, ?) "
                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (key, value),

@@ -35,7 +35,7 @@ from engine.sessions import archive
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.storage.diskerrors import file_errors
-from engine.storage.sql import SQLITE_FAILURES, Connection, text
+from engine.storage.sql import SQLITE_FAILURES, Connection
 
 log = logging.getLogger("memtray.repair")
 
@@ -136,36 +136,26 @@ def repair(paths: Paths, *, clock: Clock = system_clock) -> RepairReport:
     store = open_store(paths.database)
     try:
         with store.read() as conn:
-            error_columns = [str(r[1]) for r in conn.exec_driver_sql("PRAGMA table_info(error_memory)")]
+            error_columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(error_memory)")]
         found = _salvage(moved, error_columns)
         with store.write() as conn:
             for key, value in found.settings.items():
                 conn.execute(
-                    text("INSERT OR REPLACE INTO settings(key, value) VALUES (:k, :v)"),
-                    {"k": key, "v": value},
+                    "INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)",
+                    (key, value),
                 )
             for row in found.messages:
                 assert row.session is not None
                 key = archive.session_key(conn, row.session, now)
                 conn.execute(
-                    text(
-                        "INSERT INTO messages(id, session_id, skey, send_at, role, content, sender) "
-                        "VALUES (:i, :s, :k, :t, :r, :c, :n)"
-                    ),
-                    {
-                        "i": row.id,
-                        "s": row.session,
-                        "k": key,
-                        "t": row.send_at,
-                        "r": row.role,
-                        "c": row.content,
-                        "n": row.sender,
-                    },
+                    "INSERT INTO messages(id, session_id, skey, send_at, role, content, sender) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (row.id, row.session, key, row.send_at, row.role, row.content, row.sender),
                 )
                 if grams := cjk_bigrams(row.content):  # the two-character index, as an append fills it
                     conn.execute(
-                        text("INSERT INTO messages_cjk(id, skey, grams) VALUES (:i, :k, :g)"),
-                        {"i": row.id, "k": key, "g": grams},
+                        "INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)",
+                        (row.id, key, grams),
                     )
             errors = _insert_error_records(conn, error_columns, found.error_rows)
             restored, count, unreadable = _restore_hot(conn, paths, now)
@@ -264,7 +254,7 @@ def _insert_error_records(conn: Connection, columns: list[str], rows: list[tuple
         values = row[1:]  # the rowid is the first column (num) again
         try:
             with conn.begin_nested():
-                result = conn.exec_driver_sql(
+                result = conn.execute(
                     f"INSERT OR IGNORE INTO error_memory({names}) VALUES ({marks})", tuple(values)
                 )
         except SQLITE_FAILURES:
@@ -302,7 +292,7 @@ def _restore_hot(conn: Connection, paths: Paths, now: int) -> tuple[int, int, li
             wanted = {(m.role, m.content) for m in hot}
             for message in archived:
                 if (message.role, message.content) in wanted:
-                    conn.execute(text("DELETE FROM messages WHERE id = :i"), {"i": message.id})
+                    conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
             ids = [i for i in archive.insert(conn, session, hot, now) if i is not None]
             added += len(ids)
             first, last = ids[0], ids[-1]

@@ -22,13 +22,13 @@ def m008_cjk_bopomofo(conn: Connection) -> None:
     """Give the trigram table's triggers the current class and index the rows only it holds; add the
     bigrams of the CJK rows ``messages_cjk`` lacks."""
     _trigrams(conn)
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         f"SELECT id, skey, content FROM messages WHERE content GLOB '{cjk.GLOB}' "
         "AND id NOT IN (SELECT id FROM messages_cjk)"
     )
     batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
     if batch:
-        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
+        conn.execute("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
 
 
 def _trigrams(conn: Connection) -> None:
@@ -36,18 +36,18 @@ def _trigrams(conn: Connection) -> None:
     form than expected: drop the table, which ``ensure_fts`` (after the migrations) builds again in full."""
     from engine.sessions.schema import TRIGRAM_SKEY_SQL
 
-    triggers = conn.exec_driver_sql(
+    triggers = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages\\_tri\\_%' ESCAPE '\\'"
     ).all()
     for name, _ in triggers:
-        conn.exec_driver_sql(f"DROP TRIGGER {name}")
+        conn.execute(f"DROP TRIGGER {name}")
     if not triggers or not all(OLD_GLOB in sql for _, sql in triggers):
-        conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+        conn.execute("DROP TABLE IF EXISTS messages_tri")
         return
     for _, sql in triggers:
-        conn.exec_driver_sql(sql.replace(OLD_GLOB, cjk.GLOB))
+        conn.execute(sql.replace(OLD_GLOB, cjk.GLOB))
     skey = TRIGRAM_SKEY_SQL.format(row="messages")
-    conn.exec_driver_sql(
+    conn.execute(
         f"INSERT INTO messages_tri(rowid, content, skey) SELECT id, content, {skey} FROM messages "
         f"WHERE content GLOB '{cjk.GLOB}' AND NOT content GLOB '{OLD_GLOB}'"
     )

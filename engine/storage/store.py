@@ -320,7 +320,7 @@ class Store:
             CorruptStore: the check found damage (its words are in the message).
         """
         with self.read() as conn:
-            found = [str(row[0]) for row in conn.exec_driver_sql("PRAGMA quick_check")]
+            found = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
         if found != ["ok"]:
             said = "; ".join(found[:3]) + (f" (and {len(found) - 3} more)" if len(found) > 3 else "")
             raise CorruptStore(f"the memory database is damaged (its check says: {said}); {REPAIR_HINT}")
@@ -407,7 +407,7 @@ def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
 
 def fts5_tables(conn: Connection) -> list[str]:
     """Every FTS5 table of the database (the archive's, the context index, the error memory's)."""
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'"
     )
     return sorted(str(r[0]) for r in rows)

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.errors import InvalidMessage, InvalidSessionId, SessionNotFound
@@ -18,8 +17,8 @@ from tests.engine.conftest import FakeClock
 def archived(mem: Memory, session: str) -> list[tuple[str, str, int]]:
     with mem._store.read() as conn:
         rows = conn.execute(
-            text("SELECT role, content, send_at FROM messages WHERE session_id = :s ORDER BY id"),
-            {"s": session},
+            "SELECT role, content, send_at FROM messages WHERE session_id = ? ORDER BY id",
+            (session,),
         )
         return [(r[0], r[1], r[2]) for r in rows]
 

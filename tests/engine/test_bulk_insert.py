@@ -17,9 +17,9 @@ def conn() -> Iterator[Connection]:
     raw = sqlite3.connect(":memory:", isolation_level=None)
     raw.execute("BEGIN")
     connection = Connection(raw)
-    connection.exec_driver_sql("CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT, b INTEGER)")
-    connection.exec_driver_sql("CREATE VIRTUAL TABLE f USING fts5(a, content='t', content_rowid='id')")
-    connection.exec_driver_sql("CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN INSERT INTO f(rowid, a) VALUES (new.id, new.a); END")  # fmt: skip
+    connection.execute("CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT, b INTEGER)")
+    connection.execute("CREATE VIRTUAL TABLE f USING fts5(a, content='t', content_rowid='id')")
+    connection.execute("CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN INSERT INTO f(rowid, a) VALUES (new.id, new.a); END")  # fmt: skip
     yield connection
     raw.close()
 
@@ -27,13 +27,13 @@ def conn() -> Iterator[Connection]:
 def statements(conn: Connection) -> list[str]:
     """The statements run on ``conn`` from now on."""
     seen: list[str] = []
-    run = conn._run
+    run = conn.execute
 
-    def counted(sql: str, params: Any) -> Any:
+    def counted(sql: str, params: Any = None) -> Any:
         seen.append(sql)
         return run(sql, params)
 
-    conn._run = counted  # type: ignore[method-assign]
+    conn.execute = counted  # type: ignore[method-assign]
     return seen
 
 
@@ -42,10 +42,10 @@ def test_rows_go_in_order_in_one_statement(conn: Connection) -> None:
     rows = [(f"word{i}", i) for i in range(50)]
     bulk.insert_rows(conn, "INSERT INTO t(a, b) VALUES", rows)
     assert len(seen) == 1
-    assert conn.exec_driver_sql("SELECT id, a, b FROM t ORDER BY id").all() == [
+    assert conn.execute("SELECT id, a, b FROM t ORDER BY id").all() == [
         (i + 1, a, b) for i, (a, b) in enumerate(rows)
     ]
-    assert conn.exec_driver_sql("SELECT rowid FROM f WHERE f MATCH 'word42'").all() == [(43,)]
+    assert conn.execute("SELECT rowid FROM f WHERE f MATCH 'word42'").all() == [(43,)]
 
 
 def test_the_parameter_limit_splits_the_rows(conn: Connection, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +53,7 @@ def test_the_parameter_limit_splits_the_rows(conn: Connection, monkeypatch: pyte
     seen = statements(conn)
     bulk.insert_rows(conn, "INSERT INTO t(a, b) VALUES", [("x", 1), ("y", 2), ("z", 3)])
     assert len(seen) == 2
-    assert conn.exec_driver_sql("SELECT a, b FROM t ORDER BY id").all() == [("x", 1), ("y", 2), ("z", 3)]
+    assert conn.execute("SELECT a, b FROM t ORDER BY id").all() == [("x", 1), ("y", 2), ("z", 3)]
 
 
 def test_nothing_to_insert_runs_nothing(conn: Connection) -> None:

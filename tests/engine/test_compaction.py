@@ -6,7 +6,6 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.sessions.compaction import plan_cut
@@ -39,11 +38,9 @@ def test_compaction_at_4_mib_trims_to_80_percent_on_a_pair_boundary(memory: Memo
     assert len(path.read_bytes()) <= 0.8 * 4 * MIB + 45_000  # one message of slack past the cut
     assert records[0]["role"] == "user"  # the removed prefix ended on an assistant message
     with memory._store.read() as conn:
-        total = conn.execute(text("SELECT COUNT(*) FROM messages")).scalar_one()
-        start_at, start_id = conn.execute(text("SELECT start_at, start_id FROM message_meta")).one()
-        first_kept = conn.execute(
-            text("SELECT content FROM messages WHERE id = :i"), {"i": start_id}
-        ).scalar_one()
+        total = conn.execute("SELECT COUNT(*) FROM messages").scalar_one()
+        start_at, start_id = conn.execute("SELECT start_at, start_id FROM message_meta").one()
+        first_kept = conn.execute("SELECT content FROM messages WHERE id = ?", (start_id,)).scalar_one()
     assert total == written  # the archive never loses a row
     assert start_at == records[0]["sendAt"]
     assert first_kept == records[0]["content"]

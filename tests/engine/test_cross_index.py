@@ -212,7 +212,7 @@ def test_filters_mean_the_same_over_arrays_in_sql_and_on_a_message(memory: Memor
             assert expected
             assert table.message_id[table.admitted(where, names)].tolist() == expected
             sql, params = fulltext.filter_sql(conn, where, "m")
-            got = conn.exec_driver_sql(
+            got = conn.execute(
                 f"SELECT m.id FROM messages m WHERE m.session_id = 'f'{sql} ORDER BY m.id", tuple(params)
             )
             assert [r[0] for r in got] == expected
@@ -261,7 +261,7 @@ def test_forget_reset_and_remove_leave_the_index(memory: Memory) -> None:
     memory.remove("s3")
     left = _indexed_ids(memory)
     with memory._store.read() as conn:
-        alive = {int(r[0]) for r in conn.exec_driver_sql("SELECT id FROM messages")}
+        alive = {int(r[0]) for r in conn.execute("SELECT id FROM messages")}
     assert left == alive and not any(m.id in left for m in memory.archived("s2"))
 
 
@@ -286,7 +286,7 @@ def test_another_process_writing_is_followed(home: Path, clock: FakeClock) -> No
         assert mem.wait_idle(timeout=60)  # the message after the forgotten one is embedded again here
         left = _indexed_ids(mem)
         with mem._store.read() as conn:
-            vectors = {int(r[0]) for r in conn.exec_driver_sql("SELECT message_id FROM vectors")}
+            vectors = {int(r[0]) for r in conn.execute("SELECT message_id FROM vectors")}
         assert gone.id not in left and left == vectors
 
 
@@ -346,7 +346,7 @@ def test_appends_while_searching(memory: Memory) -> None:
     assert memory.wait_idle(timeout=60)
     found = _indexed_ids(memory)
     with memory._store.read() as conn:
-        assert found == {int(r[0]) for r in conn.exec_driver_sql("SELECT message_id FROM vectors")}
+        assert found == {int(r[0]) for r in conn.execute("SELECT message_id FROM vectors")}
         assert rows.totals(conn, _index(memory).embedder_id)[0] == _index(memory).rows
 
 
@@ -356,7 +356,7 @@ def test_a_vector_of_another_size_is_held_but_never_ranked(
     _fill(memory, sessions=1, per=5)
     odd = memory.archived("s0")[2]
     with memory._store.write() as conn:
-        conn.exec_driver_sql("UPDATE vectors SET vector = ? WHERE message_id = ?", (b"\0" * 12, odd.id))
+        conn.execute("UPDATE vectors SET vector = ? WHERE message_id = ?", (b"\0" * 12, odd.id))
     pairs = rows.row_pairs
     resyncs: list[int] = []
 

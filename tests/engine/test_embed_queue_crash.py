@@ -54,7 +54,7 @@ def test_queue_survives_sigkill(tmp_path: Path) -> None:
     with Memory.open(home, embedder=HashEmbedder()) as mem:
         assert mem.wait_idle(timeout=120)
         with mem._store.read() as conn:
-            assert conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one() == 25
-            assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 0
+            assert conn.execute("SELECT COUNT(*) FROM vectors").scalar_one() == 25
+            assert conn.execute("SELECT COUNT(*) FROM embed_queue").scalar_one() == 0
         hits = mem.search("message 7", session="s1", match="semantic")
         assert "message 7" in [h.message.content for h in hits[:2]]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
@@ -74,8 +73,8 @@ def test_purge_deletes_only_expired_records_and_their_vectors(memory: Memory, cl
     clock.advance(41 * DAY)
     assert memory.errors.purge() == 1
     with memory._store.read() as conn:
-        ids = [r[0] for r in conn.execute(text("SELECT id FROM error_memory"))]
-        vectors = conn.execute(text("SELECT count(*) FROM error_memory_vectors")).scalar()
+        ids = [r[0] for r in conn.execute("SELECT id FROM error_memory")]
+        vectors = conn.execute("SELECT count(*) FROM error_memory_vectors").scalar()
     assert ids == [young.id] and old.id not in ids
     assert vectors == 1
     assert memory.errors.purge() == 0
@@ -86,7 +85,7 @@ def test_expired_records_are_purged_when_the_memory_opens(home: Path, clock: Fak
         remember(mem)
     clock.advance(91 * DAY)
     with Memory.open(home, clock=clock) as mem, mem._store.read() as conn:
-        assert conn.execute(text("SELECT count(*) FROM error_memory")).scalar() == 0
+        assert conn.execute("SELECT count(*) FROM error_memory").scalar() == 0
 
 
 def test_purge_expired_job_purges_and_embeds_missing_vectors(memory: Memory, clock: FakeClock) -> None:
@@ -98,7 +97,7 @@ def test_purge_expired_job_purges_and_embeds_missing_vectors(memory: Memory, clo
     assert memory.errors.purge_expired() == 2  # the first two expired
     with memory._store.read() as conn:
         rows = conn.execute(
-            text("SELECT m.id, v.embedder FROM error_memory_vectors v JOIN error_memory m USING(num)")
+            "SELECT m.id, v.embedder FROM error_memory_vectors v JOIN error_memory m USING(num)"
         ).all()
     assert [(r[0], r[1]) for r in rows] == [(fresh.id, "hash-512")]
     assert record.id != fresh.id
@@ -359,7 +358,7 @@ def test_error_memory_survives_reset_reset_all_and_remove(memory: Memory) -> Non
     assert {r.id for r in memory.errors.records()} == {r.id for r in records}
     assert len(memory.errors.search("timeout")) == 3
     with memory._store.read() as conn:
-        assert conn.execute(text("SELECT count(*) FROM error_memory_vectors")).scalar() == 3
+        assert conn.execute("SELECT count(*) FROM error_memory_vectors").scalar() == 3
 
 
 def test_records_are_json_ready(memory: Memory) -> None:
@@ -381,8 +380,8 @@ def test_records_are_json_ready(memory: Memory) -> None:
 
 def test_the_schema_has_fts_and_vectors(memory: Memory) -> None:
     with memory._store.read() as conn:
-        names = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master"))}
-        applied = {r[0] for r in conn.execute(text("SELECT name FROM migrations"))}
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        applied = {r[0] for r in conn.execute("SELECT name FROM migrations")}
     assert {"error_memory", "error_memory_vectors", "error_memory_fts", "error_memory_tri"} <= names
     assert "m003_error_memory" in applied
     assert memory.errors.fts_tables == {"error_memory_fts", "error_memory_tri"}

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.importers import readers
@@ -38,8 +37,10 @@ def file_records(mem: Memory, session: str) -> list[dict[str, object]]:
 
 def archived(mem: Memory, session: str) -> list[str]:
     with mem._store.read() as conn:
-        q = text("SELECT content FROM messages WHERE session_id = :s ORDER BY id")
-        return [r[0] for r in conn.execute(q, {"s": session})]
+        return [
+            r[0]
+            for r in conn.execute("SELECT content FROM messages WHERE session_id = ? ORDER BY id", (session,))
+        ]
 
 
 def test_a_one_line_sender_message_comes_back_as_written(memory: Memory) -> None:

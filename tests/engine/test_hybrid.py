@@ -104,7 +104,7 @@ def test_hybrid_search_of_a_cjk_query_uses_plain_keyword_search(memory: Memory) 
 
 def _neighbours_in_index(mem: Memory) -> dict[int, tuple[str, str, str]]:
     with mem._store.read() as conn:
-        rows = conn.exec_driver_sql("SELECT rowid, prev, own, next FROM context_fts").all()
+        rows = conn.execute("SELECT rowid, prev, own, next FROM context_fts").all()
     return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
 
 

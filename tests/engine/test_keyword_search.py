@@ -127,7 +127,7 @@ def test_seed_keyword_mode_splits_archive_and_recent(compacted: Memory) -> None:
 
 def test_seed_archive_excludes_rows_at_or_after_the_cut(compacted: Memory) -> None:
     with compacted._store.read() as conn:
-        start_at = conn.exec_driver_sql("SELECT start_at FROM message_meta").scalar_one()
+        start_at = conn.execute("SELECT start_at FROM message_meta").scalar_one()
     archive_hits, _ = compacted.seed_keyword_search("cli-a", "needle", "1y", 32)
     assert archive_hits and all(h.message.send_at < start_at for h in archive_hits)
 
@@ -234,8 +234,8 @@ def test_two_character_words_use_the_bigram_index_and_follow_deletes(cjk: Memory
     assert found(cjk, "電腦") == {CJK_DOCS[0]}
     with cjk._store.write() as conn:
         for table in ("messages_fts", "messages_bi"):
-            conn.exec_driver_sql(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
-        orphans = conn.exec_driver_sql(
+            conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+        orphans = conn.execute(
             "SELECT COUNT(*) FROM messages_cjk WHERE id NOT IN (SELECT id FROM messages)"
         ).scalar_one()
     assert orphans == 0

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.errors import SessionNotFound
@@ -27,9 +26,7 @@ def seeded(memory: Memory, clock: FakeClock) -> Memory:
 def rows(mem: Memory, session: str) -> int:
     with mem._store.read() as conn:
         return int(
-            conn.execute(
-                text("SELECT COUNT(*) FROM messages WHERE session_id = :s"), {"s": session}
-            ).scalar_one()
+            conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session,)).scalar_one()
         )
 
 

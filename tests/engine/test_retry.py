@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.errors import StorageError
@@ -18,8 +17,10 @@ from tests.engine.conftest import FakeClock
 
 def archived(mem: Memory, session: str) -> list[str]:
     with mem._store.read() as conn:
-        q = text("SELECT content FROM messages WHERE session_id = :s ORDER BY id")
-        return [r[0] for r in conn.execute(q, {"s": session})]
+        return [
+            r[0]
+            for r in conn.execute("SELECT content FROM messages WHERE session_id = ? ORDER BY id", (session,))
+        ]
 
 
 def in_file(mem: Memory, session: str) -> list[str]:

@@ -43,7 +43,7 @@ class CountingEmbedder(HashEmbedder):
 def _vector_count(mem: Memory, embedder_id: str | None = None) -> int:
     with mem._store.read() as conn:
         sql = "SELECT COUNT(*) FROM vectors" + (" WHERE embedder = ?" if embedder_id else "")
-        return int(conn.exec_driver_sql(sql, (embedder_id,) if embedder_id else ()).scalar_one())
+        return int(conn.execute(sql, (embedder_id,) if embedder_id else ()).scalar_one())
 
 
 def test_append_queues_and_worker_embeds(memory: Memory) -> None:
@@ -52,7 +52,7 @@ def test_append_queues_and_worker_embeds(memory: Memory) -> None:
     assert _vector_count(memory) == 2
     with memory._store.read() as conn:
         assert rows.queued(conn) == 0
-        texts = [r[0] for r in conn.exec_driver_sql("SELECT text_hash FROM vectors ORDER BY message_id")]
+        texts = [r[0] for r in conn.execute("SELECT text_hash FROM vectors ORDER BY message_id")]
     assert texts[0] == rows.text_hash("Ann: the cat sat on the mat")
     expected = (
         "Ann: the cat sat on the mat\nAnn: dogs bark at night"
@@ -105,7 +105,7 @@ def test_unchanged_text_is_never_embedded_again(
         mem.wait_idle(timeout=60)
         assert sorted(embedder.embedded) == ["other words", "same words"]
         with mem._store.write() as conn:  # queue everything again: nothing changed, nothing embedded
-            conn.exec_driver_sql(
+            conn.execute(
                 "INSERT INTO embed_queue(message_id, session_id, queued_at) SELECT id, session_id, 0 FROM messages"
             )
         assert mem.wait_idle(timeout=60)
@@ -264,7 +264,7 @@ def test_a_process_that_does_not_embed_queues_and_the_next_one_embeds(tmp_path: 
         cli.append("cli-q", [Message("user", f"queued message {i}") for i in range(5)])
         assert cli.wait_idle(0)  # nothing runs here
         with cli._store.read() as conn:
-            assert conn.exec_driver_sql("SELECT COUNT(*) FROM embed_queue").scalar_one() == 5
+            assert conn.execute("SELECT COUNT(*) FROM embed_queue").scalar_one() == 5
         assert _vector_count(cli) == 0
     with Memory.open(home, embedder=HashEmbedder()) as app:
         assert app.wait_idle(60)
