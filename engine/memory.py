@@ -4,8 +4,8 @@
 
 - the SQLite store and the settings kept in it (:class:`engine.settings.StoredSettings`);
 - the session log (:class:`engine.sessions.log.SessionLog`): each session's history.json (tier 1) and
-  its archive rows with the FTS indexes (tier 3), written together under the session's lock; its module
-  docstring explains the append/replay protocol and its invariants;
+  its archive rows with the FTS indexes (tier 3), written together under the session's lock by the
+  append/replay protocol (``docs/architecture.md``, *The session log: append, replay, compaction*);
 - the semantic tier (``mem.semantic``, the vectors) and the search (:class:`engine.search.conductor.Search`,
   with its context index), which follow the archive as listeners of the log;
 - the error memory (``mem.errors``), the Gemini key store (``mem.keys``), the token usage
