@@ -13,7 +13,7 @@ from engine import Memory, Message
 from engine.imported import ImportedSession
 from engine.mcpserver import resources
 from engine.mcpserver.adapter import Catalog, Context
-from tests.engine.test_mcp_tools import call
+from tests.engine.mcpserver.test_mcp_tools import call
 
 NS = 1_000_000_000
 OLD = 1_600_000_000 * NS

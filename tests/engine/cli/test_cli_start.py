@@ -14,7 +14,7 @@ import pytest
 
 import engine
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LAZY = (
     "sqlalchemy",
     "sqlmodel",

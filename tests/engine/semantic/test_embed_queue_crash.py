@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 def test_queue_survives_sigkill(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(home)], stdout=subprocess.PIPE, text=True, cwd=root
     )
