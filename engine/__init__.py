@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from engine import errors
     from engine.errors import EngineError
+    from engine.imported import ImportReport
     from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
     from engine.jobs import add_maintenance
     from engine.logs import configure as configure_logging
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 _WHERE: dict[str, tuple[str, str | None]] = {
     "errors": ("engine.errors", None),
     "EngineError": ("engine.errors", "EngineError"),
+    "ImportReport": ("engine.imported", "ImportReport"),
     "agent_folders": ("engine.importers.watch", "agent_folders"),
     "import_agent_folders": ("engine.importers.watch", "import_agent_folders"),
     "import_transcripts": ("engine.importers.watch", "import_transcripts"),
@@ -88,6 +90,7 @@ __all__ = [
     "CompactResult",
     "EngineError",
     "Hit",
+    "ImportReport",
     "Memory",
     "Message",
     "MessageFilter",

@@ -37,10 +37,8 @@ from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
-from engine import Memory, import_transcripts
-from engine.imported import ImportReport
-from engine.importers import readers
-from engine.importers.formats import INCREMENTAL
+from engine import ImportReport, Memory, import_transcripts
+from engine.importers import INCREMENTAL, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
