@@ -39,8 +39,8 @@ from desktop.placement import SMALL_SCREEN
 from desktop.tasks import Cancelled, CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
 from desktop.viewer.readprocess import read_export
-from engine import Memory, import_transcripts
-from engine.importers import INCREMENTAL, ImportReport
+from engine import ImportReport, Memory, import_transcripts
+from engine.importers import INCREMENTAL
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -72,7 +72,7 @@ DESCRIPTIONS = {
     ),
     "jsonl": QT_TRANSLATE_NOOP("Import", "one history.json record per line, into one session"),
 }
-"""What to choose for each format (the engine's ``engine.importers.DESCRIPTIONS``, in the UI language)."""
+"""What to choose for each format (the engine's ``engine.importers.formats.DESCRIPTIONS``, in the UI language)."""
 FILTERS = {
     "jsonl": QT_TRANSLATE_NOOP("Import", "JSON Lines (*.jsonl *.json)"),
     "chatgpt": QT_TRANSLATE_NOOP("Import", "ChatGPT export (conversations.json *.zip)"),

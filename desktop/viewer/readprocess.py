@@ -22,7 +22,8 @@ from typing import Any
 
 from desktop.tasks import CancelToken
 from engine.errors import ImportFormatError
-from engine.importers import ImportedSession, ReadResult, readers
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 

@@ -263,7 +263,7 @@ class ViewerWindow(QMainWindow):
         )
 
     def _on_import_done(self, path: Path, report: object, seconds: float) -> None:
-        from engine.importers import ImportReport
+        from engine import ImportReport
 
         if report is None:  # cancelled: said in the status bar, no box to dismiss
             outcome = Outcome(
