@@ -72,7 +72,8 @@ from desktop.chooser import SessionChooser
 from desktop.command import parse_args, request_quit
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
-from desktop.hotkeys import GlobalShortcut
+from desktop.hotkeys import DEFAULT as DEFAULT_KEYS
+from desktop.hotkeys import GlobalShortcut, ShortcutStatus
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.placement import UI_STATE_FILE, Placement, UiState
@@ -152,6 +153,7 @@ class Memtray(QObject):
         )
         self.quick_search: QuickSearchWindow | None = None
         self.shortcut = GlobalShortcut(self)
+        self._shortcut_notation: str | None = None  # the keys asked for (None: none registered yet)
         self.agent_watch = AgentWatch(self.state, self)
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
@@ -195,7 +197,7 @@ class Memtray(QObject):
             log.warning("tray: no system tray on this desktop; the viewer is the main window")
             viewer = self.show_viewer("conversation")
             viewer.become_main_window(no_tray_text())
-        self._register_shortcut()
+        self._register_shortcut(Memory.peek_settings(self.paths.home).search_shortcut)  # read-only, at boot
         if self.tray is not None and not self.ui_state.data.get("welcomed"):
             self._welcome_to_the_tray()
         self.refresh_timer.setInterval(REFRESH_MS)
@@ -329,14 +331,36 @@ class Memtray(QObject):
     def _on_quick_result(self, session: str, message_id: int) -> None:
         self.show_viewer("conversation").reveal_message(session, message_id)
 
-    def _register_shortcut(self) -> None:
-        """The global shortcut of the quick search; keys another app holds are reported, not ignored."""
-        status = self.shortcut.register()
-        self.shortcut.activated.connect(self.show_quick_search)
-        self.shutting_down.connect(self.shortcut.unregister)
+    def _register_shortcut(self, notation: str = DEFAULT_KEYS) -> None:
+        """The global shortcut of the quick search (``notation``: the ``search_shortcut`` setting; empty
+        for none); keys another app holds are reported, not ignored. Called again when the setting
+        changes (Settings…), so a shortcut that is taken can be replaced without a restart."""
+        first = self._shortcut_notation is None
+        self._shortcut_notation = notation
+        if notation:
+            status = self.shortcut.register(notation)
+        else:
+            self.shortcut.unregister()
+            status = self.shortcut.status = ShortcutStatus("unavailable", "")
+        if first:
+            self.shortcut.activated.connect(self.show_quick_search)
+            self.shutting_down.connect(self.shortcut.unregister)
+            self.state.state_did_change.connect(self._follow_shortcut_setting)
+        for window in (self.quick_search, self.settings_window):
+            if window is not None:
+                window.set_shortcut_status(status)
         self.actions.quick_search_keys = status.keys if status.active else ""
         if status.state in ("taken", "failed"):
             self._report(Outcome(translate("App", "memtray: global shortcut"), status.text, ok=False))
+
+    def _follow_shortcut_setting(self) -> None:
+        """The ``search_shortcut`` setting changed (or was read at start): hold those keys instead."""
+        if not self.state.has_snapshot or self._stopped:
+            return
+        wanted = self.state.snapshot.settings.search_shortcut
+        if wanted != self._shortcut_notation:
+            log.info("global shortcut: the setting says %r", wanted)
+            self._register_shortcut(wanted)
 
     def show_chat(self, session: str | None = None) -> ChatWindow | None:
         """The chat window of ``session`` (None: a new conversation); None before the memory is open."""
@@ -360,6 +384,7 @@ class Memtray(QObject):
     def show_settings(self) -> SettingsWindow:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.state)
+            self.settings_window.set_shortcut_status(self.shortcut.status)
             self.placement.manage(self.settings_window, "settings")
         else:
             self.settings_window.load()

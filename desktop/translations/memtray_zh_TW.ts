@@ -1784,6 +1784,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>新的語言會在下次啟動 memtray 時套用。</translation>
     </message>
     <message>
+        <source>Shortcut to search memory</source>
+        <translation>搜尋記憶的快速鍵</translation>
+    </message>
+    <message>
+        <source>Press the keys that open memtray&apos;s search from any app (with Ctrl, Alt or Meta); empty for none</source>
+        <translation>按下要在任何程式中開啟 memtray 搜尋的按鍵（需含 Ctrl、Alt 或 Meta）；留空表示不使用</translation>
+    </message>
+    <message>
         <source>Import new turns from coding agents (Claude Code, Codex) as they write them</source>
         <translation>程式助理（Claude Code、Codex）寫下新的對話時，隨即匯入</translation>
     </message>
@@ -1854,6 +1862,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Language</source>
         <translation>介面語言</translation>
+    </message>
+    <message>
+        <source>Search memory shortcut</source>
+        <translation>搜尋記憶快速鍵</translation>
     </message>
     <message>
         <source>Watched folders</source>

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import Memtray
@@ -166,3 +166,26 @@ def test_the_first_keystroke_answers_by_keywords_and_meaning_joins(app: Memtray,
         app.state.meaning_did_become_ready.emit()
     found = window.searcher.found
     assert found is not None and found.query.match == "hybrid" and window.results
+
+
+def test_the_shortcut_is_set_in_settings_and_applies_at_once(
+    app: Memtray, memory: Memory, qtbot: Any
+) -> None:
+    """Settings… holds the global shortcut; saving other keys makes the app hold those at once (here
+    offscreen, where the platform has none: the status names the new keys), and empty means none."""
+    settings = app.show_settings()
+    field = settings.search_keys
+    assert field.keySequence().toString() == "Ctrl+Alt+M"
+    assert "no global shortcut" in settings.shortcut_status.text()  # offscreen: said in words
+    field.setKeySequence(QKeySequence("Ctrl+Alt+K"))
+    with qtbot.waitSignal(settings.settings_did_save, timeout=5000):
+        settings.save()
+    assert memory.settings.search_shortcut == "Ctrl+Alt+K"
+    qtbot.waitUntil(lambda: "K" in app.shortcut.status.keys, timeout=5000)
+    assert app.shortcut.status.keys != "Ctrl+Alt+M"
+    field.clear()
+    with qtbot.waitSignal(settings.settings_did_save, timeout=5000):
+        settings.save()
+    assert memory.settings.search_shortcut == ""
+    qtbot.waitUntil(lambda: app.shortcut.status.keys == "", timeout=5000)
+    assert app.actions.quick_search_keys == ""
