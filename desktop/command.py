@@ -13,8 +13,7 @@ import sys
 from PySide6.QtCore import QCoreApplication
 
 from desktop.single import QUIT, SingleInstance
-from engine.logs import configure as configure_logging
-from engine.paths import Paths
+from engine import Paths, configure_logging
 
 log = logging.getLogger("memtray.desktop.app")
 

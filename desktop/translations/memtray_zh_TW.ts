@@ -51,60 +51,88 @@
         <translation>說明(&amp;H)</translation>
     </message>
     <message>
-        <source>Open sessions…</source>
-        <translation>開啟對話列表…</translation>
+        <source>&amp;Open sessions…</source>
+        <translation>開啟對話列表(&amp;O)…</translation>
     </message>
     <message>
-        <source>Search…</source>
-        <translation>搜尋…</translation>
+        <source>&amp;Search…</source>
+        <translation>搜尋(&amp;S)…</translation>
     </message>
     <message>
-        <source>Search memory…</source>
-        <translation>搜尋記憶…</translation>
+        <source>Search &amp;memory…</source>
+        <translation>搜尋記憶(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>匯入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新對話(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Continue</source>
+        <translation>繼續對話(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Summari&amp;ze now</source>
+        <translation>立即產生摘要(&amp;Z)</translation>
+    </message>
+    <message>
+        <source>Com&amp;pact…</source>
+        <translation>整理近期紀錄(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Reset…</source>
+        <translation>重設(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation>設定(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;About memtray</source>
+        <translation>關於 memtray(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Repair the data&amp;base…</source>
+        <translation>修復資料庫(&amp;B)…</translation>
     </message>
     <message>
         <source>One box over every conversation; Enter opens the one you choose</source>
         <translation>一個搜尋框找遍所有對話；按 Enter 開啟選中的那一則</translation>
     </message>
     <message>
-        <source>Import…</source>
-        <translation>匯入…</translation>
-    </message>
-    <message>
-        <source>New chat</source>
-        <translation>新對話</translation>
-    </message>
-    <message>
-        <source>Continue</source>
-        <translation>繼續對話</translation>
-    </message>
-    <message>
-        <source>Summarize now</source>
-        <translation>立即產生摘要</translation>
-    </message>
-    <message>
         <source>The summarizer is not part of this build</source>
         <translation>這個版本沒有摘要功能</translation>
-    </message>
-    <message>
-        <source>Compact…</source>
-        <translation>整理近期紀錄…</translation>
-    </message>
-    <message>
-        <source>Reset…</source>
-        <translation>重設…</translation>
     </message>
     <message>
         <source>Deletes a session&apos;s messages; its summary is kept</source>
         <translation>刪除一段對話的訊息；保留它的摘要</translation>
     </message>
     <message>
-        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
-        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
+        <source>Res&amp;ume summaries</source>
+        <translation>恢復自動摘要(&amp;U)</translation>
     </message>
     <message>
-        <source>Repair the database…</source>
-        <translation>修復資料庫…</translation>
+        <source>Pa&amp;use summaries</source>
+        <translation>暫停自動摘要(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Resume &amp;embedding</source>
+        <translation>繼續建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Pause &amp;embedding</source>
+        <translation>暫停建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
+        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
     </message>
     <message>
         <source>Moves the damaged database aside and rebuilds it from what can still be read</source>
@@ -113,34 +141,6 @@
     <message>
         <source>Moves older messages out of the recent history sent to the model; they stay in the archive and can still be searched</source>
         <translation>把較舊的訊息移出每次送給模型的近期紀錄；它們會保存在封存區，仍然搜尋得到</translation>
-    </message>
-    <message>
-        <source>Resume summaries</source>
-        <translation>恢復自動摘要</translation>
-    </message>
-    <message>
-        <source>Pause summaries</source>
-        <translation>暫停自動摘要</translation>
-    </message>
-    <message>
-        <source>Resume embedding</source>
-        <translation>繼續建立語意索引</translation>
-    </message>
-    <message>
-        <source>Pause embedding</source>
-        <translation>暫停建立語意索引</translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation>設定…</translation>
-    </message>
-    <message>
-        <source>About memtray</source>
-        <translation>關於 memtray</translation>
-    </message>
-    <message>
-        <source>Quit</source>
-        <translation>結束</translation>
     </message>
 </context>
 <context>

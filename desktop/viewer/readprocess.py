@@ -22,8 +22,7 @@ from typing import Any
 
 from desktop.tasks import CancelToken
 from engine.errors import ImportFormatError
-from engine.imported import ImportedSession, ReadResult
-from engine.importers import readers
+from engine.importers import ImportedSession, ReadResult, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 

@@ -51,7 +51,7 @@ def test_a_fresh_clone_starts_in_traditional_chinese(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ready = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("READY"))[6:])
     assert Path(ready["code"]).is_relative_to(clone)  # the clone's code ran, not this checkout's
-    assert ready["quit_text"] == "結束"
+    assert ready["quit_text"] == "結束(&Q)"
     assert list(cache.glob("memtray/translations/*/memtray_zh_TW.qm"))
     log = (home / "logs" / "memtray.log").read_text(encoding="utf-8")
     assert "UI language: zh_TW" in log and "compiled memtray_zh_TW.ts" in log

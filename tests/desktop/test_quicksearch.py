@@ -40,7 +40,7 @@ def test_search_memory_opens_from_the_tray_menu_and_the_menu_bar(app: Memtray, q
     assert app.tray is not None
     app.tray.rebuild()  # as when the menu opens
     action = app.tray.action("quick-search")
-    assert action.text() == "Search memory…" and action.isEnabled()  # offscreen: no keys beside it
+    assert action.text() == "Search &memory…" and action.isEnabled()  # offscreen: no keys beside it
     action.trigger()
     window = app.quick_search
     assert window is not None and window.isVisible()
