@@ -93,7 +93,9 @@ from engine.summary import SummaryScheduler
 log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
-THREAD_WAIT_S = 1.0
+CLOSE_WAIT_S = 1.5
+"""How long quitting waits for the memory to close (its embedder finishing a batch)."""
+THREAD_WAIT_S = 0.5
 """How long the end of the process waits for threads other than the task runner's (after its own wait)."""
 TICK_MS = 30_000
 translate = QCoreApplication.translate
@@ -164,6 +166,7 @@ class Memtray(QObject):
         self._memory_hooked = False
         self._stopped = False
         self.owns_event_loop = False  # set by run(), which runs the event loop
+        self._close_unfinished = False
 
     # -- boot -------------------------------------------------------------------------------------
 
@@ -291,14 +294,29 @@ class Memtray(QObject):
     def _close_memory(self) -> None:
         """At quit (the workers have stopped): close the memory open now, and one let go of for a repair
         that never ran. Not when an operation still runs on a worker after the wait: it may be inside the
-        memory, and the process ends without closing it (SQLite rolls back what was not committed)."""
+        memory, and the process ends without closing it (SQLite rolls back what was not committed). The
+        close itself (it joins the background embedder, which finishes its batch or its model load
+        first) is waited for at most ``CLOSE_WAIT_S``; the process then ends without it."""
         if not self.runner.stopped_cleanly:
             log.warning("memory: left open, an operation still runs on a worker")
             return
-        for mem in (self.state.memory, self._released):
-            if mem is not None and not mem.closed:
-                mem.close()
+        memories = [m for m in (self.state.memory, self._released) if m is not None and not m.closed]
         self._released = None
+        if not memories:
+            return
+
+        def close_all() -> None:
+            for mem in memories:
+                mem.close()
+
+        closer = threading.Thread(target=close_all, name="memtray-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_WAIT_S)
+        if closer.is_alive():
+            log.warning(
+                "memory: still closing after %.1f s (the embedder's batch); not waiting", CLOSE_WAIT_S
+            )
+            self._close_unfinished = True
 
     def _on_memory_failed(self, exc: BaseException) -> None:
         message = describe(exc, translate("App", "opening the memory"))
@@ -483,6 +501,8 @@ class Memtray(QObject):
         would otherwise wait for it at exit, an invisible process without a lock."""
         deadline = time.monotonic() + THREAD_WAIT_S
         stuck = [] if self.runner.stopped_cleanly else ["a task runner worker"]
+        if self._close_unfinished:
+            stuck.append("the memory's close")
         for thread in threading.enumerate():
             if thread is threading.main_thread() or thread.daemon or stuck:
                 continue

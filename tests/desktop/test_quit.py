@@ -201,3 +201,25 @@ def test_a_second_launch_says_memtray_already_runs(template: Path, tmp_path: Pat
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+@pytest.mark.allow_warnings
+@pytest.mark.parametrize("way", ["--quit", "SIGTERM"])
+def test_quit_while_the_model_is_built_the_first_time(
+    template: Path, tmp_path: Path, fake: FakeGemini, qapp: object, way: str
+) -> None:
+    """Right after the first start, the e5 model is being built (an empty model cache) and the quick
+    search's warm-up waits for it: the quit does not wait for either."""
+    from engine.embedders import e5weights
+    from engine.errors import VectorIndexError
+
+    try:
+        e5weights.locate()
+    except VectorIndexError as exc:
+        pytest.skip(f"no e5 weights here: {exc}")
+    env = {
+        "QT_QPA_PLATFORM": "offscreen",
+        "MEMTRAY_EMBEDDER": "e5",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    _quit(template, tmp_path, fake, nullcontext(env), "viewer", way)
