@@ -175,6 +175,7 @@ class ImportDialog(QDialog):
         self.about.setWordWrap(True)
         self.path = QLineEdit()
         self.path.setObjectName("import-path")
+        self.path.setAccessibleName(translate("Import", "File or folder"))  # beside its button: no buddy
         self.choose = QPushButton(translate("Import", "Choose…"))
         self.session = QLineEdit()
         self.session.setObjectName("import-session")

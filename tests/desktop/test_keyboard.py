@@ -155,3 +155,33 @@ def test_the_sort_arrow_points_down_for_newest_first(viewer: ViewerWindow) -> No
     up, down = QStyleOptionHeader.SortIndicator.SortUp, QStyleOptionHeader.SortIndicator.SortDown
     assert arrow(header.style(), up) == arrow(base, down)  # Qt asks for "up" when descending: drawn down
     assert arrow(base, up) != arrow(base, down)
+
+
+@pytest.mark.parametrize("which", ["chat", "quick search", "about", "import"])
+def test_tab_walks_the_other_windows_and_names_what_it_reaches(
+    which: str, state: AppState, viewer: ViewerWindow, qtbot: Any
+) -> None:
+    from desktop.about import AboutDialog
+    from desktop.chat.window import ChatWindow
+    from desktop.quicksearch import QuickSearchWindow
+    from engine.paths import Paths
+
+    window: QWidget
+    if which == "chat":
+        window = ChatWindow(state, "english-notes")
+    elif which == "quick search":
+        window = QuickSearchWindow(state)
+    elif which == "about":
+        assert state.memory is not None
+        window = AboutDialog(state.runner, Paths.resolve(state.memory.paths.home))
+    else:
+        window = viewer.show_import()
+    qtbot.addWidget(window)
+    activate(window, qtbot)
+    window.focusNextChild()
+    first = QApplication.focusWidget()
+    assert isinstance(first, QWidget) and first.window() is window
+    walked = tab_walk(window, first)
+    assert walked
+    nameless = [names([w]) for w in walked if not spoken(w)[0].strip()]
+    assert not nameless, (which, nameless, names(walked))
