@@ -252,6 +252,7 @@ class SessionsPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(0)  # fit the rows in view, not all (a big import adds hundreds)
         for col in hidden:
             self.table.setColumnHidden(col, True)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
