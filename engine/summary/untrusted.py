@@ -12,10 +12,14 @@ before anything is saved:
   joiner, BOM); this is done before redaction, so a secret split by such a character is still found;
 - every registered secret (the Gemini key in use among them: :func:`engine.logs.register_secret`) and
   every secret :func:`engine.llm.redact.redact` knows is replaced before the text is saved.
+
+What was kept goes back to a model as data: :func:`as_data_json` writes it as JSON in which no text can
+start a line, close a fence or open a tag of its own, and :func:`one_line` puts an entry on one line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from engine.llm.redact import redact
@@ -75,3 +79,20 @@ def clean(text: str, limit: int = MAX_FIELD_CHARS) -> str:
     redacted, surrounding space stripped, cut to ``limit`` characters."""
     text = redact(_UNSAFE.sub("", _SURROGATE.sub("\ufffd", text))).strip()
     return text[:limit].rstrip() if len(text) > limit else text
+
+
+_ESCAPED = str.maketrans({c: f"\\u{ord(c):04x}" for c in "`<>\u2028\u2029\x85"})
+
+
+def as_data_json(value: object, indent: int | None = None) -> str:
+    """``value`` as exact JSON (it decodes to the same text) in which backticks, angle brackets and line
+    separators inside strings are ``\\uXXXX`` escapes: no stored text can close a fence or a tag around
+    it, and (JSON escapes newlines) none can start a line that poses as instructions."""
+    # json.dumps escapes quotes, backslashes and C0 controls; the characters left to escape only ever
+    # occur inside strings, where an escape decodes to the same character.
+    return json.dumps(value, ensure_ascii=False, indent=indent).translate(_ESCAPED)
+
+
+def one_line(text: str) -> str:
+    """An entry of a numbered list in a prompt: its white space (newlines too) folded into single spaces."""
+    return " ".join(text.split())

@@ -85,6 +85,18 @@ def test_injected_text_is_kept_as_data_and_cannot_close_the_fence(hmem: Memory, 
     assert body["key_decisions"] == [INJECTION, FENCE_BREAK.strip()]  # exact JSON, same text
     assert "SYSTEM:" not in [line.strip()[:7] for line in lines]
     assert "</summary>" not in block and "`" not in "\n".join(lines[fences[0] + 1 : fences[1]])
+    # The next summary call and the relevance check get the same text as data too.
+    hmem.update_settings(decision_model="gemini-2.5-flash-lite")
+    hmem.append("s", conversation(2, start=T0 + 100 * SECOND, text="later"))
+    fake.reply_json({"noise": [], "superseded": {"key_decisions": [], "past_discussions": []}})
+    fake.reply_json({"key_decisions": [INJECTION], "past_discussions": [], "current_discussion": {}})
+    hmem.summaries.generate("s")
+    fake.reply_json({"key_decisions": [1], "past_discussions": [], "current_discussion": False})
+    hmem.turn_context("s", "what now?")
+    prune, summary, relevance = (c.text() for c in fake.calls()[1:])
+    for prompt in (prune, summary, relevance):
+        assert not any(line.lstrip().startswith(("SYSTEM:", "```")) for line in prompt.splitlines()), prompt
+    assert "\\u0060\\u0060\\u0060" in summary  # the fence inside the stored text, as JSON escapes
 
 
 def test_the_legacy_shape_is_converted_not_stored_raw(hmem: Memory, fake: FakeGemini) -> None:
