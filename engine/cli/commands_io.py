@@ -91,7 +91,7 @@ class Progress:
         self._show(f"importing: {done:,}/{total:,} messages{share}")
 
     def _show(self, text: str) -> None:
-        self._stream.write(f"\r{text}\x1b[K")
+        self._stream.write(f"\r{visible(text)}\x1b[K")  # a file's name may hold escapes too
         self._stream.flush()
         self._shown = True
 

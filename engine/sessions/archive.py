@@ -7,6 +7,7 @@ connection so the caller decides the transaction.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -314,12 +315,35 @@ def stats_title(conn: Connection, session_id: str) -> tuple[str, str]:
 
 def first_user_text(conn: Connection, session_id: str) -> str:
     """The first :data:`TITLE_SOURCE_CHARS` characters of the session's first archived user message that
-    is not blank ("" when it has none); each message's text is cut by SQLite, once."""
-    rows = conn.execute(
-        "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id",
-        (TITLE_SOURCE_CHARS, session_id),
-    )
-    return next((str(text) for (text,) in rows if str(text).strip()), "")
+    is not blank ("" when it has none).
+
+    Each message's start is read as a blob (:func:`text_head`): SQLite's ``substr`` would load the whole
+    text first, 200 MB for one huge message.
+    """
+    ids = [
+        int(row[0])
+        for row in conn.execute(
+            "SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id", (session_id,)
+        )
+    ]
+    for message_id in ids:
+        head = text_head(conn, message_id)
+        if head.strip():
+            return head
+    return ""
+
+
+def text_head(conn: Connection, message_id: int) -> str:
+    """The first :data:`TITLE_SOURCE_CHARS` characters of a message, reading no more than their bytes."""
+    try:
+        with conn.raw.blobopen("messages", "content", message_id, readonly=True) as blob:
+            data = blob.read(TITLE_SOURCE_CHARS * 4)  # UTF-8: at most 4 bytes a character
+    except sqlite3.Error:  # gone meanwhile, or not stored as text: ask SQLite for it
+        row = conn.execute(
+            "SELECT substr(content, 1, ?) FROM messages WHERE id = ?", (TITLE_SOURCE_CHARS, message_id)
+        ).first()
+        return "" if row is None else str(row[0])
+    return data.decode("utf-8", "ignore")[:TITLE_SOURCE_CHARS]  # "ignore": a character cut at the end
 
 
 def set_title(conn: Connection, session_id: str, title: str, source: str, now: int) -> None:
