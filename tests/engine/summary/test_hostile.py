@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -117,6 +118,9 @@ def test_entry_counts_and_lengths_are_the_schemas_limits(hmem: Memory, fake: Fak
     assert len(decisions) == 8 and all(len(d) <= 1000 for d in decisions)
     assert decisions[0].startswith("Do: rule 0 zzz")
     assert len(hmem.paths.summary_file("s").read_bytes()) < 10_000
+    schema = json.dumps(fake.calls()[0].body["generationConfig"]["responseSchema"])  # the same limits, asked
+    for key, value in (("items", 8), ("length", 1000), ("length", 4000)):
+        assert re.search(rf'"max_?{key}": "?{value}"?', schema, re.I), (key, value, schema)
 
 
 # -- the cursor: by what was sent, not by the clock ---------------------------------------------------------
