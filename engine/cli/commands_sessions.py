@@ -88,12 +88,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    if not infos:
-        write("no sessions yet")
-    for i in infos:
-        when = format_local(i.last_activity) if i.last_activity else "-"
-        title = i.title or "(no title)"
-        write(f"{i.id}\t{when}\t{i.total_messages} messages\t{title}")
+    lines = [
+        f"{i.id}\t{format_local(i.last_activity) if i.last_activity else '-'}\t{i.total_messages} messages\t"
+        f"{i.title or '(no title)'}"
+        for i in infos
+    ]
+    write("\n".join(lines) if lines else "no sessions yet")  # one write: 100,000 lines are one string
     return 0
 
 
@@ -170,8 +170,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         write_json([message_json(m) for m in messages])
     else:
-        for message in messages:
-            write(message_line(message))
+        if messages:
+            write("\n".join(message_line(m) for m in messages))
     return 0
 
 

@@ -279,7 +279,7 @@ def stats(conn: Connection, session_id: str | None = None) -> dict[str, SessionS
         f"FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id {where} "
         "GROUP BY m.session_id",
         params,
-    )
+    ).fetchall()
     for sid, total, archived, first_at, last_at in rows:
         title, source = titles.pop(str(sid), ("", ""))
         result[str(sid)] = SessionStats(
