@@ -7,8 +7,8 @@ screen, a C1 control does the same in one character, a bidi override makes text 
 - :func:`visible` (human output) shows each such character instead of sending it: C0 controls and DEL
   in caret notation (``^[`` for ESC, ``^G``, ``^M``, ``^?``), C1 controls as ``\\x9b``, and the bidi
   controls, the line and paragraph separators and lone surrogates as ``\\u202e``. Newline and tab stay.
-- :func:`json_text` (``--json``) keeps the exact text: JSON already escapes C0 controls, and the other
-  characters above are written as ``\\uXXXX`` escapes, which decode to the same text.
+- :func:`json_text` (``--json``) keeps the exact text: JSON already escapes C0 controls, and DEL and the
+  other characters above are written as ``\\uXXXX`` escapes, which decode to the same text.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 _C0 = "\x00-\x08\x0b-\x1f\x7f"
 _OTHERS = "\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
 _UNSAFE = re.compile(f"[{_C0}{_OTHERS}]")
-_UNSAFE_IN_JSON = re.compile(f"[{_OTHERS}]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f{_OTHERS}]")  # JSON escapes the C0 controls, not DEL
 
 
 def _shown(match: re.Match[str]) -> str:

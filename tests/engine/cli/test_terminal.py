@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Memory, Message
 from engine.cli.visible import json_text, visible
@@ -24,6 +27,9 @@ HOSTILE = (
 SHOWN = (
     "osc52 ^[]52;c;ZXZpbA==^G link ^[]8;;https://evil.example/^[\\click^[]8;;^[\\ "
     "clear ^[[2J c1 \\x9b31m bidi \\u202eexe.txt cr^Mover del^?"
+)
+UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
 )
 RAW = (b"\x1b", b"\x07", "\x9b".encode(), "\u202e".encode(), b"\r" + b"over")
 
@@ -106,3 +112,13 @@ def test_json_keeps_the_exact_text_without_raw_escapes(home: Path, args: tuple[s
 def test_json_text_round_trips_every_character() -> None:
     value = {"t": HOSTILE + "\u2028\u2029\x85\ud800"}
     assert json.loads(json_text(value)) == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=()), max_size=200))
+def test_no_text_sends_a_control_to_the_terminal_and_json_keeps_it_exact(text: str) -> None:
+    shown = visible(text)
+    assert not UNSAFE.search(shown)
+    assert shown.count("\n") == text.count("\n")  # lines stay lines
+    dumped = json_text({"t": text})
+    assert not UNSAFE.search(dumped) and json.loads(dumped) == {"t": text}
