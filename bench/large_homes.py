@@ -25,7 +25,7 @@ from pathlib import Path
 
 import engine.messages
 from engine import Memory, Message
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from tests.clirun import CLI, ROOT
 
 T0 = 1_700_000_000 * 1_000_000_000

@@ -15,13 +15,14 @@ import pytest
 
 from engine import Memory, Message
 from engine.errors import ImportFormatError, InvalidMessage
-from engine.importers import ImportedSession, jsonl
+from engine.imported import ImportedSession
+from engine.importers import jsonl
 from engine.importers.records import Tally, message
 from engine.mcpserver.adapter import Catalog, Context
 from engine.messages import MAX_CONTENT_CHARS
 from engine.sessions import archive
 from engine.storage.sql import Connection
-from tests.engine.test_mcp_tools import call, refused
+from tests.engine.mcpserver.test_mcp_tools import call, refused
 
 T0 = 1_700_000_000 * 1_000_000_000
 S = 1_000_000_000
