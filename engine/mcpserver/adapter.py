@@ -60,7 +60,7 @@ class Catalog:
 
     def _overview(self, info: SessionInfo) -> Overview:
         count = info.hot_messages + info.archived_messages
-        order_at = ordering_time(info.last_activity, info.file_activity, self._mem.clock())
+        order_at = ordering_time(info.last_activity, lambda: info.file_activity, self._mem.clock())
         key = (count, order_at)
         cached = self._cache.get(info.id)
         if cached is not None and cached[0] == key:

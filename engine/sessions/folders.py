@@ -108,14 +108,17 @@ FUTURE_SLACK = 86_400 * 1_000_000_000
 time zone written wrong)."""
 
 
-def ordering_time(last_activity: int, file_activity: int, now: int) -> int:
-    """The time a list orders a session by: its last activity, unless that is more than a day past ``now``
-    (a message dated 2191, a clock set years ahead): then when its files last changed (``file_activity``,
-    at most ``now``), so such a time never pins its session first in every list. The time itself is stored
+def believed(last_activity: int, now: int) -> bool:
+    """Whether a session's last activity is believed for ordering: no more than a day past ``now``."""
+    return last_activity <= now + FUTURE_SLACK
+
+
+def ordering_time(last_activity: int, file_activity: Callable[[], int], now: int) -> int:
+    """The time a list orders a session by: its last activity, unless that is not :func:`believed` (a
+    message dated 2191, a clock set years ahead): then when its files last changed (``file_activity()``, at
+    most ``now``), so such a time never pins its session first in every list. The time itself is stored
     and shown as it was given."""
-    if last_activity <= now + FUTURE_SLACK:
-        return last_activity
-    return min(file_activity, now)
+    return last_activity if believed(last_activity, now) else min(file_activity(), now)
 
 
 def newest_mtime(folder: Path) -> int:

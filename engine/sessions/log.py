@@ -106,11 +106,15 @@ class SessionLog:
             known = archive.stats(conn)
             empty = archive.SessionStats()
             activity = {sid: self._activity(sid, known.get(sid, empty)) for sid in ids}
-            order = sorted(ids, key=lambda sid: (self._ordering(sid, activity[sid], now), sid), reverse=True)
+            order = sorted(
+                ids,
+                key=lambda sid: (ordering_time(activity[sid], lambda: self._file_activity(sid), now), sid),
+                reverse=True,
+            )
             chosen = order if limit is None else order[: max(0, limit)]
             firsts = archive.first_user_texts(conn) if len(chosen) > FIRSTS_IN_ONE_QUERY else None
             return [
-                self._info(conn, sid, known.get(sid, empty), firsts, activity[sid], with_files)
+                self._info(conn, sid, known.get(sid, empty), firsts, activity[sid], now, with_files)
                 for sid in chosen
             ]
 
@@ -123,7 +127,7 @@ class SessionLog:
         self.require(session)
         with self._store.read() as conn:
             info = archive.stats(conn, session).get(session, archive.SessionStats())
-            return self._info(conn, session, info, None, self._activity(session, info), True)
+            return self._info(conn, session, info, None, self._activity(session, info), self._clock(), True)
 
     def _folder(self, sid: str) -> str:
         """A session's folder as a ``str`` (see :func:`engine.sessions.folders.size_and_mtime`)."""
@@ -138,11 +142,6 @@ class SessionLog:
         folder = self._folder(sid)
         return session_files.mtime(f"{folder}{os.sep}history.json") or session_files.mtime(folder)
 
-    def _ordering(self, sid: str, activity: int, now: int) -> int:
-        if activity <= now + session_files.FUTURE_SLACK:
-            return activity
-        return ordering_time(activity, self._file_activity(sid), now)
-
     def _info(
         self,
         conn: Connection,
@@ -150,6 +149,7 @@ class SessionLog:
         info: archive.SessionStats,
         firsts: dict[str, str] | None,
         activity: int,
+        now: int,
         with_files: bool,
     ) -> SessionInfo:
         """One session's :class:`SessionInfo` (``firsts``: the first user texts of every session, or None to
@@ -165,7 +165,6 @@ class SessionLog:
         if with_files:
             history_bytes = session_files.size_and_mtime(f"{folder}{os.sep}history.json")[0]
             summary_updated = session_files.mtime(f"{folder}{os.sep}summary.json")
-        future = activity > self._clock() + session_files.FUTURE_SLACK
         return SessionInfo(
             id=sid,
             last_activity=activity,
@@ -179,7 +178,7 @@ class SessionLog:
             title_source=source if title else "",
             first_message_at=info.first_at,
             last_message_at=info.last_at,
-            file_activity=self._file_activity(sid) if future else 0,
+            file_activity=0 if session_files.believed(activity, now) else self._file_activity(sid),
         )
 
     def set_title(self, session: str, title: str) -> str:
