@@ -14,7 +14,7 @@ It speaks the REST shapes the SDK uses (``generateContent``, ``streamGenerateCon
 
 A hostile endpoint, for the tests that treat a reply as untrusted input (each answer a 200):
 
-        fake.reply_huge(10 * 2**20)                # a 10 MB reply (declared, or streamed without a length)
+        fake.reply_huge(20 * 2**20)                # a 20 MB reply (declared, or streamed without a length)
         fake.reply_nested(100_000)                 # a summary whose value is nested 100,000 deep
         fake.reply_echo_key("Do: use {key}")      # the text with the request's own API key in it
 

@@ -3,7 +3,7 @@
 google-genai reads a whole HTTP answer into memory and parses it as JSON before memtray sees any of it.
 :func:`client_args` gives the SDK's HTTP client a response hook that refuses an answer whose
 ``Content-Length`` is over the bound and wraps the body so that reading past the bound stops with
-:class:`ReplyTooLarge`: a 10 MB (or endless) answer costs at most the bound in memory, and nothing of it
+:class:`ReplyTooLarge`: a 20 MB (or endless) answer costs at most the bound in memory, and nothing of it
 is parsed. The SDK does not retry this error; :func:`engine.llm.gemini.translated_errors` turns it into
 a :class:`~engine.errors.SummarizerError` in words.
 """
@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-"""The largest answer read from Gemini (a batch of 100 embeddings of 768 floats is about 1.5 MB; a
-summary's answer is bounded far lower, by :data:`engine.summary.untrusted.MAX_REPLY_CHARS`)."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest answer read from Gemini: a batch of 100 embeddings of 3,072 floats (the embedder's largest
+size) is about 7 MB as the service writes it; a summary's answer is bounded far lower once read, by
+:data:`engine.summary.untrusted.MAX_REPLY_CHARS`."""
 
 
 class ReplyTooLarge(Exception):

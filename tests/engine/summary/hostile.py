@@ -47,9 +47,9 @@ def _controls(fake: FakeGemini) -> None:
 
 
 CASES: dict[str, Callable[[FakeGemini], None]] = {
-    "10 MB reply, length declared": lambda f: f.reply_huge(10 * 2**20),
-    "10 MB reply, no length (streamed)": lambda f: f.reply_huge(10 * 2**20, declared=False),
-    "1 MB reply (under the HTTP bound)": lambda f: f.reply_huge(2**20),
+    "20 MB reply, length declared": lambda f: f.reply_huge(20 * 2**20),
+    "20 MB reply, no length (streamed)": lambda f: f.reply_huge(20 * 2**20, declared=False),
+    "10 MB reply (under the HTTP bound)": lambda f: f.reply_huge(10 * 2**20),
     "JSON nested 50,000 deep": lambda f: f.reply_nested(50_000),
     "malformed JSON": lambda f: f.reply_text('{"key_decisions": ["Do: x"], "past_discussions": [{"top'),
     "lone surrogate, OSC 52, CSI 2J, bidi, C1": _controls,

@@ -31,9 +31,9 @@ def _saved(mem: Memory) -> str:
 @pytest.mark.parametrize(
     ("case", "why"),
     [
-        ("10 MB reply, length declared", "larger than 8,388,608 bytes"),
-        ("10 MB reply, no length (streamed)", "larger than 8,388,608 bytes"),
-        ("1 MB reply (under the HTTP bound)", "over the bound of 200,000"),
+        ("20 MB reply, length declared", "larger than 16,777,216 bytes"),
+        ("20 MB reply, no length (streamed)", "larger than 16,777,216 bytes"),
+        ("10 MB reply (under the HTTP bound)", "over the bound of 200,000"),
         ("JSON nested 50,000 deep", "nested deeper than 16"),
         ("malformed JSON", "not a valid summary"),
         ("legacy shape only (2 MB)", "over the bound of 200,000"),
