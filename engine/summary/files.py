@@ -5,11 +5,15 @@ a summary, or a key of the wrong type) is moved aside and the cursor deleted, so
 summary.
 
 The cursor says how far into history.json the summary reaches, by what was sent, never by the clock: one
-line of JSON ``{"id": N, "after": K, "at": T}``, where ``N`` is the archive id of the last summarized
-message that has one, ``K`` how many messages after it (in history.json's order) were summarized too, and
-``T`` the time of the last summarized message (Unix ns, UTC: only shown, never compared). So a message
-without a time is summarized once, a message dated 2191 or a clock set wrong freezes nothing, and a change
-of the machine's time zone loses nothing. An older cursor (one line ``YYYY-MM-DD HH:MM:SS``, a local
+line of JSON ``{"id": N, "after": K, "at": T, "mark": M}``, where ``N`` is the archive id of the last
+summarized message that has one (the anchor), ``M`` that message's mark (its time and a hash of its
+text), ``K`` how many messages after it (in history.json's order) were summarized too, and ``T`` the time
+of the last summarized message (Unix ns, UTC). So a message without a time is summarized once, a message
+dated 2191 or a clock set wrong freezes nothing, and a change of the machine's time zone loses nothing.
+The anchor is found by its id and mark, else by its mark alone (a database rebuilt from the history files
+numbers its rows anew); when it is in history.json under neither, and older ids are, the messages after
+``T`` are the new ones (the anchor was forgotten, or the rows renumbered): the one case where the time
+counts. An older cursor (one line ``YYYY-MM-DD HH:MM:SS``, a local
 time) is read once by time and replaced by the new form at the next run. A cursor that is neither, or an
 older one in the future, is damaged: the run moves it aside and reads history.json from its start. The
 older ``summary.meta.json`` is never read.
@@ -17,6 +21,7 @@ older ``summary.meta.json`` is never read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -129,12 +134,14 @@ class Cursor:
         at: the time of the last summarized message with a time (Unix ns, UTC; 0: none). Shown only.
         legacy: an older cursor's local time ``YYYY-MM-DD HH:MM:SS`` (then ``at`` is that time read as
             local): messages are compared with it by time, once.
+        mark: the anchor's :func:`mark` ("" when there is no anchor).
     """
 
     id: int = 0
     after: int = 0
     at: int = 0
     legacy: str = ""
+    mark: str = ""
 
     def display(self) -> str:
         """The time of the last summarized message (local), for people; ``""`` before any."""
@@ -145,7 +152,13 @@ class Cursor:
         return f"message {self.id}" if self.id else ""
 
     def to_line(self) -> str:
-        return json.dumps({"id": self.id, "after": self.after, "at": self.at})
+        return json.dumps({"id": self.id, "after": self.after, "at": self.at, "mark": self.mark})
+
+
+def mark(message: Message) -> str:
+    """What tells a message again when its archive id changed: its time and a hash of its text."""
+    digest = hashlib.sha256(message.content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{message.send_at}:{digest}"
 
 
 def _read_cursor_text(paths: Paths, session: str) -> str:
@@ -168,7 +181,10 @@ def parse_cursor(text: str) -> Cursor | None:
     values = [data.get(k, 0) for k in ("id", "after", "at")]
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
         return None
-    return Cursor(*values)
+    anchor_mark = data.get("mark", "")
+    if not isinstance(anchor_mark, str):
+        return None
+    return Cursor(id=values[0], after=values[1], at=values[2], mark=anchor_mark)
 
 
 def read_cursor(paths: Paths, session: str) -> str:
@@ -192,23 +208,34 @@ def load_cursor(paths: Paths, session: str, now: int) -> tuple[Cursor | None, bo
     return None, True
 
 
-def unsummarized(messages: Sequence[Message], cursor: Cursor | None) -> list[int]:
+def unsummarized(messages: Sequence[Message], cursor: Cursor | None, now: int) -> list[int]:
     """The positions in ``messages`` (history.json, oldest first) the summary does not reach yet."""
     if cursor is None:
         return list(range(len(messages)))
     if cursor.legacy:
         return [i for i, m in enumerate(messages) if not m.send_at or m.send_at > cursor.at]
-    anchor = -1
-    for i, message in enumerate(messages):
-        if message.id is not None and message.id <= cursor.id:
-            anchor = i
-    if anchor < 0:  # every message is newer than the anchor (or there is none): after counts from the start
-        start = 0 if cursor.id else cursor.after
-    elif messages[anchor].id == cursor.id:
-        start = anchor + 1 + cursor.after
-    else:  # the anchor itself is gone (forgotten): what followed it cannot be counted
-        start = anchor + 1
-    return list(range(min(start, len(messages)), len(messages)))
+    if not cursor.id:  # no anchor: the summarized messages are the first ``after``
+        return list(range(min(cursor.after, len(messages)), len(messages)))
+    anchor = _anchor(messages, cursor)
+    if anchor is not None:
+        return list(range(min(anchor + 1 + cursor.after, len(messages)), len(messages)))
+    if all(m.id is None or m.id > cursor.id for m in messages):  # every message came after the anchor
+        return list(range(len(messages)))
+    # The anchor is gone (forgotten) or the rows were numbered anew: the time is all that is left.
+    trusted = cursor.at <= now + DAY
+    return [i for i, m in enumerate(messages) if not trusted or not m.send_at or m.send_at > cursor.at]
+
+
+def _anchor(messages: Sequence[Message], cursor: Cursor) -> int | None:
+    """The anchor's position: by id and mark, else by mark alone; None when it is not there."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].id == cursor.id and (not cursor.mark or mark(messages[i]) == cursor.mark):
+            return i
+    if cursor.mark:
+        for i in range(len(messages) - 1, -1, -1):
+            if mark(messages[i]) == cursor.mark:
+                return i
+    return None
 
 
 def cursor_through(messages: Sequence[Message], last: int) -> Cursor:
@@ -219,7 +246,7 @@ def cursor_through(messages: Sequence[Message], last: int) -> Cursor:
         return Cursor(0, last + 1, at)
     message_id = messages[anchor].id
     assert message_id is not None
-    return Cursor(message_id, last - anchor, at)
+    return Cursor(message_id, last - anchor, at, mark=mark(messages[anchor]))
 
 
 def move_cursor_aside(paths: Paths, session: str, cursor: str) -> None:

@@ -110,7 +110,8 @@ def generate(
     """
     raw = files.load_raw(paths, session)
     running = coerce(raw)
-    cursor, damaged = files.load_cursor(paths, session, now or time.time_ns())
+    now = now or time.time_ns()
+    cursor, damaged = files.load_cursor(paths, session, now)
     end = len(messages) - 1
     if cursor is None and raw and not damaged:
         cursor = files.cursor_through(messages, end) if messages else files.Cursor()
@@ -120,7 +121,7 @@ def generate(
             "summary of session %s: cursor initialised to %s without a call", session, cursor.display() or "-"
         )
         return GenerateResult(session, bootstrapped=True, cursor=cursor.display())
-    positions = [i for i in files.unsummarized(messages, cursor) if messages[i].content.strip()]
+    positions = [i for i in files.unsummarized(messages, cursor, now) if messages[i].content.strip()]
     if not positions:
         if cursor is not None and cursor.legacy and messages:  # an older cursor: replace it by the new form
             cursor = files.cursor_through(messages, end)

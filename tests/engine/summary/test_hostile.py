@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from engine import Memory, Message
 from engine.errors import SummarizerError
 from engine.summary import files
-from tests.engine.summary.conftest import SECOND, T0, conversation
+from tests.engine.summary.conftest import SECOND, T0, conversation, fast_client
 from tests.engine.summary.hostile import CASES, FENCE_BREAK, INJECTION, KEY
 from tests.fakegemini import FakeGemini
 
@@ -186,3 +187,30 @@ def test_an_older_local_time_cursor_is_read_once_then_replaced(smem: Memory, fak
     assert smem.summaries.generate("s").considered == 2
     written = smem.paths.cursor_file("s").read_text(encoding="utf-8")
     assert written.startswith("{") and smem.summaries.cursor("s") == format_local(T0 + 3 * SECOND)
+
+
+def test_a_database_rebuilt_from_the_history_files_renumbers_rows_and_loses_nothing(
+    home: Path, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows get new ids when the database is rebuilt from history.json: the anchor is found again by
+    its mark (time and text), so the summary neither freezes nor starts over."""
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    with Memory.open(home, background=False, client_factory=fast_client) as mem:
+        mem.update_settings(gemini_base_url=fake.url, decision_model="")
+        mem.append("pad", conversation(40, text="padding"))  # ids 1-40: the session's rows come after
+        mem.append("s", conversation(4))
+        fake.reply_json({"key_decisions": [], "past_discussions": [], "current_discussion": {"topic": "a"}})
+        mem.summaries.generate("s")
+        before = [m.id for m in mem.history("s")]
+        mem.remove("pad")  # the rebuilt database numbers only s's rows: 1-4, and new ones below 44
+    for path in (home / ".store").glob("history.db*"):
+        path.unlink()
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    with Memory.open(home, background=False, client_factory=fast_client) as mem:
+        mem.update_settings(gemini_base_url=fake.url, decision_model="")
+        assert [m.id for m in mem.history("s")] == [1, 2, 3, 4] != before  # numbered anew
+        # Dated before the summarized ones (a clock set back): only the anchor's mark tells they are new.
+        mem.append("s", conversation(2, start=T0 - 3600 * SECOND, text="after the rebuild"))
+        fake.reply_json({"key_decisions": [], "past_discussions": [], "current_discussion": {"topic": "b"}})
+        assert mem.summaries.generate("s").considered == 2
+        assert "after the rebuild" in fake.calls()[-1].text() and "m0:" not in fake.calls()[-1].text()
