@@ -14,7 +14,7 @@ action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remov
 
 from __future__ import annotations
 
-from engine.storage import fts
+from engine.storage import ddl, frozen_ddl, fts
 from engine.storage.sql import Connection
 
 _COLUMNS = ("tool_name", "keywords", "symptom", "cause", "action")
@@ -29,39 +29,7 @@ FTS_TABLES = tuple(
 
 def m003_error_memory(conn: Connection) -> None:
     """Error records, their vectors and the vector generation counter."""
-    conn.exec_driver_sql(
-        """
-        CREATE TABLE IF NOT EXISTS error_memory (
-            num INTEGER PRIMARY KEY AUTOINCREMENT,
-            id TEXT NOT NULL UNIQUE,
-            tool_name TEXT NOT NULL,
-            keywords TEXT NOT NULL,
-            symptom TEXT NOT NULL,
-            cause TEXT NOT NULL DEFAULT '',
-            action TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            dedupe TEXT NOT NULL UNIQUE,
-            created_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL
-        )
-        """
-    )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_error_memory_expires ON error_memory(expires_at)")
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_error_memory_tool ON error_memory(tool_name, created_at)"
-    )
-    conn.exec_driver_sql(
-        """
-        CREATE TABLE IF NOT EXISTS error_memory_vectors (
-            num INTEGER PRIMARY KEY REFERENCES error_memory(num) ON DELETE CASCADE,
-            embedder TEXT NOT NULL,
-            dim INTEGER NOT NULL,
-            text_hash TEXT NOT NULL,
-            vector BLOB NOT NULL
-        )
-        """
-    )
-    conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS error_memory_state (gen INTEGER NOT NULL)")
+    ddl.create_missing(conn, frozen_ddl.M003_ERROR_MEMORY)
     conn.exec_driver_sql(
         "INSERT INTO error_memory_state(gen) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM error_memory_state)"
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.llm.gemini import UsageEvent
+from engine.storage import ddl, frozen_ddl
 from engine.storage.sql import Connection, text
 
 if TYPE_CHECKING:
@@ -20,14 +21,7 @@ if TYPE_CHECKING:
 
 def m004_usage(conn: Connection) -> None:
     """The ``usage`` table: one row per answered Gemini call."""
-    conn.exec_driver_sql(
-        "CREATE TABLE IF NOT EXISTS usage ("
-        "id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, model TEXT NOT NULL, "
-        "purpose TEXT NOT NULL, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
-        "output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0, "
-        "at INTEGER NOT NULL DEFAULT 0)"
-    )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_usage_session ON usage(session_id, at)")
+    ddl.create_missing(conn, frozen_ddl.M004_USAGE)
 
 
 @dataclass(frozen=True)

@@ -9,30 +9,10 @@ The same migration then makes ``context_fts``, the keyword index of hybrid searc
 
 from __future__ import annotations
 
+from engine.storage import ddl, frozen_ddl
 from engine.storage.sql import Connection
 
 
 def m002_vectors(conn: Connection) -> None:
     """Create ``vectors`` and ``embed_queue``."""
-    conn.exec_driver_sql(
-        "CREATE TABLE IF NOT EXISTS vectors ("
-        " id INTEGER PRIMARY KEY,"
-        " embedder TEXT NOT NULL,"
-        " message_id INTEGER NOT NULL,"
-        " session_id TEXT NOT NULL,"
-        " dim INTEGER NOT NULL,"
-        " text_hash TEXT NOT NULL,"
-        " vector BLOB NOT NULL,"
-        " UNIQUE (embedder, message_id))"
-    )
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_vectors_session ON vectors(embedder, session_id, message_id)"
-    )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_vectors_hash ON vectors(embedder, text_hash)")
-    conn.exec_driver_sql(
-        "CREATE TABLE IF NOT EXISTS embed_queue ("
-        " message_id INTEGER PRIMARY KEY,"
-        " session_id TEXT NOT NULL,"
-        " queued_at INTEGER NOT NULL)"
-    )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")
+    ddl.create_missing(conn, frozen_ddl.M002_VECTORS)

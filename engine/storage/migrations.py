@@ -16,19 +16,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from engine.storage import ddl
+from engine.storage import ddl, frozen_ddl
 from engine.storage.sql import Connection, text
 
 log = logging.getLogger("memtray.store")
-
-MIGRATIONS_TABLE: ddl.Table = (
-    "migrations",
-    [
-        "\nCREATE TABLE migrations (\n\tname VARCHAR NOT NULL, \n\tapplied_at INTEGER NOT NULL, \n"
-        "\tPRIMARY KEY (name)\n)\n\n"
-    ],
-)
-"""The runner's table (:class:`engine.storage.tables.MigrationRow`), as compiled from its class."""
 
 Step = Callable[[Connection], None]
 Migration = tuple[str, Step]
@@ -39,7 +30,7 @@ def apply(conn: Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply the migrations not yet recorded, in the given order; return their names."""
     exists = conn.execute(text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"))
     if exists.first() is None:
-        ddl.create_missing(conn, [MIGRATIONS_TABLE])
+        ddl.create_missing(conn, frozen_ddl.MIGRATIONS_TABLE)
     done = {row[0] for row in conn.execute(text("SELECT name FROM migrations"))}
     applied = []
     for name, migration in migrations:
