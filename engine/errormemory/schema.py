@@ -1,10 +1,8 @@
 """The error memory's tables: migration ``m003_error_memory`` and its full-text indexes.
 
-``error_memory`` holds the records (``num`` is the rowid the FTS tables and vectors point at; ``id`` is
-the public sha256 hex id; ``dedupe`` makes a repeated write find its record). ``error_memory_vectors``
-holds one float32 vector per record with the embedder id, dimension and a hash of the embedded text.
-``error_memory_state.gen`` counts vector changes, so a process can keep the matrix in memory and notice
-when another process changed it.
+``error_memory`` holds the records, ``error_memory_vectors`` one vector per record and
+``error_memory_state.gen`` counts vector changes: the tables, their columns and why are the classes of
+:mod:`engine.errormemory.tables`, created from the statements frozen in :mod:`engine.storage.frozen_ddl`.
 
 The FTS5 tables are external-content tables over ``error_memory`` (tool name, keywords, symptom, cause,
 action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remove_diacritics 2``) and

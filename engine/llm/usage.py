@@ -2,7 +2,8 @@
 
 Every answered Gemini call adds one row: the session it was made for, the model, the purpose
 (``summary``, ``prune``, ``relevance`` or ``chat``) and the tokens Gemini reported. :func:`totals` sums
-them up. :class:`Usage` is the table of one memory (``mem.usage``), dated by its clock.
+them up. :class:`Usage` is the table of one memory (``mem.usage``), dated by its clock. The table is
+:class:`engine.llm.tables.UsageRow`, created from the statement frozen in :mod:`engine.storage.frozen_ddl`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The vectors' part of migration ``m002_vectors``: message vectors and the durable embedding queue.
 
-``vectors`` holds one float32 blob per (embedder, message), with the session, the dimension and a hash
-of the embedded text (unchanged text is never embedded again). ``embed_queue`` holds the ids of messages
-waiting to be embedded; it is written in the append's own transaction, so a crash loses no pending work.
+``vectors`` holds one float32 blob per (embedder, message); ``embed_queue`` the ids of messages waiting
+to be embedded, written in the append's own transaction. The tables, their columns and why are the
+classes of :mod:`engine.semantic.tables`, created from the statements frozen in
+:mod:`engine.storage.frozen_ddl`.
 The same migration then makes ``context_fts``, the keyword index of hybrid search (see
 :mod:`engine.database` and :mod:`engine.search.context`).
 """

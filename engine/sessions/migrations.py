@@ -1,6 +1,7 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``) and its
-full-text indexes, (re)made after every open by :func:`ensure_fts`.
+``m009_session_titles``, ``m010_replayed_rows``) and its full-text indexes, (re)made after every open by
+:func:`ensure_fts`. The tables are the classes of :mod:`engine.sessions.tables`; the steps run the
+statements frozen from them in :mod:`engine.storage.frozen_ddl`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
 """
