@@ -4,13 +4,17 @@ Each part declares its tables in its own ``tables`` module (``engine/<part>/tabl
 never imported at run time). ``scripts/freeze_ddl.py`` compiles them into ``engine/storage/frozen_ddl.py``,
 the statements the migrations run, and holds the history of which migration made each table and column.
 These tests compile the classes (SQLAlchemy's ``CreateTable``/``CreateIndex``, sqlite dialect) into a
-database of their own and compare its schema (``PRAGMA table_info``, ``index_list``, ``index_info``,
-``foreign_key_list``, and whether the table is ``AUTOINCREMENT``) with the schema of a fresh home, of the
-pre-layout home (``tests/fixtures/prelayout``) and of a home stopped after each recorded migration,
-then opened by today's code. The pre-layout home's tables made by hand-written ``CREATE`` statements
-(``vectors``, ``embed_queue``, ``error_memory*``, ``usage``, ``messages_cjk``) and ``ALTER`` statements
-(``NOT NULL DEFAULT ''`` where SQLAlchemy writes ``DEFAULT '' NOT NULL``) differ from the frozen ones only
-in spelling: their PRAGMA schema is the same, which is what these tests compare.
+database of their own and compare its schema (``PRAGMA table_list``, ``table_info``, ``index_list``,
+``index_xinfo``, ``foreign_key_list``, and whether the table is ``AUTOINCREMENT``) with the schema of a
+fresh home, of the pre-layout home (``tests/fixtures/prelayout``) and of a home stopped after each
+recorded migration, then opened by today's code.
+
+The historical difference: before the classes described them, the migrations wrote some statements by
+hand, and homes made then hold them: the ``CREATE`` of ``vectors``, ``embed_queue``, ``error_memory*``,
+``usage`` and ``messages_cjk`` (the pre-layout home has them verbatim) and the ``ALTER`` of
+``m009``/``m010`` (:data:`HAND_WRITTEN_ALTERS`: ``NOT NULL DEFAULT ...`` where SQLAlchemy writes
+``DEFAULT ... NOT NULL``). They differ from the frozen statements in spelling only: the same PRAGMA
+schema, which is what these tests compare.
 
 How a developer adds a table (or a column):
 
@@ -51,6 +55,19 @@ SHADOWS = ("config", "content", "data", "docsize", "idx")
 """The suffixes of an FTS5 table's shadow tables."""
 
 Schema = dict[str, dict[str, Any]]
+
+HAND_WRITTEN_ALTERS = {
+    "M009_SESSION_TITLES": [
+        "ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT ''",
+    ],
+    "M010_REPLAYED_ROWS": [
+        "ALTER TABLE message_meta ADD COLUMN replayed_from INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE message_meta ADD COLUMN replayed_to INTEGER NOT NULL DEFAULT 0",
+    ],
+}
+"""What ``m009_session_titles`` and ``m010_replayed_rows`` ran before their statements were frozen from
+the classes: homes migrated then hold these columns."""
 
 
 def schema(conn: sqlite3.Connection) -> Schema:
@@ -266,3 +283,22 @@ def test_migrating_an_old_home_loads_no_sqlmodel(tmp_path: Path) -> None:
     conn = sqlite3.connect(db)
     assert "title" in {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}  # it did migrate
     conn.close()
+
+
+def test_the_hand_written_alters_made_the_columns_the_frozen_ones_make() -> None:
+    made: dict[str, Schema] = {}
+    for kind in ("hand-written", "frozen"):
+        conn = sqlite3.connect(":memory:")
+        for _, statements in frozen_ddl.M001_INITIAL:
+            conn.execute(statements[0])
+        for constant, old in HAND_WRITTEN_ALTERS.items():
+            for statement in (
+                old if kind == "hand-written" else [s for *_, s in getattr(frozen_ddl, constant)]
+            ):
+                conn.execute(statement)
+        made[kind] = schema(conn)
+        conn.close()
+    assert made["hand-written"] == made["frozen"]
+    assert set(HAND_WRITTEN_ALTERS) <= {
+        e.constant for e in freeze_ddl.HISTORY if isinstance(e, freeze_ddl.Added)
+    }
