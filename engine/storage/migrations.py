@@ -6,8 +6,9 @@ tables (creating a table never alters an existing one). The runner knows no tabl
 same write transaction as its bookkeeping row, so a migration is applied entirely or not at all. A step's
 name is recorded in existing databases and never changes.
 
-An open of an up-to-date database only reads the recorded names. Tables are created from frozen
-statements (:mod:`engine.storage.ddl`): no step loads SQLModel.
+An open of an up-to-date database only reads the recorded names. Tables and columns are created from
+statements frozen as text (:mod:`engine.storage.frozen_ddl`, run by :mod:`engine.storage.ddl`): no step
+loads SQLModel.
 """
 
 from __future__ import annotations
