@@ -28,11 +28,11 @@ FTS_TABLES = tuple(
 def m003_error_memory(conn: Connection) -> None:
     """Error records, their vectors and the vector generation counter."""
     ddl.create_missing(conn, frozen_ddl.M003_ERROR_MEMORY)
-    conn.exec_driver_sql(
+    conn.execute(
         "INSERT INTO error_memory_state(gen) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM error_memory_state)"
     )
     for event in ("INSERT", "UPDATE", "DELETE"):
-        conn.exec_driver_sql(
+        conn.execute(
             f"CREATE TRIGGER IF NOT EXISTS error_memory_vectors_{event.lower()} AFTER {event} "
             "ON error_memory_vectors BEGIN UPDATE error_memory_state SET gen = gen + 1; END"
         )

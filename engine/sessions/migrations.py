@@ -22,17 +22,17 @@ def m001_initial(conn: Connection) -> None:
 def m005_cjk_bigrams(conn: Connection) -> None:
     """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
     ddl.create_missing(conn, frozen_ddl.M005_CJK_BIGRAMS)
-    rows = conn.exec_driver_sql(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
+    rows = conn.execute(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
     batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
     if batch:
-        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
+        conn.execute("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
 
 
 def m006_trigram_session_key(conn: Connection) -> None:
     """Drop the trigram table made with the six-trigram session key; ``ensure_fts`` rebuilds it."""
     for suffix in ("ai", "ad", "aud", "aui"):
-        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
-    conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+        conn.execute(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
+    conn.execute("DROP TABLE IF EXISTS messages_tri")
 
 
 def m009_session_titles(conn: Connection) -> None:

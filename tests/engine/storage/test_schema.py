@@ -268,7 +268,7 @@ def test_a_home_stopped_after_each_migration_migrates_to_the_classes_schema(
 
 def test_migrating_an_old_home_loads_no_sqlmodel(tmp_path: Path) -> None:
     """The migrations run frozen text: migrating the pre-layout home loads neither SQLModel, SQLAlchemy
-    nor pydantic (a new home's first command is checked by ``tests/engine/test_cli_start.py``)."""
+    nor pydantic (a new home's first command is checked by ``tests/engine/cli/test_cli_start.py``)."""
     db = tmp_path / "history.db"
     conn = sqlite3.connect(db)
     conn.executescript((PRELAYOUT / "history.sql").read_text(encoding="utf-8"))
