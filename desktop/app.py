@@ -93,7 +93,7 @@ from engine.summary import SummaryScheduler
 log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
-CLOSE_WAIT_S = 1.5
+CLOSE_WAIT_S = 1.0
 """How long quitting waits for the memory to close (its embedder finishing a batch)."""
 THREAD_WAIT_S = 0.5
 """How long the end of the process waits for threads other than the task runner's (after its own wait)."""

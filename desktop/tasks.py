@@ -39,7 +39,7 @@ log = logging.getLogger("memtray.desktop.tasks")
 
 Pool = Literal["store", "network"]
 NETWORK_WORKERS = 3
-SHUTDOWN_WAIT_S = 2.0
+SHUTDOWN_WAIT_S = 1.5
 """How long quitting waits for the operations running on the workers (the process ends within 5 s)."""
 
 
