@@ -97,7 +97,7 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
             "Errors",
             "Gemini could not be reached (network down or a server error). memtray will try again later.",
         )
-    elif isinstance(exc, e.SummarizerError):
+    elif isinstance(exc, e.GeminiError):
         text = translate("Errors", "The summary could not be written: {detail}.")
     elif isinstance(exc, e.KeyringUnavailable):
         text = translate(
@@ -170,7 +170,7 @@ def describe_key_test(exc: BaseException) -> UserMessage:
                 "and try again later; check the quota in Google AI Studio if this lasts.",
             ),
         )
-    if isinstance(exc, e.SummarizerError) and "404" in str(exc):
+    if isinstance(exc, e.GeminiError) and "404" in str(exc):
         return UserMessage(
             title,
             translate(

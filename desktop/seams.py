@@ -333,7 +333,7 @@ class EngineKeys:
 
         Raises:
             NoApiKey: no candidate and no configured key.
-            AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
+            AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, GeminiError: the call failed.
         """
         from engine.llm import make_client, translated_errors
 

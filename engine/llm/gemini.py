@@ -8,7 +8,7 @@
   prefers the fallback model; a call that fails with a service error is tried once with the fallback.
   Every answered call reports its token usage to ``on_usage`` (the summarizer records it per session).
 - :func:`translated_errors` turns the SDK's and the network's exceptions into :mod:`engine.errors`
-  (``QuotaExceeded``, ``AuthError``, ``GeminiTimeout``, ``GeminiUnavailable``, ``SummarizerError``).
+  (``QuotaExceeded``, ``AuthError``, ``GeminiTimeout``, ``GeminiUnavailable``, ``GeminiError``).
 
 google-genai is imported lazily: it takes most of a second to import.
 """
@@ -27,10 +27,10 @@ from typing import Any
 from engine.errors import (
     AuthError,
     EngineError,
+    GeminiError,
     GeminiTimeout,
     GeminiUnavailable,
     QuotaExceeded,
-    SummarizerError,
 )
 from engine.llm.redact import redact
 
@@ -169,7 +169,7 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
         elif code >= 500:
             error = GeminiUnavailable(f"{what}: the service failed ({heading})")
         else:
-            error = SummarizerError(f"{what}: the request was refused ({heading})")
+            error = GeminiError(f"{what}: the request was refused ({heading})")
         raise error from None
     except unreadable as exc:
         log.debug("%s sent an answer that is not a Gemini reply: %s", what, redact(str(exc))[:2000])
@@ -273,13 +273,13 @@ class Gemini:
             thinking_budget: the model's thinking budget in tokens; None leaves the model's default.
 
         Raises:
-            SummarizerError: the last model's failure (``QuotaExceeded``, ``GeminiTimeout``, ...).
+            GeminiError: the last model's failure (``QuotaExceeded``, ``GeminiTimeout``, ...).
         """
         order = [m for i, m in enumerate(models) if m and m not in models[:i]]
         if not order:
-            raise SummarizerError("no Gemini model is configured")
+            raise GeminiError("no Gemini model is configured")
         order.sort(key=self.cooling_down)  # stable: cooling models go last
-        failure: SummarizerError | None = None
+        failure: GeminiError | None = None
         for model in order:
             try:
                 return self._call(

@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine.errors import GeminiTimeout, NoApiKey, SummarizerError
+from engine.errors import GeminiError, GeminiTimeout, NoApiKey
 from engine.llm.gemini import FALLBACK_MODEL, Gemini
 from engine.llm.keys import NO_KEY
 from engine.llm.redact import redact
@@ -107,7 +107,7 @@ def generate(
 
     Raises:
         NoApiKey: there is something to summarize but no key.
-        SummarizerError: a call failed or its answer was unusable (earlier chunks are saved).
+        GeminiError: a call failed or its answer was unusable (earlier chunks are saved).
     """
     raw = files.load_raw(paths, session)
     running = coerce(raw)
@@ -162,7 +162,7 @@ def generate(
                 number,
                 len(chunks),
             )
-            raise SummarizerError(
+            raise GeminiError(
                 f"summary of session {session}: chunk {number} of {len(chunks)} got no valid summary back"
             )
         running = coerce(_without_legacy(parsed))

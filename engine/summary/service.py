@@ -182,7 +182,7 @@ class Summaries:
         Raises:
             SessionNotFound: no such session.
             NoApiKey: there is something to summarize and no key.
-            SummarizerError: a Gemini call failed or answered unusably (earlier chunks are saved).
+            GeminiError: a Gemini call failed or answered unusably (earlier chunks are saved).
             StoreLocked: another run of this session kept its lock too long.
         """
         messages = self._log.history(session)
@@ -232,7 +232,7 @@ class Summaries:
         """Summarize the session, then reset it (keeping the summary); a failed summary aborts the reset.
 
         Raises:
-            SummarizerError: the summary failed; nothing was reset.
+            GeminiError: the summary failed; nothing was reset.
         """
         with self._log.locks.hold(lock_name(session)):
             self.generate(session)

@@ -348,7 +348,7 @@ def describe_every_error(home: Path) -> list[tuple[str, str]]:
         e.QuotaExceeded("429"),
         e.GeminiTimeout("30 s"),
         e.GeminiUnavailable("503"),
-        e.SummarizerError("bad json"),
+        e.GeminiError("bad json"),
         e.KeyringUnavailable("none"),
         OSError(28, "No space left on device", str(home)),
         OSError(13, "Permission denied", str(home)),
