@@ -35,9 +35,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from engine import settings
+
 log = logging.getLogger("memtray.desktop.i18n")
 
-LANGUAGES = ("en", "zh_TW")
+LANGUAGES = tuple(language for language in settings.UI_LANGUAGES if language != "auto")
 """The UI languages memtray has: English (the source text) and Traditional Chinese (Taiwan)."""
 
 ENV = "MEMTRAY_LANG"

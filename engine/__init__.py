@@ -26,8 +26,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine import errors
+    from engine import errors, settings
     from engine.errors import EngineError
+    from engine.importers import reasons as import_reasons
     from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
     from engine.jobs import add_maintenance
     from engine.logs import configure as configure_logging
@@ -49,6 +50,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "agent_folders": ("engine.importers.watch", "agent_folders"),
     "import_agent_folders": ("engine.importers.watch", "import_agent_folders"),
     "import_transcripts": ("engine.importers.watch", "import_transcripts"),
+    "import_reasons": ("engine.importers.reasons", None),
     "add_maintenance": ("engine.jobs", "add_maintenance"),
     "configure_logging": ("engine.logs", "configure"),
     "Memory": ("engine.memory", "Memory"),
@@ -65,6 +67,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "ResetResult": ("engine.sessions.listeners", "ResetResult"),
     "RepairReport": ("engine.sessions.repair", "RepairReport"),
     "Settings": ("engine.settings", "Settings"),
+    "settings": ("engine.settings", None),
 }
 """Where each public name lives. ``import engine`` loads none of it: a name is imported when first used
 (PEP 562), so a CLI command loads only the parts it runs."""
@@ -103,7 +106,9 @@ __all__ = [
     "configure_logging",
     "errors",
     "import_agent_folders",
+    "import_reasons",
     "import_transcripts",
     "platform_home",
     "query_terms",
+    "settings",
 ]

@@ -2,6 +2,221 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_TW">
 <context>
+    <name></name>
+    <message>
+        <source>API error or synthetic message</source>
+        <translation>API 錯誤或合成訊息</translation>
+    </message>
+    <message>
+        <source>assistant call to a tool</source>
+        <translation>助理的工具呼叫</translation>
+    </message>
+    <message>
+        <source>tool call or result</source>
+        <translation>工具呼叫或結果</translation>
+    </message>
+    <message>
+        <source>attachment (file not imported)</source>
+        <translation>附件（檔案未匯入）</translation>
+    </message>
+    <message>
+        <source>file (not imported)</source>
+        <translation>檔案（未匯入）</translation>
+    </message>
+    <message>
+        <source>image (not imported)</source>
+        <translation>圖片（未匯入）</translation>
+    </message>
+    <message>
+        <source>image or document (not imported)</source>
+        <translation>圖片或文件（未匯入）</translation>
+    </message>
+    <message>
+        <source>image or file part</source>
+        <translation>圖片或檔案部分</translation>
+    </message>
+    <message>
+        <source>non-text content part (image, file)</source>
+        <translation>非文字內容（圖片、檔案）</translation>
+    </message>
+    <message>
+        <source>other content block</source>
+        <translation>其他內容區塊</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考過程</translation>
+    </message>
+    <message>
+        <source>compaction summary</source>
+        <translation>壓縮摘要</translation>
+    </message>
+    <message>
+        <source>injected context</source>
+        <translation>注入的上下文</translation>
+    </message>
+    <message>
+        <source>meta or injected context</source>
+        <translation>中繼資料或注入的上下文</translation>
+    </message>
+    <message>
+        <source>interruption marker</source>
+        <translation>中斷標記</translation>
+    </message>
+    <message>
+        <source>slash command or its output</source>
+        <translation>斜線指令或其輸出</translation>
+    </message>
+    <message>
+        <source>subagent line</source>
+        <translation>子代理的行</translation>
+    </message>
+    <message>
+        <source>subagent transcript</source>
+        <translation>子代理的紀錄</translation>
+    </message>
+    <message>
+        <source>developer or system message</source>
+        <translation>開發者或系統訊息</translation>
+    </message>
+    <message>
+        <source>hidden message</source>
+        <translation>隱藏的訊息</translation>
+    </message>
+    <message>
+        <source>empty message</source>
+        <translation>空白訊息</translation>
+    </message>
+    <message>
+        <source>structural line (system, summary, progress, snapshot …)</source>
+        <translation>結構資料行（系統、摘要、進度、快照…）</translation>
+    </message>
+    <message>
+        <source>structural line (session meta, turn context, token count …)</source>
+        <translation>結構資料行（工作階段資訊、回合脈絡、token 計數…）</translation>
+    </message>
+    <message>
+        <source>the same turn as an event (one stream is imported)</source>
+        <translation>以事件重複記錄的同一回合（只匯入一份）</translation>
+    </message>
+    <message>
+        <source>conversation found twice (the copy updated last is imported)</source>
+        <translation>重複的對話（匯入最後更新的那份）</translation>
+    </message>
+    <message>
+        <source>message in both history.db and history.json (imported once)</source>
+        <translation>同時在 history.db 與 history.json 中的訊息（只匯入一次）</translation>
+    </message>
+    <message>
+        <source>temp- session (throwaway)</source>
+        <translation>temp- 工作階段（暫時）</translation>
+    </message>
+    <message>
+        <source>folder name is not a session id</source>
+        <translation>資料夾名稱不是工作階段 ID</translation>
+    </message>
+    <message>
+        <source>session with an unreadable history.json</source>
+        <translation>history.json 無法讀取的工作階段</translation>
+    </message>
+    <message>
+        <source>unreadable history.db (only history.json was read)</source>
+        <translation>無法讀取的 history.db（只讀了 history.json）</translation>
+    </message>
+    <message>
+        <source>session without messages</source>
+        <translation>沒有訊息的工作階段</translation>
+    </message>
+    <message>
+        <source>summary.json of a session without messages</source>
+        <translation>沒有訊息之工作階段的 summary.json</translation>
+    </message>
+    <message>
+        <source>unreadable summary.json</source>
+        <translation>無法讀取的 summary.json</translation>
+    </message>
+    <message>
+        <source>summary.json without summary keys</source>
+        <translation>沒有摘要欄位的 summary.json</translation>
+    </message>
+    <message>
+        <source>broken conversation</source>
+        <translation>損壞的對話</translation>
+    </message>
+    <message>
+        <source>conversation without messages</source>
+        <translation>沒有訊息的對話</translation>
+    </message>
+    <message>
+        <source>transcript without a usable session id</source>
+        <translation>沒有可用工作階段 ID 的紀錄</translation>
+    </message>
+    <message>
+        <source>transcript without messages</source>
+        <translation>沒有訊息的紀錄</translation>
+    </message>
+    <message>
+        <source>unreadable transcript</source>
+        <translation>無法讀取的紀錄</translation>
+    </message>
+    <message>
+        <source>line that is not JSON</source>
+        <translation>不是 JSON 的行</translation>
+    </message>
+    <message>
+        <source>line that is not an object</source>
+        <translation>不是物件的行</translation>
+    </message>
+    <message>
+        <source>broken message</source>
+        <translation>損壞的訊息</translation>
+    </message>
+    <message>
+        <source>message with an unknown author</source>
+        <translation>作者不明的訊息</translation>
+    </message>
+    <message>
+        <source>message with an unknown sender</source>
+        <translation>傳送者不明的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time that is not a number</source>
+        <translation>時間不是數字的訊息</translation>
+    </message>
+    <message>
+        <source>message with a negative time</source>
+        <translation>時間為負數的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time before 1990</source>
+        <translation>時間早於 1990 年的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time after 2200</source>
+        <translation>時間晚於 2200 年的訊息</translation>
+    </message>
+    <message>
+        <source>{value} message</source>
+        <translation>{value} 訊息</translation>
+    </message>
+    <message>
+        <source>non-text message ({value})</source>
+        <translation>非文字訊息（{value}）</translation>
+    </message>
+    <message>
+        <source>non-text part ({value})</source>
+        <translation>非文字部分（{value}）</translation>
+    </message>
+    <message>
+        <source>message longer than {value} characters</source>
+        <translation>超過 {value} 個字元的訊息</translation>
+    </message>
+    <message>
+        <source>file that is not {value}</source>
+        <translation>不是 {value} 的檔案</translation>
+    </message>
+</context>
+<context>
     <name>About</name>
     <message>
         <source>About memtray</source>
@@ -818,213 +1033,6 @@
     <message>
         <source>File to import</source>
         <translation>要匯入的檔案</translation>
-    </message>
-</context>
-<context>
-    <name>ImportReason</name>
-    <message>
-        <source>API error or synthetic message</source>
-        <translation>API 錯誤或合成訊息</translation>
-    </message>
-    <message>
-        <source>assistant call to a tool</source>
-        <translation>助理的工具呼叫</translation>
-    </message>
-    <message>
-        <source>attachment (file not imported)</source>
-        <translation>附件（檔案未匯入）</translation>
-    </message>
-    <message>
-        <source>broken conversation</source>
-        <translation>損壞的對話</translation>
-    </message>
-    <message>
-        <source>broken message</source>
-        <translation>損壞的訊息</translation>
-    </message>
-    <message>
-        <source>compaction summary</source>
-        <translation>壓縮摘要</translation>
-    </message>
-    <message>
-        <source>conversation found twice (the copy updated last is imported)</source>
-        <translation>重複的對話（匯入最後更新的那份）</translation>
-    </message>
-    <message>
-        <source>conversation without messages</source>
-        <translation>沒有訊息的對話</translation>
-    </message>
-    <message>
-        <source>developer or system message</source>
-        <translation>開發者或系統訊息</translation>
-    </message>
-    <message>
-        <source>empty message</source>
-        <translation>空白訊息</translation>
-    </message>
-    <message>
-        <source>file (not imported)</source>
-        <translation>檔案（未匯入）</translation>
-    </message>
-    <message>
-        <source>folder name is not a session id</source>
-        <translation>資料夾名稱不是工作階段 ID</translation>
-    </message>
-    <message>
-        <source>hidden message</source>
-        <translation>隱藏的訊息</translation>
-    </message>
-    <message>
-        <source>image (not imported)</source>
-        <translation>圖片（未匯入）</translation>
-    </message>
-    <message>
-        <source>image or document (not imported)</source>
-        <translation>圖片或文件（未匯入）</translation>
-    </message>
-    <message>
-        <source>image or file part</source>
-        <translation>圖片或檔案部分</translation>
-    </message>
-    <message>
-        <source>injected context</source>
-        <translation>注入的上下文</translation>
-    </message>
-    <message>
-        <source>interruption marker</source>
-        <translation>中斷標記</translation>
-    </message>
-    <message>
-        <source>line that is not JSON</source>
-        <translation>不是 JSON 的行</translation>
-    </message>
-    <message>
-        <source>line that is not an object</source>
-        <translation>不是物件的行</translation>
-    </message>
-    <message>
-        <source>message in both history.db and history.json (imported once)</source>
-        <translation>同時在 history.db 與 history.json 中的訊息（只匯入一次）</translation>
-    </message>
-    <message>
-        <source>message with a negative time</source>
-        <translation>時間為負數的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time after 2200</source>
-        <translation>時間晚於 2200 年的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time before 1990</source>
-        <translation>時間早於 1990 年的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time that is not a number</source>
-        <translation>時間不是數字的訊息</translation>
-    </message>
-    <message>
-        <source>message with an unknown author</source>
-        <translation>作者不明的訊息</translation>
-    </message>
-    <message>
-        <source>message with an unknown sender</source>
-        <translation>傳送者不明的訊息</translation>
-    </message>
-    <message>
-        <source>meta or injected context</source>
-        <translation>中繼資料或注入的上下文</translation>
-    </message>
-    <message>
-        <source>non-text content part (image, file)</source>
-        <translation>非文字內容（圖片、檔案）</translation>
-    </message>
-    <message>
-        <source>other content block</source>
-        <translation>其他內容區塊</translation>
-    </message>
-    <message>
-        <source>session with an unreadable history.json</source>
-        <translation>history.json 無法讀取的工作階段</translation>
-    </message>
-    <message>
-        <source>session without messages</source>
-        <translation>沒有訊息的工作階段</translation>
-    </message>
-    <message>
-        <source>slash command or its output</source>
-        <translation>斜線指令或其輸出</translation>
-    </message>
-    <message>
-        <source>subagent line</source>
-        <translation>子代理的行</translation>
-    </message>
-    <message>
-        <source>subagent transcript</source>
-        <translation>子代理的紀錄</translation>
-    </message>
-    <message>
-        <source>summary.json of a session without messages</source>
-        <translation>沒有訊息之工作階段的 summary.json</translation>
-    </message>
-    <message>
-        <source>summary.json without summary keys</source>
-        <translation>沒有摘要欄位的 summary.json</translation>
-    </message>
-    <message>
-        <source>temp- session (throwaway)</source>
-        <translation>temp- 工作階段（暫時）</translation>
-    </message>
-    <message>
-        <source>the same turn as an event (one stream is imported)</source>
-        <translation>以事件重複記錄的同一回合（只匯入一份）</translation>
-    </message>
-    <message>
-        <source>thinking</source>
-        <translation>思考過程</translation>
-    </message>
-    <message>
-        <source>tool call or result</source>
-        <translation>工具呼叫或結果</translation>
-    </message>
-    <message>
-        <source>transcript without a usable session id</source>
-        <translation>沒有可用工作階段 ID 的紀錄</translation>
-    </message>
-    <message>
-        <source>transcript without messages</source>
-        <translation>沒有訊息的紀錄</translation>
-    </message>
-    <message>
-        <source>unreadable history.db (only history.json was read)</source>
-        <translation>無法讀取的 history.db（只讀了 history.json）</translation>
-    </message>
-    <message>
-        <source>unreadable summary.json</source>
-        <translation>無法讀取的 summary.json</translation>
-    </message>
-    <message>
-        <source>unreadable transcript</source>
-        <translation>無法讀取的紀錄</translation>
-    </message>
-    <message>
-        <source>non-text part ({value})</source>
-        <translation>非文字部分（{value}）</translation>
-    </message>
-    <message>
-        <source>non-text message ({value})</source>
-        <translation>非文字訊息（{value}）</translation>
-    </message>
-    <message>
-        <source>message longer than {value} characters</source>
-        <translation>超過 {value} 個字元的訊息</translation>
-    </message>
-    <message>
-        <source>file that is not {value}</source>
-        <translation>不是 {value} 的檔案</translation>
-    </message>
-    <message>
-        <source>{value} message</source>
-        <translation>{value} 訊息</translation>
     </message>
 </context>
 <context>

@@ -33,14 +33,13 @@ from engine.errors import (
     QuotaExceeded,
 )
 from engine.llm.redact import redact
+from engine.settings import FLASH_LITE
 
 log = logging.getLogger("memtray.gemini")
 
 DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_SUMMARY_MODEL = "gemini-2.5-flash"
-DEFAULT_DECISION_MODEL = "gemini-2.5-flash-lite"
-# Tried once when the summary model fails with a service error (quota, 5xx, timeout) or is cooling down.
-FALLBACK_MODEL = "gemini-2.5-flash-lite"
+FALLBACK_MODEL = FLASH_LITE
+"""Tried once when the summary model fails with a service error (quota, 5xx, timeout) or is cooling down."""
 COOLDOWN_S = 60.0
 RETRY_STATUS_CODES = (408, 429, 500, 502, 503, 504)
 
