@@ -130,6 +130,6 @@ def test_the_choices_are_the_engines_each_with_a_label(window: SettingsWindow) -
     assert not set(texts(window.embedder)) & set(settings.EMBEDDERS)  # each shown by its label
     assert texts(window.summary_model) == texts(window.chat_model) == settings.GEMINI_MODELS
     assert texts(window.decision_model) == ("", *settings.GEMINI_MODELS)
-    defaults = Settings()
-    assert {defaults.summary_model, defaults.chat_model, defaults.decision_model} <= set(settings.GEMINI_MODELS)
+    first = Settings()
+    assert {first.summary_model, first.chat_model, first.decision_model} <= set(settings.GEMINI_MODELS)
     assert i18n.LANGUAGES == ("en", "zh_TW")
