@@ -9,8 +9,8 @@ when the engine changes. The adapters translate the real engine APIs:
   ``run_pending()``, ``pending()``, ``status()`` → :class:`SummaryStatus` (no last-run time: the adapter
   remembers the runs it made, and the app adds the newest ``summary.json`` time it already knows).
 - ``mem.errors`` (:class:`engine.errormemory.ErrorMemory`): ``records(limit=)``, ``count()``,
-  ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; an
-  :class:`ErrorRecord`'s ``expires_at`` is in Unix **nanoseconds**.
+  ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; the
+  error-memory tab shows the engine's own :class:`engine.errormemory.ErrorRecord`.
 - :class:`engine.llm.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
   ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.llm.gemini.make_client`.
 
@@ -84,25 +84,6 @@ class SummaryState:
 
 
 @dataclass(frozen=True)
-class ErrorRecordView:
-    """One error-memory record as the table shows it."""
-
-    id: str
-    tool: str
-    symptom: str
-    action: str
-    outcome: str
-    cause: str = ""
-    keywords: tuple[str, ...] = ()
-    expire_at: int = 0  # Unix seconds; 0 = unknown
-
-    def expires_in_days(self, now: float | None = None) -> int | None:
-        if not self.expire_at:
-            return None
-        return max(0, int((self.expire_at - (now if now is not None else time.time())) // 86400))
-
-
-@dataclass(frozen=True)
 class KeyInfo:
     """Where the Gemini key comes from, in words (never the key itself, at most a masked hint).
 
@@ -135,9 +116,9 @@ class SummarySource(Protocol):
 class ErrorSource(Protocol):
     """The error memory, as its tab needs it. Every call runs on a worker."""
 
-    def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]: ...
+    def list(self, limit: int = 500) -> builtins.list[ErrorRecord]: ...
     def count(self) -> int: ...
-    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]: ...
+    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecord]: ...
     def forget(self, record_id: str) -> None: ...
 
 
@@ -229,34 +210,20 @@ class EngineSummaries:
 # -- error memory ------------------------------------------------------------------------------
 
 
-def error_view(record: ErrorRecord) -> ErrorRecordView:
-    """The table's view of an engine :class:`ErrorRecord` (``expires_at`` ns → ``expire_at`` seconds)."""
-    return ErrorRecordView(
-        id=record.id,
-        tool=record.tool_name,
-        symptom=record.symptom,
-        action=record.action,
-        outcome=record.outcome,
-        cause=record.cause,
-        keywords=tuple(record.keywords),
-        expire_at=record.expires_at // 1_000_000_000 if record.expires_at else 0,
-    )
-
-
 class EngineErrors:
     """:class:`ErrorSource` over ``mem.errors``."""
 
     def __init__(self, part: ErrorMemory) -> None:
         self.part = part
 
-    def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self.part.records(limit=limit)]
+    def list(self, limit: int = 500) -> builtins.list[ErrorRecord]:
+        return self.part.records(limit=limit)
 
     def count(self) -> int:
         return self.part.count()
 
-    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self.part.search(query, limit=limit)]
+    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecord]:
+        return self.part.search(query, limit=limit)
 
     def forget(self, record_id: str) -> None:
         self.part.forget(record_id)

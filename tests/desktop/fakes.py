@@ -8,8 +8,11 @@ from __future__ import annotations
 import threading
 import time
 
-from desktop.seams import Discussion, ErrorRecordView, KeyInfo, SummaryState, SummaryView
+from desktop.seams import Discussion, KeyInfo, SummaryState, SummaryView
 from engine import Settings
+from engine.errormemory import ErrorRecord
+
+DAY_NS = 86_400 * 1_000_000_000
 
 
 class FakeSummaries:
@@ -55,36 +58,42 @@ class FakeErrors:
     """A :class:`desktop.seams.ErrorSource` over a list."""
 
     def __init__(self) -> None:
-        now = int(time.time())
+        now = time.time_ns()
         self.records = [
-            ErrorRecordView(
-                "a1b2c3d4e5f6",
+            ErrorRecord(
+                "a1b2c3d4e5f6" * 5 + "a1b2",
                 "fetch_page",
+                (),
                 "timeout after 30s",
+                "",
                 "retried with a longer timeout",
                 "resolved",
-                expire_at=now + 89 * 86400 + 60,
+                now,
+                now + 89 * DAY_NS + 60_000_000_000,
             ),
-            ErrorRecordView(
-                "ffee00112233",
+            ErrorRecord(
+                "ffee00112233" * 5 + "ffee",
                 "run_sql",
+                (),
                 "syntax error near 'FROM'",
+                "",
                 "quoted the column name",
                 "resolved",
-                expire_at=now + 10 * 86400 + 60,
+                now,
+                now + 10 * DAY_NS + 60_000_000_000,
             ),
         ]
         self.forgotten: list[str] = []
 
-    def list(self, limit: int = 500) -> list[ErrorRecordView]:
+    def list(self, limit: int = 500) -> list[ErrorRecord]:
         return self.records[:limit]
 
     def count(self) -> int:
         return len(self.records)
 
-    def search(self, query: str, limit: int = 50) -> list[ErrorRecordView]:
+    def search(self, query: str, limit: int = 50) -> list[ErrorRecord]:
         q = query.lower()
-        return [r for r in self.records if q in r.tool.lower() or q in r.symptom.lower()][:limit]
+        return [r for r in self.records if q in r.tool_name.lower() or q in r.symptom.lower()][:limit]
 
     def forget(self, record_id: str) -> None:
         self.forgotten.append(record_id)
