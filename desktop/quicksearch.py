@@ -267,10 +267,7 @@ class QuickSearchWindow(QWidget):
     # -- searching --------------------------------------------------------------------------------
 
     def _query(self) -> Query | None:
-        text = self.box.text().strip()
-        if not text:
-            return None
-        return Query(text, "hybrid" if self.state.semantic else "keyword", None, None)
+        return Query.typed(self.box.text(), "hybrid" if self.state.semantic else "keyword")
 
     def _on_memory_did_open(self) -> None:
         self.searcher.memory = self.state.memory

@@ -27,11 +27,22 @@ MAX_RESULTS = 200
 
 @dataclass(frozen=True)
 class Query:
+    """A search as typed: its text (as the engine cleans and parses it), how to match, where, when."""
+
     text: str
     match: str
     session: str | None
     time_range: str | None
     limit: int = MAX_RESULTS
+
+    @classmethod
+    def typed(
+        cls, text: str, match: str, session: str | None = None, time_range: str | None = None
+    ) -> Query | None:
+        """The search for a box's ``text`` (white space around it dropped: it changes no result); None
+        when there is nothing to search. The engine cleans and parses the rest."""
+        text = text.strip()
+        return cls(text, match, session, time_range) if text else None
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ class SearchPane(QWidget):
         self.runner = runner
         self.current_session: str | None = None
         self._words: list[str] = []
-        self.searcher = Searcher(runner, self._current_query, self)
+        self.searcher = Searcher(runner, self.query, self)
         self.box = QLineEdit()
         self.box.setObjectName("search-box")
         self.box.setPlaceholderText(
@@ -170,15 +170,10 @@ class SearchPane(QWidget):
     def found(self) -> Found | None:
         return self.searcher.found
 
-    def query(self) -> Query:
+    def query(self) -> Query | None:
+        """The search the pane's box and options describe (None while the box is blank)."""
         session = self.current_session if self.scope.currentData() == "session" else None
-        return Query(
-            self.box.text().strip(), self.match.currentData(), session, self.time_range.currentData()
-        )
-
-    def _current_query(self) -> Query | None:
-        query = self.query()
-        return query if query.text else None
+        return Query.typed(self.box.text(), self.match.currentData(), session, self.time_range.currentData())
 
     def search(self) -> None:
         """Search for the box's text now (after the running search, if one runs)."""

@@ -249,3 +249,10 @@ def test_a_count_below_the_limit() -> None:
     assert count_text(50, 76, capped=False) == "50 of 76 results"
     assert count_text(1, 1, capped=False) == "1 result"
     assert count_text(76, 76, capped=False) == "76 results"
+
+
+def test_both_search_boxes_make_their_query_in_one_place() -> None:
+    from desktop.viewer.hits import Query
+
+    assert Query.typed("  \t", "keyword") is None
+    assert Query.typed("  retry  ", "hybrid", "proj", "7d") == Query("retry", "hybrid", "proj", "7d")
