@@ -62,6 +62,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its last use</source>
+        <translation>
+            <numerusform>Tool errors and their fixes, shared by every session; a record is kept %n day after its last use</numerusform>
+            <numerusform>Tool errors and their fixes, shared by every session; a record is kept %n days after its last use</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n record(s) found</source>
         <translation>
             <numerusform>%n record found</numerusform>

@@ -684,9 +684,11 @@
         <source>Search the error memory (tool, symptom, cause)</source>
         <translation>搜尋工具錯誤紀錄（工具、症狀、原因）</translation>
     </message>
-    <message>
-        <source>Tool errors and their fixes, shared by every session; a record is kept 90 days after its last use</source>
-        <translation>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 90 天</translation>
+    <message numerus="yes">
+        <source>Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its last use</source>
+        <translation>
+            <numerusform>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 %n 天</numerusform>
+        </translation>
     </message>
     <message>
         <source>Forget</source>

@@ -2,8 +2,8 @@
 
 Built against :class:`desktop.seams.ErrorSource`; the window adds it only when the engine has an error
 memory. Every call runs on the store worker. Listing shows the newest records (it does not refresh their
-expiry); a search shows the best matches, and, as for the agent's own searches, each hit's 90 days start
-again.
+expiry); a search shows the best matches, and, as for the agent's own searches, each hit's time to live
+(``engine.errormemory.TTL_NS``) starts again.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from desktop.errors import describe
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.seams import ErrorSource
 from desktop.tasks import TaskRunner
-from engine.errormemory import ErrorRecord
+from engine.errormemory import TTL_NS, ErrorRecord
 
 COLUMNS = (
     QT_TRANSLATE_NOOP("ErrorMemory", "Tool"),
@@ -137,8 +137,10 @@ class ErrorMemoryPanel(QWidget):
         self.box.setToolTip(
             translate(
                 "ErrorMemory",
-                "Tool errors and their fixes, shared by every session; a record is kept 90 days after its "
+                "Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its "
                 "last use",
+                "",
+                TTL_NS // DAY_NS,
             )
         )
         self.box.setClearButtonEnabled(True)
