@@ -5,7 +5,7 @@ protocols here, not against the engine's classes, so they can be tested with fak
 when the engine changes. The adapters translate the real engine APIs:
 
 - ``mem.summaries`` (:class:`engine.summary.Summaries`): ``load(session)`` → a :class:`Summary` (empty when
-  there is none), ``cursor(session)`` → ``YYYY-MM-DD HH:MM:SS`` local or ``""``, ``generate(session)``,
+  there is none), ``cursor_ns(session)`` → Unix ns or 0, ``generate(session)``,
   ``run_pending()``, ``pending()``, ``status()`` → :class:`SummaryStatus` (no last-run time: the adapter
   remembers the runs it made, and the app adds the newest ``summary.json`` time it already knows).
 - ``mem.errors`` (:class:`engine.errormemory.ErrorMemory`): ``records(limit=)``, ``count()``,
@@ -23,8 +23,7 @@ import builtins
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QCoreApplication
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from engine import Memory, Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
     from engine.llm import Keys
-    from engine.summary import CurrentDiscussion, PastDiscussion, Summaries, Summary
+    from engine.summary import Summaries, Summary
 
 log = logging.getLogger("memtray.desktop.seams")
 
@@ -46,23 +45,10 @@ KEY_TEST_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
-class Discussion:
-    """One discussion of a summary (current or past)."""
-
-    topic: str
-    description: str = ""
-    direction: str = ""
-    perspectives: str = ""
-    last_discussed: str = ""
-
-
-@dataclass(frozen=True)
 class SummaryView:
-    """A session's summary as the summary panel shows it."""
+    """A session's summary as the engine keeps it, and how far it goes (Unix ns; 0: not summarized)."""
 
-    key_decisions: list[str] = field(default_factory=list)
-    current: Discussion | None = None
-    past: list[Discussion] = field(default_factory=list)
+    summary: Summary
     cursor_ns: int = 0
 
 
@@ -135,39 +121,11 @@ class KeyStore(Protocol):
 # -- summaries ---------------------------------------------------------------------------------
 
 
-def _discussion(raw: CurrentDiscussion | PastDiscussion) -> Discussion | None:
-    found = Discussion(
-        topic=raw.topic,
-        description=raw.description,
-        direction=raw.direction,
-        perspectives=getattr(raw, "perspectives", ""),
-        last_discussed=getattr(raw, "last_discussed", ""),
-    )
-    return found if any((found.topic, found.description, found.direction, found.perspectives)) else None
-
-
-def cursor_ns(cursor: str) -> int:
-    """Unix ns of a summary cursor (``YYYY-MM-DD HH:MM:SS``, local time); 0 when empty or unreadable."""
-    text = cursor.strip()
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"):
-        try:
-            return int(datetime.strptime(text, fmt).astimezone().timestamp()) * 1_000_000_000
-        except ValueError:
-            continue
-    return 0
-
-
-def summary_view(summary: Summary, cursor: str = "") -> SummaryView | None:
+def summary_view(summary: Summary, cursor_ns: int = 0) -> SummaryView | None:
     """A :class:`SummaryView` of the engine's summary; None when there is no summary and no cursor."""
-    if summary.is_empty and not cursor:
+    if summary.is_empty and not cursor_ns:
         return None
-    past = [d for d in (_discussion(p) for p in summary.past_discussions) if d]
-    return SummaryView(
-        key_decisions=list(summary.key_decisions),
-        current=_discussion(summary.current_discussion),
-        past=past,
-        cursor_ns=cursor_ns(cursor),
-    )
+    return SummaryView(summary, cursor_ns)
 
 
 class EngineSummaries:
@@ -179,7 +137,7 @@ class EngineSummaries:
         self._guard = threading.Lock()
 
     def load(self, session: str) -> SummaryView | None:
-        return summary_view(self.part.load(session), self.part.cursor(session))
+        return summary_view(self.part.load(session), self.part.cursor_ns(session))
 
     def generate(self, session: str) -> object:
         try:

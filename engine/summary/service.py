@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.clock import parse_local
 from engine.errors import EngineError, NoApiKey
 from engine.llm.gemini import ClientFactory, Gemini, UsageEvent
 from engine.llm.keys import NO_KEY, Keys
@@ -141,6 +142,14 @@ class Summaries:
     def cursor(self, session: str) -> str:
         """The session's cursor (``YYYY-MM-DD HH:MM:SS``), ``""`` when there is none."""
         return files.read_cursor(self._paths, session)
+
+    def cursor_ns(self, session: str) -> int:
+        """The session's cursor as Unix ns (the last summarized message's time); 0 when there is none or
+        it is not a time (the next run moves it aside)."""
+        try:
+            return parse_local(self.cursor(session))
+        except ValueError:
+            return 0
 
     def pending(self) -> list[str]:
         """Sessions to summarize: not ``temp-`` nor a private chat, with a history.json newer than summary.json (or no

@@ -8,9 +8,10 @@ from __future__ import annotations
 import threading
 import time
 
-from desktop.seams import Discussion, KeyInfo, SummaryState, SummaryView
+from desktop.seams import KeyInfo, SummaryState, SummaryView
 from engine import Settings
 from engine.errormemory import ErrorRecord
+from engine.summary import CurrentDiscussion, PastDiscussion, Summary
 
 DAY_NS = 86_400 * 1_000_000_000
 
@@ -28,12 +29,14 @@ class FakeSummaries:
     def load(self, session: str) -> SummaryView | None:
         if session != "proj-zh":
             return None
-        return SummaryView(
-            key_decisions=["Do: 回覆使用繁體中文", "Don't: 在週末部署"],
-            current=Discussion("會議紀錄", "整理今天的會議", direction="下週三交付設計稿"),
-            past=[Discussion("記憶體不足", "關閉分頁、檢查程式", last_discussed="2025-10-09 08:00")],
-            cursor_ns=1_760_000_000 * 1_000_000_000,
+        summary = Summary(
+            key_decisions=("Do: 回覆使用繁體中文", "Don't: 在週末部署"),
+            current_discussion=CurrentDiscussion("會議紀錄", "整理今天的會議", direction="下週三交付設計稿"),
+            past_discussions=(
+                PastDiscussion("記憶體不足", "關閉分頁、檢查程式", last_discussed="2025-10-09 08:00"),
+            ),
         )
+        return SummaryView(summary, cursor_ns=1_760_000_000 * 1_000_000_000)
 
     def generate(self, session: str) -> object:
         with self.lock:

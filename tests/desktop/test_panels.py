@@ -8,7 +8,7 @@ from typing import Any
 from desktop import seams
 from desktop.state import AppState
 from desktop.viewer.errormemory import ErrorMemoryPanel, days_left
-from desktop.viewer.summary import SummaryPanel
+from desktop.viewer.summary import SummaryPanel, summary_html
 from desktop.viewer.window import ViewerWindow
 from tests.desktop.fakes import FakeErrors, FakeSummaries
 
@@ -75,11 +75,13 @@ def test_adapters_read_the_engine_shapes() -> None:
             "current_discussion": {"topic": "", "description": "", "perspectives": "", "direction": ""},
         }
     )
-    view = seams.summary_view(summary, "2025-01-02 03:04:05")
-    assert view is not None and view.key_decisions == ["Do: x"] and view.current is None
-    assert view.past[0].last_discussed == "2025-01-02 03:04" and view.cursor_ns > 0
-    assert seams.summary_view(EMPTY, "") is None
-    assert seams.summary_view(EMPTY, "2025-01-02 03:04:05") is not None  # summarized, nothing kept
+    view = seams.summary_view(summary, 1_735_787_045_000_000_000)
+    assert view is not None and view.summary is summary and view.cursor_ns == 1_735_787_045_000_000_000
+    page = summary_html(view)
+    assert "Do: x" in page and "<b>t</b> <small>(2025-01-02 03:04)</small>" in page
+    assert page.count("<i>none</i>") == 1  # the empty current discussion
+    assert seams.summary_view(EMPTY, 0) is None
+    assert seams.summary_view(EMPTY, 1) is not None  # summarized, nothing kept
     day = 86_400 * 1_000_000_000
     record = ErrorRecord("ab" * 32, "t", ("k",), "s", "", "a", "resolved", 1, 90 * day)
     assert days_left(record, now_ns=0) == 90 and days_left(record, now_ns=day + 1) == 88

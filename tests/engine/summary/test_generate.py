@@ -22,7 +22,10 @@ def test_bootstrap_sets_cursor_without_a_call(smem: Memory, fake: FakeGemini) ->
     result = smem.summaries.generate("s")
     assert result.bootstrapped
     assert smem.summaries.cursor("s") == format_local(T0 + 3 * SECOND)
+    assert smem.summaries.cursor_ns("s") == (T0 + 3 * SECOND) // SECOND * SECOND  # as the desktop shows it
     assert fake.calls() == []
+    files.write_cursor(smem.paths, "s", "not a time")
+    assert smem.summaries.cursor_ns("s") == 0 and smem.summaries.cursor_ns("none") == 0
 
 
 def test_one_chunk_saves_summary_cursor_and_usage(smem: Memory, fake: FakeGemini) -> None:
