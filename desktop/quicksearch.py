@@ -60,7 +60,7 @@ from desktop.state import AppState
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import Searcher, count_text
+from desktop.viewer.searcher import Searcher, found_text
 from desktop.viewer.timefmt import local_time
 
 log = logging.getLogger("memtray.desktop.quicksearch")
@@ -310,13 +310,7 @@ class QuickSearchWindow(QWidget):
         self.status.setText(describe(exc, translate("Search", "searching")).text)
 
     def _show_count(self) -> None:
-        found = self.searcher.found
-        total = len(found.hits) if found is not None else 0
-        shown = self.model.rowCount()
-        if not total:
-            self.status.setText(translate("Search", "No results."))
-        else:
-            self.status.setText(count_text(shown, total, found is not None and found.capped))
+        self.status.setText(found_text(self.searcher.found, self.model.rowCount()))
         self.more_button.setVisible(self.searcher.has_more)
 
     def row_html(self, result: Result) -> str:

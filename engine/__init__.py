@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from engine.paths import Paths, platform_home
     from engine.search.pipeline import Hit, SearchResult
     from engine.search.query import query_terms
+    from engine.semantic.progress import Coverage
     from engine.semantic.tier import SemanticStatus
     from engine.sessions.compaction import CompactResult
     from engine.sessions.folders import SessionInfo
@@ -62,6 +63,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "SearchResult": ("engine.search.pipeline", "SearchResult"),
     "query_terms": ("engine.search.query", "query_terms"),
     "SemanticStatus": ("engine.semantic.tier", "SemanticStatus"),
+    "Coverage": ("engine.semantic.progress", "Coverage"),
     "CompactResult": ("engine.sessions.compaction", "CompactResult"),
     "SessionInfo": ("engine.sessions.folders", "SessionInfo"),
     "ResetResult": ("engine.sessions.listeners", "ResetResult"),
@@ -89,6 +91,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CompactResult",
+    "Coverage",
     "EngineError",
     "Hit",
     "Memory",

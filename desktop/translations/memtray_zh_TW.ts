@@ -1451,6 +1451,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>hybrid</source>
         <translation>關鍵字＋語意</translation>
     </message>
+    <message>
+        <source>New messages are embedded in the background; until they are, meaning search cannot rank them, and keywords still find them.</source>
+        <translation>新訊息會在背景建立語意索引；完成前，語意搜尋還排不到它們，關鍵字搜尋仍然找得到。</translation>
+    </message>
     <message numerus="yes">
         <source>{shown} of %n+ results</source>
         <translation>
@@ -1468,6 +1472,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>
             <numerusform>共 %n 筆，顯示 {shown} 筆</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>meaning search covers {embedded} of {total} messages so far</source>
+        <translation>語意搜尋目前涵蓋 {total} 則訊息中的 {embedded} 則</translation>
+    </message>
+    <message>
+        <source>{count} · {coverage}</source>
+        <translation>{count} · {coverage}</translation>
     </message>
     <message>
         <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>

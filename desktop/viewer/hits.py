@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import Hit, Memory, Message
+from engine import Coverage, Hit, Memory, Message
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,18 @@ class Query:
 
 @dataclass(frozen=True)
 class Found:
-    """A search's answer: every hit (up to the query's limit) and the first page with its context."""
+    """A search's answer: every hit (up to the query's limit), the first page with its context, and how
+    much of the memory its meaning search covered (None for a keyword search)."""
 
     query: Query
     hits: list[Hit]
     results: list[Result]
+    coverage: Coverage | None = None
+
+    @property
+    def partial(self) -> bool:
+        """True when meaning search ranked only part of the messages (the rest wait to be embedded)."""
+        return self.coverage is not None and not self.coverage.complete
 
     @property
     def capped(self) -> bool:
@@ -71,7 +78,7 @@ def with_context(mem: Memory, hits: list[Hit]) -> list[Result]:
 
 def run_search(mem: Memory, query: Query, page: int = PAGE) -> Found:
     """Search, then read the context of the first ``page`` hits (runs on the store worker)."""
-    hits = mem.search(
+    found = mem.search_with_coverage(
         query.text,
         session=query.session,
         match=query.match,
@@ -79,4 +86,5 @@ def run_search(mem: Memory, query: Query, page: int = PAGE) -> Found:
         time_range=query.time_range,
         limit=query.limit,
     )
-    return Found(query, hits, with_context(mem, hits[:page]))
+    hits = list(found.hits)
+    return Found(query, hits, with_context(mem, hits[:page]), found.coverage)

@@ -37,7 +37,7 @@ from desktop.tasks import TaskRunner
 from desktop.viewer.delegate import header_text
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import Searcher, count_text
+from desktop.viewer.searcher import Searcher, found_text
 from engine import Memory
 
 log = logging.getLogger("memtray.desktop.viewer.search")
@@ -210,10 +210,16 @@ class SearchPane(QWidget):
     def _show_results(self) -> None:
         found = self.found
         total = len(found.hits) if found is not None else 0
-        if not total:
-            self.status.setText(translate("Search", "No results."))
-        else:
-            self.status.setText(count_text(len(self.results), total, found is not None and found.capped))
+        self.status.setText(found_text(found, len(self.results)))
+        self.status.setToolTip(
+            translate(
+                "Search",
+                "New messages are embedded in the background; until they are, meaning search cannot rank "
+                "them, and keywords still find them.",
+            )
+            if found is not None and found.partial
+            else ""
+        )
         self.more_button.setVisible(len(self.results) < total)
         self.view.setHtml(self.results_html(self.results))
 

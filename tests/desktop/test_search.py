@@ -256,3 +256,30 @@ def test_both_search_boxes_make_their_query_in_one_place() -> None:
 
     assert Query.typed("  \t", "keyword") is None
     assert Query.typed("  retry  ", "hybrid", "proj", "7d") == Query("retry", "hybrid", "proj", "7d")
+
+
+def test_the_search_tab_says_when_meaning_search_is_partial(
+    viewer: ViewerWindow, memory: Any, qtbot: Any, screenshot: Any
+) -> None:
+    from engine import Message
+    from tests.desktop.conftest import BASE_NS
+
+    viewer.search.set_semantic_available(True)
+    viewer.search.match.setCurrentIndex(viewer.search.match.findData("hybrid"))
+    search(viewer, qtbot, "budget")
+    assert "meaning search covers" not in viewer.search.status.text()  # every message is embedded
+    assert viewer.search.status.toolTip() == ""
+    memory.pause_embedding()
+    later = [Message("user", f"budget note {i}", BASE_NS + (600 + i) * 1_000_000_000) for i in range(5)]
+    memory.append("english-notes", later)
+    total = sum(s.total_messages for s in memory.sessions(include_temp=True))
+    found = search(viewer, qtbot, "budget")
+    status = viewer.search.status.text()
+    assert f"meaning search covers {total - 5:,} of {total:,} messages so far" in status, status
+    assert status.startswith(f"{len(found)} results · ")  # keywords found the new notes all the same
+    assert sum(r.hit.message.content.startswith("budget note") for r in found) == 5
+    assert "embedded in the background" in viewer.search.status.toolTip()
+    screenshot(viewer, "search-partial-coverage")
+    viewer.search.match.setCurrentIndex(viewer.search.match.findData("keyword"))
+    search(viewer, qtbot, "budget")
+    assert "meaning search" not in viewer.search.status.text()  # keyword search ranks everything
