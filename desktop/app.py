@@ -358,8 +358,7 @@ class Memtray(QObject):
             self.chooser.session_did_choose.connect(self._on_session_did_choose)
             self.chooser.all_did_choose.connect(lambda _mode: self.operations.compact(None))
             self.shutting_down.connect(self.chooser.deleteLater)
-        else:
-            self.chooser.set_mode(mode)
+        self.chooser.open_for(mode)  # fresh each time: no filter or selection left from the last visit
         self.chooser.show()
         self.chooser.raise_()
         self.chooser.activateWindow()

@@ -57,6 +57,7 @@ from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import name_of
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
@@ -319,9 +320,8 @@ class QuickSearchWindow(QWidget):
         mark = contrast.mark_style(palette)
         quiet = contrast.muted(palette).name()
         message = result.hit.message
-        titles = {s.id: s.title for s in self.state.snapshot.sessions}
         session = message.session or ""
-        title = titles.get(session) or session
+        title = name_of(self.state.session(session), session)
         where = " · ".join(
             p for p in (role_name(message.role), message.sender, local_time(message.send_at)) if p
         )

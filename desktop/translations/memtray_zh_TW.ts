@@ -451,16 +451,8 @@
 <context>
     <name>Chooser</name>
     <message>
-        <source>Compact all</source>
-        <translation>全部整理</translation>
-    </message>
-    <message>
         <source>memtray: compact a session</source>
         <translation>memtray：整理對話的近期紀錄</translation>
-    </message>
-    <message>
-        <source>Compacting moves a session&apos;s older messages out of the recent history sent to the model (history.json); they stay in the archive and can still be searched.</source>
-        <translation>整理會把對話中較舊的訊息移出每次送給模型的近期紀錄（history.json）；它們仍保存在封存中，也還能搜尋。</translation>
     </message>
     <message>
         <source>Compact</source>
@@ -477,6 +469,44 @@
     <message>
         <source>Reset…</source>
         <translation>重設…</translation>
+    </message>
+    <message>
+        <source>Compacting moves a session&apos;s oldest messages out of the recent history the model sees with each message; they stay in the archive and can still be searched. The limit is {limit}: a session larger than {target} is trimmed to about {target}, a smaller one is left as it is.</source>
+        <translation>整理會把對話中最舊的訊息移出每次送給模型的近期紀錄；它們仍保存在封存中，也還能搜尋。上限是 {limit}：近期紀錄超過 {target} 的對話會整理到約 {target}，較小的保持原樣。</translation>
+    </message>
+    <message>
+        <source>Choose a session to see what happens to it.</source>
+        <translation>選一個對話，看看它會有什麼變化。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reset deletes the %Ln message(s) of “{session}”, after you confirm.</source>
+        <translation>
+            <numerusform>確認後，重設會刪除「{session}」的 %Ln 則訊息。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history, not more than {target}: compacting changes nothing.</source>
+        <translation>「{session}」的近期紀錄是 {size}，沒有超過 {target}：整理不會改變任何東西。</translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history: compacting deletes its oldest messages until about {target} remain (a private chat is not archived).</source>
+        <translation>「{session}」的近期紀錄是 {size}：整理會刪除最舊的訊息，直到剩下約 {target}（私密對話不會封存）。</translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history: compacting moves its oldest messages to the archive until about {target} remain.</source>
+        <translation>「{session}」的近期紀錄是 {size}：整理會把最舊的訊息移到封存區，直到剩下約 {target}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact all (%n)</source>
+        <translation>
+            <numerusform>全部整理（%n）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact the %n session(s) larger than {target}</source>
+        <translation>
+            <numerusform>整理近期紀錄超過 {target} 的 %n 個對話</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -504,6 +534,10 @@
     <message>
         <source>&lt;b&gt;{session}&lt;/b&gt; — loading…</source>
         <translation>&lt;b&gt;{session}&lt;/b&gt; — 載入中…</translation>
+    </message>
+    <message>
+        <source>Exporting “{session}”</source>
+        <translation>正在匯出「{session}」</translation>
     </message>
     <message>
         <source>Export session</source>
@@ -1101,36 +1135,6 @@
         <source>{seconds} s</source>
         <translation>{seconds} 秒</translation>
     </message>
-    <message>
-        <source>Compacted {session}</source>
-        <translation>已整理 {session}</translation>
-    </message>
-    <message>
-        <source>Nothing to trim: history.json is {size}, under the limit ({took}).</source>
-        <translation>不需要整理：近期紀錄（history.json）目前是 {size}，還沒超過上限（耗時 {took}）。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.</source>
-        <translation>
-            <numerusform>已把 %Ln 則較舊的訊息移到封存區（仍可搜尋），近期紀錄保留 {kept} 則；大小 {before} → {after}，耗時 {took}。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%Ln message(s) trimmed in {touched} of {count} sessions in {took}.</source>
-        <translation>
-            <numerusform>在 {count} 個對話中的 {touched} 個，把 %Ln 則較舊的訊息移到封存區，耗時 {took}。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Nothing to trim in %n session(s) ({took}).</source>
-        <translation>
-            <numerusform>%n 個對話都不需要整理（耗時 {took}）。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Compacted all sessions</source>
-        <translation>已整理所有對話</translation>
-    </message>
     <message numerus="yes">
         <source>%Ln message(s) deleted; summary and error memory kept ({took}).</source>
         <translation>
@@ -1142,10 +1146,6 @@
         <translation>
             <numerusform>已刪除 %Ln 則訊息；工具錯誤紀錄保留著（耗時 {took}）。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Reset {session}</source>
-        <translation>已重設 {session}</translation>
     </message>
     <message>
         <source>Summarized</source>
@@ -1178,8 +1178,68 @@
         </translation>
     </message>
     <message>
-        <source>Summarized {session}</source>
-        <translation>已摘要 {session}</translation>
+        <source>Nothing to compact in “{session}”</source>
+        <translation>「{session}」不需要整理</translation>
+    </message>
+    <message>
+        <source>Its recent history is {size}, not more than {target} (the limit is {limit}): nothing was moved ({took}).</source>
+        <translation>它的近期紀錄是 {size}，沒有超過 {target}（上限是 {limit}）：沒有移動任何訊息（耗時 {took}）。</translation>
+    </message>
+    <message>
+        <source>Its recent history is {size}, but its newest exchange always stays and is most of it: nothing was moved ({took}).</source>
+        <translation>它的近期紀錄是 {size}，但大部分是一定會保留的最新一輪對話：沒有移動任何訊息（耗時 {took}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted (a private chat is not archived), {kept} kept; recent history {before} → {after} in {took}.</source>
+        <translation>
+            <numerusform>已刪除 %Ln 則訊息（私密對話不會封存），保留 {kept} 則；近期紀錄 {before} → {after}，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) moved to the archive, {kept} kept; recent history {before} → {after} in {took}.</source>
+        <translation>
+            <numerusform>已把 %Ln 則訊息移到封存區，保留 {kept} 則；近期紀錄 {before} → {after}，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Compacted “{session}”</source>
+        <translation>已整理「{session}」</translation>
+    </message>
+    <message>
+        <source>Nothing to compact</source>
+        <translation>不需要整理</translation>
+    </message>
+    <message numerus="yes">
+        <source>The recent history of all %n session(s) is not more than {target} (the limit is {limit}) ({took}).</source>
+        <translation>
+            <numerusform>%n 個對話的近期紀錄都沒有超過 {target}（上限是 {limit}）（耗時 {took}）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compacted %n session(s)</source>
+        <translation>
+            <numerusform>已整理 %n 個對話</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.</source>
+        <translation>
+            <numerusform>已從近期紀錄移出 %Ln 則訊息，耗時 {took}；{others}保持原樣。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n other session(s)</source>
+        <translation>
+            <numerusform>其他 %n 個對話</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Reset “{session}”</source>
+        <translation>已重設「{session}」</translation>
+    </message>
+    <message>
+        <source>Summarized “{session}”</source>
+        <translation>已摘要「{session}」</translation>
     </message>
     <message>
         <source>{what} ({took}).</source>
@@ -1222,12 +1282,28 @@
         </translation>
     </message>
     <message>
-        <source>compacting {session}</source>
-        <translation>整理 {session}</translation>
+        <source>compacting “{session}”</source>
+        <translation>整理「{session}」</translation>
     </message>
     <message>
-        <source>Compacting {session}</source>
-        <translation>正在整理 {session}</translation>
+        <source>Compacting “{session}”</source>
+        <translation>正在整理「{session}」</translation>
+    </message>
+    <message>
+        <source>resetting “{session}”</source>
+        <translation>重設「{session}」</translation>
+    </message>
+    <message>
+        <source>Resetting “{session}”</source>
+        <translation>正在重設「{session}」</translation>
+    </message>
+    <message>
+        <source>summarizing “{session}”</source>
+        <translation>摘要「{session}」</translation>
+    </message>
+    <message>
+        <source>Summarizing “{session}”</source>
+        <translation>正在摘要「{session}」</translation>
     </message>
     <message>
         <source>compacting all sessions</source>
@@ -1264,24 +1340,8 @@
         <translation>重設</translation>
     </message>
     <message>
-        <source>resetting {session}</source>
-        <translation>重設 {session}</translation>
-    </message>
-    <message>
-        <source>Resetting {session}</source>
-        <translation>正在重設 {session}</translation>
-    </message>
-    <message>
         <source>The summarizer is not part of this build.</source>
         <translation>這個版本沒有摘要功能。</translation>
-    </message>
-    <message>
-        <source>summarizing {session}</source>
-        <translation>摘要 {session}</translation>
-    </message>
-    <message>
-        <source>Summarizing {session}</source>
-        <translation>正在摘要 {session}</translation>
     </message>
     <message>
         <source>summarizing</source>
@@ -1563,8 +1623,8 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>這個對話的摘要上次更新的時間</translation>
     </message>
     <message>
-        <source>The size of the recent history (history.json); compaction keeps it small</source>
-        <translation>近期紀錄（history.json）的大小；整理會讓它保持精簡</translation>
+        <source>The size of the recent history; compaction keeps it under the limit set in Settings</source>
+        <translation>近期紀錄的大小；整理會讓它保持在設定中的上限以下</translation>
     </message>
     <message>
         <source>{session} (temporary)</source>
