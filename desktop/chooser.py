@@ -14,7 +14,15 @@ default button the mode's own (Enter never runs *Compact all*; with nothing sele
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QSize, Qt, Signal
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop.icons import app_icon
 from desktop.operations import size_text
@@ -55,6 +63,8 @@ class SessionChooser(QDialog):
         self.plan = QLabel("")
         self.plan.setObjectName("chooser-plan")
         self.plan.setWordWrap(True)
+        self.plan.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)  # never clipped
+        self.intro.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.buttons = QDialogButtonBox()
         self.choose_button = QPushButton("")
         self.choose_button.setObjectName("chooser-choose")
