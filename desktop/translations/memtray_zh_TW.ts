@@ -589,10 +589,6 @@
         <source>“{session}” is now called “{title}”.</source>
         <translation>「{session}」現在叫做「{title}」。</translation>
     </message>
-    <message>
-        <source>renaming {session}</source>
-        <translation>重新命名 {session}</translation>
-    </message>
     <message numerus="yes">
         <source>This deletes the whole session: its %Ln message(s) (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</source>
         <translation>
@@ -612,8 +608,12 @@
         <translation>移除</translation>
     </message>
     <message>
-        <source>removing {session}</source>
-        <translation>移除 {session}</translation>
+        <source>renaming “{session}”</source>
+        <translation>重新命名「{session}」</translation>
+    </message>
+    <message>
+        <source>removing “{session}”</source>
+        <translation>移除「{session}」</translation>
     </message>
     <message>
         <source>It is deleted everywhere: the recent history, the archive, the search index and the vectors, and its text is overwritten on disk. The session&apos;s summary is deleted too; the next summary run writes it again from the messages that remain.</source>
@@ -648,8 +648,8 @@
         <translation>遺忘訊息</translation>
     </message>
     <message>
-        <source>Removed {session}</source>
-        <translation>已移除 {session}</translation>
+        <source>Removed “{session}”</source>
+        <translation>已移除「{session}」</translation>
     </message>
     <message numerus="yes">
         <source>%Ln message(s) deleted with the session; the error memory was kept.</source>
