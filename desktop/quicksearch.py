@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -57,7 +58,7 @@ from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
-from desktop.titles import name_of
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
@@ -82,6 +83,8 @@ class ResultsModel(QAbstractListModel):
         super().__init__(parent)
         self.results: list[Result] = []
         self.rows_html: list[str] = []
+        self.tooltip: Callable[[Result], str] = lambda _result: ""
+        """A row's tooltip: the window sets it to the whole title of the result's session."""
 
     def set_results(self, results: list[Result], rows_html: list[str]) -> None:
         self.beginResetModel()
@@ -107,6 +110,8 @@ class ResultsModel(QAbstractListModel):
             return self.rows_html[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self.results[index.row()].hit.message.content
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(self.results[index.row()]) or None
         return None
 
 
@@ -173,6 +178,7 @@ class QuickSearchWindow(QWidget):
         self.box.setPlaceholderText(translate("QuickSearch", "Search every conversation…"))
         self.box.setClearButtonEnabled(True)
         self.model = ResultsModel(self)
+        self.model.tooltip = self._tooltip
         self.list = QListView()
         self.list.setObjectName("quick-search-results")
         self.list.setModel(self.model)
@@ -313,6 +319,11 @@ class QuickSearchWindow(QWidget):
     def _show_count(self) -> None:
         self.status.setText(found_text(self.searcher.found, self.model.rowCount()))
         self.more_button.setVisible(self.searcher.has_more)
+
+    def _tooltip(self, result: Result) -> str:
+        """The whole title (and id) of the result's session: the row shows it elided."""
+        session = result.hit.message.session or ""
+        return tooltip_of(self.state.session(session), session)
 
     def row_html(self, result: Result) -> str:
         """A result as rich text: ``title · role · time`` and the marked excerpt of the message."""
