@@ -465,7 +465,7 @@ def run(argv: list[str]) -> int:
     crash.install()
     log.info(
         "logging: %s (PySide6 %s, platform %s)",
-        paths.logs_dir / "memtray.log",
+        paths.log_file,
         PySide6.__version__,
         app.platformName(),
     )

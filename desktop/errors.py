@@ -98,7 +98,7 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
             "Gemini could not be reached (network down or a server error). memtray will try again later.",
         )
     elif isinstance(exc, e.GeminiError):
-        text = translate("Errors", "The summary could not be written: {detail}.")
+        text = translate("Errors", "The Gemini call failed: {detail}.")  # a summary, a chat turn, a key test
     elif isinstance(exc, e.KeyringUnavailable):
         text = translate(
             "Errors",

@@ -838,8 +838,8 @@
         <translation>連不上 Gemini（網路中斷或伺服器出錯），memtray 稍後會再試一次。</translation>
     </message>
     <message>
-        <source>The summary could not be written: {detail}.</source>
-        <translation>無法寫入摘要：{detail}。</translation>
+        <source>The Gemini call failed: {detail}.</source>
+        <translation>呼叫 Gemini 失敗：{detail}。</translation>
     </message>
     <message>
         <source>This computer has no secure key store (OS keyring), so the key cannot be saved, and memtray never saves it in plain text. Use it for this session only, or set GEMINI_API_KEY in the environment.</source>
