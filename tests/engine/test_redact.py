@@ -150,7 +150,6 @@ def test_the_log_filter_hides_a_key_in_use_in_lines_and_tracebacks(tmp_path: obj
     from pathlib import Path
 
     from engine.logs import configure, register_secret
-
     from engine.paths import Paths
 
     key = "zz-" + "another_odd_key_77"
