@@ -31,7 +31,8 @@ from typing import Any, TypeGuard
 
 import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession, ReadResult, chatgpt_markers, detect, exportfile
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import chatgpt_markers, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,

@@ -23,7 +23,8 @@ from typing import Any
 
 import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession, ReadResult, detect, exportfile
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,

@@ -20,7 +20,7 @@ from decimal import Decimal
 
 import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import MAX_SEND_AT, Message, validate
 from engine.paths import validate_session_id
 

@@ -25,7 +25,8 @@ from typing import Any
 
 import engine.importers.reasons as reasons
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, detect
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import detect
 from engine.importers.importstate import HEAD_BYTES, FileState, ImportState
 from engine.importers.records import Tally, retarget
 from engine.messages import Message
