@@ -168,6 +168,14 @@
         <translation>不是物件的行</translation>
     </message>
     <message>
+        <source>watched folder that does not exist</source>
+        <translation>不存在的監看資料夾</translation>
+    </message>
+    <message>
+        <source>watched folder without agent transcripts</source>
+        <translation>沒有代理程式紀錄的監看資料夾</translation>
+    </message>
+    <message>
         <source>broken message</source>
         <translation>損壞的訊息</translation>
     </message>

@@ -38,7 +38,7 @@ from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
 from engine import ImportReport, Memory, import_transcripts
-from engine.importers import INCREMENTAL, readers
+from engine.importers import FOLDERS, INCREMENTAL, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -78,8 +78,6 @@ FILTERS = {
     "claude-code": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
     "codex": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
 }
-FOLDERS = {"agenvoy": "~/.config/agenvoy", "claude-code": "~/.claude/projects", "codex": "~/.codex/sessions"}
-"""Formats usually imported as a folder, and where the folder chooser starts."""
 
 
 def import_words(report: ImportReport, seconds: float) -> str:

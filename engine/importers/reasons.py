@@ -70,6 +70,8 @@ TRANSCRIPT_WITHOUT_MESSAGES = reason("transcript without messages")
 UNREADABLE_TRANSCRIPT = reason("unreadable transcript")
 NOT_JSON = reason("line that is not JSON")
 NOT_AN_OBJECT = reason("line that is not an object")
+WATCHED_FOLDER_MISSING = reason("watched folder that does not exist")
+WATCHED_FOLDER_EMPTY = reason("watched folder without agent transcripts")
 
 # -- broken messages -------------------------------------------------------------------------------------
 BROKEN_MESSAGE = reason("broken message")
