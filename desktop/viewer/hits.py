@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import Coverage, Hit, Memory, Message
+from engine.search import MAX_LIMIT
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Result:
 
 PAGE = 50
 """Results shown at a time; "More results" shows the next page."""
-MAX_RESULTS = 200
+MAX_RESULTS = MAX_LIMIT
 """Hits asked of the engine per search (its largest limit): the count says "200+" beyond it."""
 
 

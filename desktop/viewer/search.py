@@ -43,6 +43,7 @@ from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
 from desktop.viewer.searcher import Searcher, found_text
 from engine import Memory, SessionInfo
+from engine.search import MATCHES
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
@@ -149,7 +150,8 @@ class SearchPane(QWidget):
         """Offer semantic and hybrid search only when the engine has the semantic tier."""
         current = self.match.currentData()
         self.match.clear()
-        choices = ("hybrid", "keyword", "semantic") if available else ("keyword",)
+        hybrid_first = sorted(MATCHES, key=lambda match: match != "hybrid")  # the engine's, the best first
+        choices = hybrid_first if available else ["keyword"]
         for value in choices:
             self.match.addItem(translate("Search", MATCH_LABELS[value]), value)
         index = self.match.findData(current)

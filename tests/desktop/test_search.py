@@ -283,3 +283,14 @@ def test_the_search_tab_says_when_meaning_search_is_partial(
     viewer.search.match.setCurrentIndex(viewer.search.match.findData("keyword"))
     search(viewer, qtbot, "budget")
     assert "meaning search" not in viewer.search.status.text()  # keyword search ranks everything
+
+
+def test_the_search_options_are_the_engines_each_with_a_label() -> None:
+    from desktop.viewer.hits import MAX_RESULTS
+    from desktop.viewer.search import MATCH_LABELS, TIME_RANGES
+    from engine.clock import TIME_RANGES as ENGINE_TIME_RANGES
+    from engine.search import MATCHES, MAX_LIMIT
+
+    assert set(MATCH_LABELS) == set(MATCHES)
+    assert {value for _label, value in TIME_RANGES} == {None, *ENGINE_TIME_RANGES}
+    assert MAX_RESULTS == MAX_LIMIT  # asks for as many hits as the engine gives
