@@ -124,8 +124,14 @@ def compact_words(results: list[CompactResult], seconds: float, context: Compact
                 len(results),
             ).format(target=target, limit=size_text(context.limit), took=took),
         )
+    title = translate("Operations", "Compacted %n session(s)", "", touched)
+    if touched == len(results):
+        text = translate(
+            "Operations", "%Ln message(s) trimmed from the recent history in {took}.", "", trimmed
+        )
+        return Outcome(title, text.format(took=took))
     return Outcome(
-        translate("Operations", "Compacted %n session(s)", "", touched),
+        title,
         translate(
             "Operations",
             "%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.",

@@ -169,6 +169,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}.</source>
+        <translation>
+            <numerusform>%Ln message trimmed from the recent history in {took}.</numerusform>
+            <numerusform>%Ln messages trimmed from the recent history in {took}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.</source>
         <translation>
             <numerusform>%Ln message trimmed from the recent history in {took}; {others} left as they were.</numerusform>

@@ -1230,6 +1230,12 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}.</source>
+        <translation>
+            <numerusform>已從近期紀錄移出 %Ln 則訊息，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.</source>
         <translation>
             <numerusform>已從近期紀錄移出 %Ln 則訊息，耗時 {took}；{others}保持原樣。</numerusform>

@@ -139,3 +139,23 @@ def test_compact_over_the_limit_says_what_moved(state: AppState, memory: Memory,
     assert " messages trimmed from the recent history in " in found[0].text
     assert found[0].text.endswith("; 3 other sessions left as they were.")
     assert memory.compaction_cut("long-chat") > 0
+
+
+def test_the_words_of_a_compaction() -> None:
+    from desktop.operations import Compaction, compact_words
+    from engine import CompactResult
+
+    context = Compaction(4096, {"a": "Alpha", "b": "Beta", "priv-c": "Secret"}, frozenset({"priv-c"}))
+    both = [CompactResult("a", 3, 5, 5000, 3000, 1), CompactResult("b", 2, 5, 5000, 3000, 1)]
+    words = compact_words(both, 0.5, context)
+    assert (words.title, words.text) == (
+        "Compacted 2 sessions",
+        "5 messages trimmed from the recent history in 0.5 s.",
+    )
+    private = compact_words([CompactResult("priv-c", 4, 2, 6000, 3000, 0)], 0.5, context)
+    assert private.title == "Compacted “Secret”"
+    assert private.text.startswith(
+        "4 messages deleted (a private chat is not archived), 2 kept; recent history"
+    )
+    stuck = compact_words([CompactResult("a", 0, 2, 6000, 6000, 0)], 0.5, context)  # the newest exchange
+    assert stuck.title == "Nothing to compact in “Alpha”" and "newest exchange always stays" in stuck.text
