@@ -53,6 +53,7 @@ from desktop.seams import KeyInfo
 from desktop.state import AppState
 from engine import Settings, agent_folders
 from engine import settings as engine_settings
+from engine.summary import EVERY_MINUTES
 
 log = logging.getLogger("memtray.desktop.settings")
 
@@ -178,7 +179,9 @@ class SettingsWindow(QWidget):
         self.embedder_in_use.setObjectName("embedder-in-use")
         self.embedder_in_use.setWordWrap(True)
         self.summaries_enabled = QCheckBox(
-            translate("Settings", "Summarize conversations on a schedule (every 15 minutes)")
+            translate(
+                "Settings", "Summarize conversations on a schedule (every %n minute(s))", "", EVERY_MINUTES
+            )
         )
         self.autostart = QCheckBox(translate("Settings", "Start memtray when I log in"))
         self.autostart.setToolTip(

@@ -297,6 +297,13 @@
 <context>
     <name>Settings</name>
     <message numerus="yes">
+        <source>Summarize conversations on a schedule (every %n minute(s))</source>
+        <translation>
+            <numerusform>Summarize conversations on a schedule (every minute)</numerusform>
+            <numerusform>Summarize conversations on a schedule (every %n minutes)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source> (%Ln message(s) waiting to be embedded)</source>
         <translation>
             <numerusform> (%Ln message waiting to be embedded)</numerusform>

@@ -1743,9 +1743,11 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>When a session&apos;s recent history (the messages sent to the model each turn, kept in history.json) grows past this size, its older messages move to the archive. They can still be searched.</source>
         <translation>當一個對話的近期紀錄（每次會送給模型的訊息，存在 history.json）超過這個大小，較舊的訊息就會移到封存區，之後仍然搜尋得到。</translation>
     </message>
-    <message>
-        <source>Summarize conversations on a schedule (every 15 minutes)</source>
-        <translation>定時自動摘要對話（每 15 分鐘）</translation>
+    <message numerus="yes">
+        <source>Summarize conversations on a schedule (every %n minute(s))</source>
+        <translation>
+            <numerusform>定時自動摘要對話（每 %n 分鐘）</numerusform>
+        </translation>
     </message>
     <message>
         <source>Start memtray when I log in</source>

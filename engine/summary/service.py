@@ -26,6 +26,7 @@ from engine.summary import decide, files
 from engine.summary.context import TurnContext, assemble
 from engine.summary.generate import GenerateResult, generate
 from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
+from engine.summary.scheduler import EVERY_MINUTES
 from engine.summary.schema import Summary
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ class Summaries:
         elif not enabled:
             message = "the summarizer is paused (summaries_enabled = false)"
         else:
-            message = "the summarizer is on: every 15 minutes, on the quarter hour"
+            message = f"the summarizer is on: every {EVERY_MINUTES} minutes, on the quarter hour"
         with self._guard:
             running = tuple(sorted(self._running))
             errors = tuple(sorted(self._errors.items()))

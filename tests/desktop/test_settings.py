@@ -133,3 +133,9 @@ def test_the_choices_are_the_engines_each_with_a_label(window: SettingsWindow) -
     first = Settings()
     assert {first.summary_model, first.chat_model, first.decision_model} <= set(settings.GEMINI_MODELS)
     assert i18n.LANGUAGES == ("en", "zh_TW")
+    from engine.summary import EVERY_MINUTES  # the schedule is the engine's, said in the window
+
+    assert (
+        window.summaries_enabled.text()
+        == f"Summarize conversations on a schedule (every {EVERY_MINUTES} minutes)"
+    )
