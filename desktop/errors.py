@@ -45,6 +45,8 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = translate(
             "Errors", "The session no longer exists ({detail}). It may have been removed by another program."
         )
+    elif isinstance(exc, e.InvalidKey):
+        text = translate("Errors", "A Gemini key is one word of text, without spaces: check what was pasted.")
     elif isinstance(exc, e.InvalidSetting):
         text = translate("Errors", "That setting was not saved: {detail}.")
     elif isinstance(exc, e.InvalidInput):

@@ -239,11 +239,7 @@ class EngineKeys:
         return self.status()
 
     def use_for_session(self, value: str) -> KeyInfo:
-        from engine.errors import InvalidInput
-
-        if not value.strip() or any(c.isspace() for c in value.strip()):
-            raise InvalidInput(translate("Keys", "the key must be one word of text"))
-        self.keys.use_for_this_run(value)
+        self.keys.use_for_this_run(value)  # the engine checks the key (InvalidKey), as for set_key
         return self.status()
 
     def delete_key(self) -> KeyInfo:

@@ -10,6 +10,7 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── InvalidSessionId      an id with '/', '..', NUL or other path tricks
     │   ├── InvalidMessage        a role, content or time the engine cannot store
     │   ├── InvalidSetting        an unknown setting or a value of the wrong type
+    │   ├── InvalidKey            a Gemini key that is not one word of text
     │   └── ImportFormatError     a file to import is not in the expected format (names the line)
     ├── NotFound
     │   └── SessionNotFound       no such session
@@ -51,6 +52,10 @@ class InvalidMessage(InvalidInput):
 
 class InvalidSetting(InvalidInput):
     """An unknown setting name or a value that does not fit the setting's type."""
+
+
+class InvalidKey(InvalidInput):
+    """A Gemini key that is empty or holds white space (a paste that caught more than the key)."""
 
 
 class ImportFormatError(InvalidInput):

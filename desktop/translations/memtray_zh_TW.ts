@@ -782,6 +782,10 @@
         <translation>這個對話已經不存在（{detail}），可能被其他程式刪除了。</translation>
     </message>
     <message>
+        <source>A Gemini key is one word of text, without spaces: check what was pasted.</source>
+        <translation>Gemini 金鑰是一串不含空白的文字：請檢查貼上的內容。</translation>
+    </message>
+    <message>
         <source>That setting was not saved: {detail}.</source>
         <translation>這項設定沒有儲存：{detail}。</translation>
     </message>
@@ -1100,10 +1104,6 @@
     <message>
         <source>This computer has no secure key store (OS keyring), and memtray never saves the key in plain text. Paste a key and press “Use for this session only”: it is kept in memory until memtray quits (or set GEMINI_API_KEY in the environment).</source>
         <translation>這台電腦沒有安全的金鑰儲存區（系統鑰匙圈），而 memtray 絕不會把金鑰存成明文。請貼上金鑰並按「只在這次執行使用」：金鑰只保留在記憶體中，直到 memtray 結束（或設定環境變數 GEMINI_API_KEY）。</translation>
-    </message>
-    <message>
-        <source>the key must be one word of text</source>
-        <translation>金鑰必須是一串不含空白的文字</translation>
     </message>
     <message>
         <source>This key works: {model} answered in {seconds} s.</source>

@@ -349,6 +349,7 @@ def describe_every_error(home: Path) -> list[tuple[str, str]]:
         e.SessionNotFound("proj-zh"),
         e.InvalidSetting("embedder"),
         e.InvalidInput("line 7"),
+        e.InvalidKey("the key must be one word of text"),
         e.AmbiguousId("ab12 matches 2 records", ["ab12aa", "ab12bb"]),
         e.NotFound("ab12"),
         e.StoreLocked("busy"),
