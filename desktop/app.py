@@ -425,8 +425,8 @@ class Memtray(QObject):
             self.chooser = SessionChooser(self.state, mode)
             self.chooser.session_did_choose.connect(self._on_session_did_choose)
             self.chooser.all_did_choose.connect(lambda _mode: self.operations.compact(None))
-        else:
-            self.chooser.set_mode(mode)
+            self.shutting_down.connect(self.chooser.deleteLater)
+        self.chooser.open_for(mode)  # fresh each time: no filter or selection left from the last visit
         self.chooser.show()
         self.chooser.raise_()
         self.chooser.activateWindow()
@@ -551,7 +551,7 @@ def run(argv: list[str]) -> int:
     crash.install()
     log.info(
         "logging: %s (PySide6 %s, platform %s)",
-        paths.logs_dir / "memtray.log",
+        paths.log_file,
         PySide6.__version__,
         app.platformName(),
     )

@@ -10,7 +10,10 @@ How strings are written in ``desktop/``:
 - counts use ``%n`` (or ``%Ln``, with the locale's digit grouping) and pass the count as ``n``:
   ``translate(ctx, "%Ln message(s)", "", count)``; Qt picks the plural form;
 - text defined at import time is marked with ``QT_TRANSLATE_NOOP(ctx, text)`` and translated where it
-  is shown.
+  is shown;
+- the only engine text the UI translates, the importers' skip reasons, stays in the engine
+  (``engine/importers/reasons.py``, each written ``reason("…")``): ``make i18n-update`` extracts it with the
+  desktop's sources, and :mod:`desktop.viewer.importreasons` translates it.
 
 The sources are ``desktop/translations/memtray_<language>.ts``: ``memtray_zh_TW.ts`` translates every
 string; ``memtray_en.ts`` holds only the English plural forms ("1 message", "2 messages").
@@ -45,9 +48,11 @@ import platformdirs
 import PySide6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from engine import settings
+
 log = logging.getLogger("memtray.desktop.i18n")
 
-LANGUAGES = ("en", "zh_TW")
+LANGUAGES = tuple(language for language in settings.UI_LANGUAGES if language != "auto")
 """The UI languages memtray has: English (the source text) and Traditional Chinese (Taiwan)."""
 
 ENV = "MEMTRAY_LANG"

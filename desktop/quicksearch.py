@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -61,10 +62,11 @@ from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, count_text
+from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, found_text
 from desktop.viewer.timefmt import local_time
 from desktop.windowkeys import add_close_keys
 
@@ -86,6 +88,8 @@ class ResultsModel(QAbstractListModel):
         super().__init__(parent)
         self.results: list[Result] = []
         self.rows_html: list[str] = []
+        self.tooltip: Callable[[Result], str] = lambda _result: ""
+        """A row's tooltip: the window sets it to the whole title of the result's session."""
 
     def set_results(self, results: list[Result], rows_html: list[str]) -> None:
         self.beginResetModel()
@@ -111,6 +115,8 @@ class ResultsModel(QAbstractListModel):
             return self.rows_html[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self.results[index.row()].hit.message.content
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(self.results[index.row()]) or None
         return None
 
 
@@ -183,6 +189,7 @@ class QuickSearchWindow(QWidget):
             translate("QuickSearch", "Up and Down choose a result, Enter opens it, Esc closes this window"),
         )
         self.model = ResultsModel(self)
+        self.model.tooltip = self._tooltip
         self.list = QListView()
         self.list.setObjectName("quick-search-results")
         accessible(self.list, translate("QuickSearch", "Results"))
@@ -282,11 +289,8 @@ class QuickSearchWindow(QWidget):
     # -- searching --------------------------------------------------------------------------------
 
     def _query(self) -> Query | None:
-        text = self.box.text().strip()
-        if not text:
-            return None
         meaning = self.state.semantic and self.state.meaning_ready  # keywords at once, meaning once it loaded
-        return Query(text, "hybrid" if meaning else "keyword", None, None)
+        return Query.typed(self.box.text(), "hybrid" if meaning else "keyword")
 
     def _on_memory_did_open(self) -> None:
         self.searcher.memory = self.state.memory
@@ -335,14 +339,13 @@ class QuickSearchWindow(QWidget):
         self.status.setText(describe(exc, translate("Search", "searching")).text)
 
     def _show_count(self) -> None:
-        found = self.searcher.found
-        total = len(found.hits) if found is not None else 0
-        shown = self.model.rowCount()
-        if not total:
-            self.status.setText(translate("Search", "No results."))
-        else:
-            self.status.setText(count_text(shown, total, found is not None and found.capped))
+        self.status.setText(found_text(self.searcher.found, self.model.rowCount()))
         self.more_button.setVisible(self.searcher.has_more)
+
+    def _tooltip(self, result: Result) -> str:
+        """The whole title (and id) of the result's session: the row shows it elided."""
+        session = result.hit.message.session or ""
+        return tooltip_of(self.state.session(session), session)
 
     def row_html(self, result: Result) -> str:
         """A result as rich text: ``title · role · time`` and the marked excerpt of the message."""
@@ -350,9 +353,8 @@ class QuickSearchWindow(QWidget):
         mark = contrast.mark_style(palette)
         quiet = contrast.muted(palette).name()
         message = result.hit.message
-        titles = {s.id: s.title for s in self.state.snapshot.sessions}
         session = message.session or ""
-        title = titles.get(session) or session
+        title = name_of(self.state.session(session), session)
         where = " · ".join(
             p for p in (role_name(message.role), message.sender, local_time(message.send_at)) if p
         )

@@ -56,30 +56,33 @@ from desktop.seams import KeyInfo
 from desktop.state import AppState
 from desktop.windowkeys import add_close_keys
 from engine import Settings, agent_folders
+from engine import settings as engine_settings
+from engine.summary import EVERY_MINUTES
 
 log = logging.getLogger("memtray.desktop.settings")
 
 translate = QCoreApplication.translate
 
-EMBEDDERS = (
-    ("auto", QT_TRANSLATE_NOOP("Settings", "Automatic (best local model that loads)")),
-    ("e5", QT_TRANSLATE_NOOP("Settings", "Local: multilingual E5 (better quality)")),
-    ("use", QT_TRANSLATE_NOOP("Settings", "Local: Universal Sentence Encoder (faster)")),
-    ("gemini", QT_TRANSLATE_NOOP("Settings", "Gemini embeddings (online)")),
-    ("hash", QT_TRANSLATE_NOOP("Settings", "Character n-grams (no model; weakest)")),
-)
+EMBEDDERS = {
+    "auto": QT_TRANSLATE_NOOP("Settings", "Automatic (best local model that loads)"),
+    "e5": QT_TRANSLATE_NOOP("Settings", "Local: multilingual E5 (better quality)"),
+    "use": QT_TRANSLATE_NOOP("Settings", "Local: Universal Sentence Encoder (faster)"),
+    "gemini": QT_TRANSLATE_NOOP("Settings", "Gemini embeddings (online)"),
+    "hash": QT_TRANSLATE_NOOP("Settings", "Character n-grams (no model; weakest)"),
+}
+"""The label of each of the engine's embedder choices (``engine.settings.EMBEDDERS``)."""
 LANGUAGES = (
     ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the conversation (Chinese as Traditional)")),
     ("zh-TW", "繁體中文"),  # each language by its own name: not translated
     ("en", "English"),
     ("ja", "日本語"),
 )
-UI_LANGUAGES = (
-    ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the system")),
-    ("zh_TW", "繁體中文"),  # each language by its own name: not translated
-    ("en", "English"),
-)
-MODELS = ("gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro")
+UI_LANGUAGES = {
+    "auto": QT_TRANSLATE_NOOP("Settings", "Same as the system"),
+    "zh_TW": "繁體中文",  # each language by its own name: not translated
+    "en": "English",
+}
+"""The label of each of the engine's UI language choices (``engine.settings.UI_LANGUAGES``)."""
 MINIMUM = QSize(640, 400)
 
 
@@ -88,6 +91,11 @@ def _combo(items: tuple[tuple[str, str], ...]) -> QComboBox:
     for value, label in items:
         box.addItem(translate("Settings", label), value)  # a label without a translation stays as it is
     return box
+
+
+def _choices(values: tuple[str, ...], labels: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The engine's ``values`` of a setting, each with its label (the value itself when it has none)."""
+    return tuple((value, labels.get(value, value)) for value in values)
 
 
 def _set_combo(box: QComboBox, value: str) -> None:
@@ -141,13 +149,13 @@ class SettingsWindow(QWidget):
         self.key_test.setToolTip(translate("Settings", "Make one call to Gemini with this key"))
         self.summary_model = QComboBox()
         self.summary_model.setEditable(True)
-        self.summary_model.addItems(MODELS)
+        self.summary_model.addItems(engine_settings.GEMINI_MODELS)
         self.chat_model = QComboBox()
         self.chat_model.setEditable(True)
-        self.chat_model.addItems(MODELS)
+        self.chat_model.addItems(engine_settings.GEMINI_MODELS)
         self.decision_model = QComboBox()
         self.decision_model.setEditable(True)
-        self.decision_model.addItems(("", *MODELS))
+        self.decision_model.addItems(("", *engine_settings.GEMINI_MODELS))
         self.reply_lang = _combo(LANGUAGES)
         self.reply_lang.setToolTip(translate("Settings", "The language of chat replies and summaries"))
         self.window_messages = QSpinBox()
@@ -168,7 +176,7 @@ class SettingsWindow(QWidget):
                 "still be searched.",
             )
         )
-        self.embedder = _combo(EMBEDDERS)
+        self.embedder = _combo(_choices(engine_settings.EMBEDDERS, EMBEDDERS))
         self.embedder_note = QLabel("")
         self.embedder_note.setObjectName("embedder-note")
         self.embedder_note.setWordWrap(True)
@@ -176,14 +184,16 @@ class SettingsWindow(QWidget):
         self.embedder_in_use.setObjectName("embedder-in-use")
         self.embedder_in_use.setWordWrap(True)
         self.summaries_enabled = QCheckBox(
-            translate("Settings", "Summarize conversations on a schedule (every 15 minutes)")
+            translate(
+                "Settings", "Summarize conversations on a schedule (every %n minute(s))", "", EVERY_MINUTES
+            )
         )
         self.autostart = QCheckBox(translate("Settings", "Start memtray when I log in"))
         self.autostart.setToolTip(
             translate("Settings", "For your user account: it starts memtray with this data folder")
         )
         self.autostart.setEnabled(False)  # until the login entry was read
-        self.ui_language = _combo(UI_LANGUAGES)
+        self.ui_language = _combo(_choices(engine_settings.UI_LANGUAGES, UI_LANGUAGES))
         self.ui_language.setObjectName("ui-language")
         self.ui_language_note = QLabel(
             translate("Settings", "A new language applies when memtray starts again.")

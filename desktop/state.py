@@ -9,7 +9,7 @@ While there is a backlog, or the embedder is still loading, the state is re-read
 :data:`EMBED_POLL_MS` so the status bar follows the work. A re-embedding after an embedder switch reports
 ``done/total`` on the engine's worker thread; :class:`AppState` turns that into a queued signal and
 :attr:`AppState.reembedding` on the GUI thread. :attr:`AppState.backlog` follows either count from one
-refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.status`).
+refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.backlog`).
 
 When the memory could not be opened, :attr:`AppState.open_error` says why in words and
 :attr:`AppState.damaged` tells a damaged database (which Repair… can rebuild) from other failures; the
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from desktop.status import Backlog
+from desktop.backlog import Backlog
 from engine import SessionInfo, Settings
 from engine.errors import CorruptStore
 

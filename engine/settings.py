@@ -20,8 +20,12 @@ from engine.errors import InvalidSetting
 log = logging.getLogger("memtray.settings")
 
 EMBEDDERS = ("auto", "e5", "use", "gemini", "hash")
+"""The embedder choices: ``auto`` picks the best local one that loads."""
 UI_LANGUAGES = ("auto", "en", "zh_TW")
 """The desktop app's languages: ``auto`` follows the system."""
+FLASH, FLASH_LITE, PRO = "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro"
+GEMINI_MODELS = (FLASH, FLASH_LITE, PRO)
+"""The Gemini models offered for the model settings (any other model name may be set)."""
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,9 @@ class Settings:
     max_history_messages: int = 16
     max_history_bytes: int = 4 * 1024 * 1024
     agent_send_timeout_seconds: int = 600
-    summary_model: str = "gemini-2.5-flash"
-    chat_model: str = "gemini-2.5-flash"
-    decision_model: str = "gemini-2.5-flash-lite"
+    summary_model: str = FLASH
+    chat_model: str = FLASH
+    decision_model: str = FLASH_LITE
     reply_lang: str = "auto"
     gemini_base_url: str = ""
     embedder: str = "auto"

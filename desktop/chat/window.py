@@ -39,7 +39,7 @@ from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.tasks import CancelToken
-from desktop.titles import title_of
+from desktop.titles import name_of, title_of
 from desktop.windowkeys import add_close_keys
 from engine.chat import Chat, TurnResult
 from engine.errors import TurnCancelled
@@ -212,7 +212,7 @@ class ChatWindow(QWidget):
         if not self.busy:
             self.status.setText(
                 translate("Chat", "%Ln recent message(s) of {session}.", "", len(earlier)).format(
-                    session=self.session
+                    session=name_of(self.state.session(self.session), self.session)
                 )
                 if earlier
                 else ""
@@ -272,7 +272,9 @@ class ChatWindow(QWidget):
             self._weak(lambda w, result: w._on_turn_done(token, result)),
             self._weak(lambda w, exc: w._on_turn_failed(token, text, exc)),
             pool="network",
-            label=translate("Chat", "Chat in {session}").format(session=session),
+            label=translate("Chat", "Chat in {session}").format(
+                session=name_of(self.state.session(session), session)
+            ),
         )
 
     def stop(self) -> None:

@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 
 from desktop.a11y import accessible
 from desktop.tasks import CancelToken, TaskRunner
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.conversation_model import ConversationModel
 from desktop.viewer.delegate import MessageDelegate, header_text, row_height
 from desktop.viewer.export import FORMATS, write_export
-from engine import Memory, Message
+from engine import Memory, Message, SessionInfo
 
 log = logging.getLogger("memtray.desktop.viewer.conversation")
 
@@ -102,6 +103,8 @@ class ConversationPane(QWidget):
         super().__init__(parent)
         self.runner = runner
         self.memory: Memory | None = None
+        self.info: SessionInfo | None = None  # the open session as the snapshot knows it (its title)
+        self._counts: tuple[int, bool] | None = None  # recent messages, compacted; None while loading
         self.model = ConversationModel(runner, self)
         self.title = QLabel(translate("Conversation", "Choose a session on the left."))
         self.title.setObjectName("conversation-title")
@@ -171,15 +174,19 @@ class ConversationPane(QWidget):
         """True from :meth:`open` until the session's rows are shown and the view has scrolled to them."""
         return self._settling
 
-    def open(self, mem: Memory, session: str, reveal: int | None = None) -> None:
-        """Show ``session`` at its end; with ``reveal`` (a message id), at that message."""
+    def open(
+        self, mem: Memory, session: str, reveal: int | None = None, info: SessionInfo | None = None
+    ) -> None:
+        """Show ``session`` at its end; with ``reveal`` (a message id), at that message. ``info``: what
+        the snapshot knows of it (its title heads the pane; without it, the title known so far or the id)."""
         self.memory = mem
+        if info is not None or (self.info is not None and self.info.id != session):
+            self.info = info
         self._reveal_id = reveal
         self._scroll_to_end = reveal is None
         self._settling = True
-        self.title.setText(
-            translate("Conversation", "<b>{session}</b> — loading…").format(session=html.escape(session))
-        )
+        self._counts = None
+        self._show_title(session)
         self.detail.clear()
         self.export_button.setEnabled(True)
         self.model.open(mem, session, reveal)
@@ -194,6 +201,30 @@ class ConversationPane(QWidget):
         self.copy_button.setEnabled(False)
         self._reveal_id = None
         self._settling = False
+
+    def set_info(self, info: SessionInfo) -> None:
+        """The snapshot's news of the open session: a new title (a rename) heads the pane at once."""
+        session = self.model.session
+        if session is None or info.id != session:
+            return
+        changed = self.info is None or self.info.title != info.title
+        self.info = info
+        if changed:
+            self._show_title(session)
+
+    def _show_title(self, session: str) -> None:
+        """The heading: the session's title (elided in the middle; the whole title and the id in its
+        tooltip), then what is shown of it."""
+        if self._counts is None:
+            text = translate("Conversation", "<b>{session}</b> — loading…")
+        elif self._counts[1]:
+            text = translate(
+                "Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", self._counts[0]
+            )
+        else:
+            text = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", self._counts[0])
+        self.title.setText(text.format(session=html.escape(name_of(self.info, session))))
+        self.title.setToolTip(tooltip_of(self.info, session))
 
     def reveal(self, message_id: int) -> None:
         """Scroll to message ``message_id`` and select it (its page is read first if it is not loaded)."""
@@ -235,7 +266,9 @@ class ConversationPane(QWidget):
             lambda: (path, write_export(path, session, mem.iter_archive(session), fmt, token)),
             self.export_did_finish.emit,
             self.export_did_finish.emit,
-            label=f"Exporting {session}",
+            label=translate("Conversation", "Exporting “{session}”").format(
+                session=name_of(self.info, session)
+            ),
             token=token,
             owner=self,
         )
@@ -262,12 +295,8 @@ class ConversationPane(QWidget):
     # -- slots ------------------------------------------------------------------------------------
 
     def _on_session_did_load(self, session: str) -> None:
-        hot = self.model.hot_count
-        if self.model.cut_row() is not None:
-            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", hot)
-        else:
-            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", hot)
-        self.title.setText(title.format(session=html.escape(session)))
+        self._counts = (self.model.hot_count, self.model.cut_row() is not None)
+        self._show_title(session)
         focus = self.model.layout.focus
         if self._reveal_id is not None and focus is not None:
             self._select_row(self.model.row_at(focus))

@@ -19,7 +19,7 @@ from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.operations import Outcome
 from desktop.state import AppState
-from desktop.titles import title_of
+from desktop.titles import elide_middle, name_of
 from engine import Message, ResetResult
 
 log = logging.getLogger("memtray.desktop.viewer.editing")
@@ -52,7 +52,7 @@ class SessionEditor(QObject):
         dialog.setWindowTitle(translate("Editing", "memtray: rename session"))
         dialog.setLabelText(
             translate("Editing", "A title for “{session}” (leave it empty to use its first message):").format(
-                session=session
+                session=name_of(info, session)
             )
         )
         dialog.setInputMode(QInputDialog.InputMode.TextInput)
@@ -74,15 +74,16 @@ class SessionEditor(QObject):
     def rename(self, session: str, title: str) -> None:
         mem = self.state.memory
         if mem is not None:
+            before = name_of(self.state.session(session), session)
             self._run(
                 lambda: mem.set_title(session, title),
                 lambda stored: Outcome(
                     translate("Editing", "Renamed"),
                     translate("Editing", "“{session}” is now called “{title}”.").format(
-                        session=session, title=stored or session
+                        session=before, title=elide_middle(stored) if stored else session
                     ),
                 ),
-                translate("Editing", "renaming {session}").format(session=session),
+                translate("Editing", "renaming “{session}”").format(session=before),
             )
 
     # -- remove -----------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ class SessionEditor(QObject):
             parent,
             "remove-confirmation",
             translate("Editing", "memtray: remove session"),
-            translate("Editing", "Remove the session “{title}”?").format(title=title_of(info, session)),
+            translate("Editing", "Remove the session “{title}”?").format(title=name_of(info, session)),
             what,
             translate("Editing", "Remove"),
             lambda: self.remove(session),
@@ -112,10 +113,11 @@ class SessionEditor(QObject):
     def remove(self, session: str) -> None:
         mem = self.state.memory
         if mem is not None:
+            name = name_of(self.state.session(session), session)
             self._run(
                 lambda: mem.remove(session),
-                lambda result: _removed_words(result),
-                translate("Editing", "removing {session}").format(session=session),
+                lambda result: _removed_words(result, name),
+                translate("Editing", "removing “{session}”").format(session=name),
                 lambda _result: self.state.tell_session_gone(session),
             )
 
@@ -216,9 +218,10 @@ class SessionEditor(QObject):
         self.state.runner.run_query(op, done, failed)
 
 
-def _removed_words(result: ResetResult) -> Outcome:
+def _removed_words(result: ResetResult, name: str) -> Outcome:
+    """Say what a removal did (``name``: the session as messages name it, read before it went)."""
     return Outcome(
-        translate("Editing", "Removed {session}").format(session=result.session),
+        translate("Editing", "Removed “{session}”").format(session=name),
         translate(
             "Editing",
             "%Ln message(s) deleted with the session; the error memory was kept.",

@@ -40,7 +40,7 @@ from desktop.tasks import Cancelled, CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
 from desktop.viewer.readprocess import read_export
 from engine import ImportReport, Memory, import_transcripts
-from engine.importers import INCREMENTAL
+from engine.importers import FOLDERS, INCREMENTAL
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -80,8 +80,6 @@ FILTERS = {
     "claude-code": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
     "codex": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
 }
-FOLDERS = {"agenvoy": "~/.config/agenvoy", "claude-code": "~/.claude/projects", "codex": "~/.codex/sessions"}
-"""Formats usually imported as a folder, and where the folder chooser starts."""
 
 
 def import_words(report: ImportReport, seconds: float) -> str:

@@ -38,6 +38,25 @@ def count_text(shown: int, total: int, capped: bool) -> str:
     return translate("Search", "%n result(s)", "", total)
 
 
+def found_text(found: Found | None, shown: int) -> str:
+    """What a box's status line says of its answer: how many results, and, when meaning search saw only
+    the messages embedded so far, how many that was (``12 results · meaning search covers 8,992 of 55,759
+    messages so far``)."""
+    total = len(found.hits) if found is not None else 0
+    text = (
+        count_text(shown, total, found.capped)
+        if found is not None and total
+        else translate("Search", "No results.")
+    )
+    if found is not None and found.partial and found.coverage is not None:
+        covered = translate("Search", "meaning search covers {embedded} of {total} messages so far").format(
+            embedded=f"{min(found.coverage.embedded, found.coverage.total):,}",
+            total=f"{found.coverage.total:,}",
+        )
+        text = translate("Search", "{count} · {coverage}").format(count=text, coverage=covered)
+    return text
+
+
 class Searcher(QObject):
     """Runs the searches of one box; ``query()`` gives what the box asks for now (None: nothing).
 

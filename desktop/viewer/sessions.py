@@ -17,8 +17,10 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QSortFilterProxyModel,
@@ -44,7 +46,7 @@ from PySide6.QtWidgets import (
 from desktop.a11y import accessible
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.operations import size_text
-from desktop.titles import title_of
+from desktop.titles import title_of, tooltip_of
 from desktop.tray import ago
 from desktop.viewer.timefmt import local_time
 from engine import SessionInfo
@@ -63,9 +65,14 @@ TOOLTIPS = (
     QT_TRANSLATE_NOOP("Sessions", "Messages in the recent history, the part sent to the model each turn"),
     QT_TRANSLATE_NOOP("Sessions", "Messages kept only in the archive (still searchable)"),
     QT_TRANSLATE_NOOP("Sessions", "When the session's summary was last written"),
-    QT_TRANSLATE_NOOP("Sessions", "The size of the recent history (history.json); compaction keeps it small"),
+    QT_TRANSLATE_NOOP(
+        "Sessions", "The size of the recent history; compaction keeps it under the limit set in Settings"
+    ),
 )
 TITLE, LAST, RECENT, ARCHIVED, SUMMARY, SIZE = range(len(COLUMNS))
+TITLE_CHARS = 30
+"""The title column is never narrower than this many average characters: when the pane is narrower than
+the title and the other columns, the table scrolls sideways instead of cutting titles to a few letters."""
 translate = QCoreApplication.translate
 SortRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
@@ -152,7 +159,7 @@ class SessionsModel(QAbstractTableModel):
                 info.history_bytes,
             )[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == TITLE:
-            return info.id if title_of(info) == info.id else f"{title_of(info)}\n{info.id}"
+            return tooltip_of(info)
         if role == Qt.ItemDataRole.ToolTipRole and col in (LAST, SUMMARY):
             ns = info.last_message_at if col == LAST else info.summary_updated
             return local_time(ns) if ns else None
@@ -249,15 +256,15 @@ class SessionsPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Interactive)  # sized by _fit_title
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setResizeContentsPrecision(0)  # fit the rows in view, not all (a big import adds hundreds)
         for col in hidden:
             self.table.setColumnHidden(col, True)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # titles that share a start stay apart
         if context_menu:
             self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             self.table.customContextMenuRequested.connect(self._on_context_menu_requested)
@@ -277,6 +284,30 @@ class SessionsPanel(QWidget):
         self.filter.textChanged.connect(self.proxy.set_text)
         self.temporary.toggled.connect(self.proxy.set_show_temporary)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        header.sectionResized.connect(self._on_section_resized)
+        self.table.viewport().installEventFilter(self)
+
+    def fit_title(self) -> None:
+        """Give the title column the room the other columns leave, and at least :data:`TITLE_CHARS`."""
+        header = self.table.horizontalHeader()
+        others = sum(
+            header.sectionSize(col)
+            for col in range(len(COLUMNS))
+            if col != TITLE and not header.isSectionHidden(col)
+        )
+        least = self.table.fontMetrics().averageCharWidth() * TITLE_CHARS
+        width = max(self.table.viewport().width() - others, least)
+        if header.sectionSize(TITLE) != width:
+            header.resizeSection(TITLE, width)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_title()
+        return False
+
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column != TITLE:
+            self.fit_title()
 
     def set_sessions(self, sessions: list[SessionInfo]) -> None:
         """Replace the rows, keeping the selected session selected (nothing happens if they are the same)."""

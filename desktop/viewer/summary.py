@@ -13,22 +13,29 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QV
 
 from desktop.a11y import accessible
 from desktop.errors import describe
-from desktop.seams import Discussion, SummarySource, SummaryView
+from desktop.seams import SummarySource, SummaryView
 from desktop.tasks import TaskRunner
 from desktop.viewer.timefmt import local_time
+from engine.summary import CurrentDiscussion, PastDiscussion
 
 translate = QCoreApplication.translate
 
 
-def _discussion_html(d: Discussion) -> str:
+def _said(d: CurrentDiscussion | PastDiscussion) -> bool:
+    """Whether the discussion holds anything to show (the summarizer leaves an empty one)."""
+    return any((d.topic, d.description, d.direction, getattr(d, "perspectives", "")))
+
+
+def _discussion_html(d: CurrentDiscussion | PastDiscussion) -> str:
     topic = d.topic or translate("Summary", "(untitled)")
     parts = [f"<b>{html.escape(topic)}</b>"]
-    if d.last_discussed:
-        parts.append(f" <small>({html.escape(d.last_discussed)})</small>")
+    last_discussed = getattr(d, "last_discussed", "")
+    if last_discussed:
+        parts.append(f" <small>({html.escape(last_discussed)})</small>")
     if d.description:
         parts.append(f"<br>{html.escape(d.description)}")
     for template, value in (
-        (translate("Summary", "Perspectives: {text}"), d.perspectives),
+        (translate("Summary", "Perspectives: {text}"), getattr(d, "perspectives", "")),
         (translate("Summary", "Direction: {text}"), d.direction),
     ):
         if value:
@@ -43,21 +50,20 @@ def summary_html(view: SummaryView | None) -> str:
                 translate("Summary", "No summary yet. Summaries are written when a conversation grows.")
             )
         )
+    summary = view.summary
     none = "<p><i>{}</i></p>".format(html.escape(translate("Summary", "none")))
     out = ["<h3>{}</h3>".format(html.escape(translate("Summary", "Key decisions")))]
     out.append(
-        "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in view.key_decisions) + "</ul>"
-        if view.key_decisions
+        "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in summary.key_decisions) + "</ul>"
+        if summary.key_decisions
         else none
     )
+    current = summary.current_discussion
     out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Current discussion"))))
-    out.append(f"<p>{_discussion_html(view.current)}</p>" if view.current else none)
+    out.append(f"<p>{_discussion_html(current)}</p>" if _said(current) else none)
     out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Past discussions"))))
-    out.append(
-        "<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in view.past) + "</ul>"
-        if view.past
-        else none
-    )
+    past = [d for d in summary.past_discussions if _said(d)]
+    out.append("<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in past) + "</ul>" if past else none)
     return "".join(out)
 
 

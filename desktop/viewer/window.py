@@ -109,6 +109,7 @@ class ViewerWindow(QMainWindow):
         self.sessions = SessionsPanel()
         self.conversation = ConversationPane(self.runner)
         self.search = SearchPane(self.runner)
+        self.search.session_info = state.session
         self.tabs = QTabWidget()
         self.tabs.setObjectName("viewer-tabs")
         accessible(self.tabs.tabBar(), translate("Viewer", "Views of the session"))
@@ -233,7 +234,7 @@ class ViewerWindow(QMainWindow):
             self.sessions.blockSignals(False)
         self.search.current_session = session
         self._shown = self.state.session(session)
-        self.conversation.open(mem, session, reveal=reveal)
+        self.conversation.open(mem, session, reveal=reveal, info=self._shown)
         if self.summary is not None:
             self.summary.show_session(session)
             self._summary_seen = self._shown.summary_updated if self._shown is not None else 0
@@ -361,6 +362,7 @@ class ViewerWindow(QMainWindow):
         info = self.state.session(session)
         if info is None:
             return
+        self.conversation.set_info(info)  # a rename: the new title heads the conversation at once
         if self.summary is not None and info.summary_updated != self._summary_seen:
             self._summary_seen = info.summary_updated
             self.summary.show_session(session)

@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.imported import ImportedSession, ReadResult
-from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
+from engine.importers.formats import DESCRIPTIONS, FOLDERS, INCREMENTAL
 
 if TYPE_CHECKING:
     from engine.importers.importstate import ImportState
 
 
-__all__ = ["DESCRIPTIONS", "INCREMENTAL", "ImportedSession", "ReadResult", "Reader", "readers"]
+__all__ = ["DESCRIPTIONS", "FOLDERS", "INCREMENTAL", "ImportedSession", "ReadResult", "Reader", "readers"]
 
 
 Reader = Callable[[Path, "str | None"], ReadResult]

@@ -64,6 +64,8 @@ def test_typing_searches_and_enter_opens_the_conversation_at_the_hit(
     marked = window.list.palette().color(QPalette.ColorRole.Highlight).name()
     assert f"background-color:{marked}" in row and ">kiwi</span>" in row
     assert row.startswith("<b>long chat message 0:")  # the session's title (its first user message)
+    tip = window.model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "long chat message 0: notes about the garden and the roses…\nlong-chat"  # whole title, id
     screenshot(window, "quick-search")
     viewer_opened = qtbot.waitSignal(app.show_viewer().conversation.message_did_reveal, timeout=5000)
     with viewer_opened as revealed:

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import i18n
 from desktop.app import Memtray
+from desktop.backlog import Backlog
 from desktop.operations import Operations
 from desktop.state import AppState
-from desktop.status import ATTENTION, IDLE, PAUSED, WORKING, Backlog, status_of
+from desktop.status import ATTENTION, IDLE, PAUSED, WORKING, status_of
 from desktop.tasks import TaskRunner
 from desktop.tray import Tray, tooltip_text
 from desktop.trayicon import panel_is_dark, pixmap, state_icon

@@ -110,7 +110,7 @@ def test_summary_panel_summarize_now_with_the_real_summarizer(
     with qtbot.waitSignal(panel.summary_did_load, timeout=15_000):  # reloaded after the run
         panel.button.click()
     assert found and found[0].ok, found
-    assert found[0].title == "Summarized proj-zh"
+    assert found[0].title == "Summarized “我的電腦記憶體不足，該怎麼辦？”"  # the session by its title
     assert found[0].text.startswith("4 new messages merged into the summary (1 part)")
     assert [c.model for c in fake.calls()] == ["gemini-2.5-flash"]
     assert "我的電腦記憶體不足" in fake.calls()[0].text()  # the session's messages were sent
@@ -159,7 +159,9 @@ def test_summarize_now_failure_is_told_in_words(app: Memtray, fake: FakeGemini, 
     found = outcomes(app.operations)
     with qtbot.waitSignal(app.operations.operation_did_finish, timeout=20_000):
         app.operations.summarize_now("proj-zh")
-    assert not found[0].ok and found[0].title == "Could not finish summarizing proj-zh"
+    assert (
+        not found[0].ok and found[0].title == "Could not finish summarizing “我的電腦記憶體不足，該怎麼辦？”"
+    )
     assert found[0].text == "Gemini refused the API key. Check the key in Settings."
 
 
