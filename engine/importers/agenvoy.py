@@ -218,8 +218,8 @@ def _summary(folder: Path, tally: Tally) -> dict[str, object] | None:
     except UnreadableSession as exc:
         tally.broken("unreadable summary.json", f"{folder.name}/{SUMMARY}", str(exc))
         return None
-    if raw_summary is None:
-        return None
+    if raw_summary is None or raw_summary == {}:
+        return None  # no summary yet: Agenvoy writes {} before its first summary
     summary = agenvoy_summary.convert(raw_summary)
     if summary is None:
         tally.broken("summary.json without summary keys", f"{folder.name}/{SUMMARY}", "no summary keys")
