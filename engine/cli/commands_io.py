@@ -114,7 +114,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.hook:
         from engine.cli import hook
 
-        return hook.run(args)
+        return hook.run(args, run_import)
     write(run_import(args))
     return 0
 

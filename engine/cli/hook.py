@@ -19,6 +19,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.cli.visible import visible
@@ -34,10 +35,9 @@ MAX_PAYLOAD = 1024 * 1024
 """A hook's input is read up to this much (a real one is a few hundred bytes)."""
 
 
-def run(args: argparse.Namespace) -> int:
-    """Import the transcript named on standard input and say so in one line; always 0."""
-    from engine.cli.commands_io import run_import  # here: commands_io imports this module
-
+def run(args: argparse.Namespace, run_import: Callable[[argparse.Namespace], str]) -> int:
+    """Import the transcript named on standard input with ``run_import`` (which returns the report's line)
+    and say so in one line; always 0."""
     try:
         if args.format not in AGENTS:
             raise InvalidInput(f"--hook goes with 'memtray import {' or '.join(AGENTS)}'")
