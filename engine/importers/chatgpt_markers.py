@@ -4,7 +4,7 @@ ChatGPT writes markers into message text with Private Use Area characters: a gro
 ``U+E200 NAME (U+E202 ARG)* U+E201`` (``cite``, ``filecite``, ``entity``, ``link_title``, ``url``,
 ``navlist``, ``image_group``, ``genui`` …), a highlighted span ``U+E203 prose U+E204``, and a bare anchor
 ``U+E202 turn0search0``. Older exports cite as ``【4:0†source】`` (2023's browsing also lists each one in
-``metadata.citations``: ``{start_ix, end_ix, metadata: {title, url}}``); pasted text carries
+``metadata.citations``: ``{start_ix, end_ix, metadata: {title, url}}``, or ``start_idx``/``end_idx``); pasted text carries
 ``citeturn0search0`` and ``:contentReference[oaicite:2]{index=2}``. In this order:
 
 0. a ``【…】`` marker that ``metadata.citations`` places (by ``start_ix``/``end_ix``) becomes a Markdown
@@ -69,7 +69,8 @@ def _cited(text: str, metadata: dict[str, Any] | None) -> str:
     for citation in citations[:MAX_CITATIONS]:
         if not isinstance(citation, dict):
             continue
-        start, end = citation.get("start_ix"), citation.get("end_ix")
+        start = citation.get("start_ix", citation.get("start_idx"))
+        end = citation.get("end_ix", citation.get("end_idx"))
         if not (type(start) is int and type(end) is int and 0 <= start < end <= len(text)):
             continue
         if not (text[start] == "【" and text[end - 1] == "】"):

@@ -139,7 +139,7 @@ def test_2023_citations_become_links() -> None:
              "metadata": {"type": "webpage", "title": "Announcing Rust 1.70.0",
                           "url": "https://blog.rust-lang.org/2023/06/01/Rust-1.70.0.html?utm_source=chatgpt.com",
                           "text": "", "extra": {"cited_message_idx": 7}}},
-            {"start_ix": second, "end_ix": second + len("【9†source】"),
+            {"start_idx": second, "end_idx": second + len("【9†source】"),
              "metadata": {"title": "", "url": "javascript:alert(1)"}},
             {"start_ix": 0, "end_ix": 4, "metadata": {"title": "not a marker", "url": "https://example.org/"}},
         ]
@@ -172,3 +172,25 @@ def test_single_object_detection_leaves_other_objects_refused(tmp_path: Path) ->
     assert result.returncode == 1
     assert result.stderr == f"memtray: {path}: expected a JSON list of conversations, not dict\n"
     assert json.loads(path.read_text()) == {"conversations": []}
+
+
+def test_a_2023_browsing_reply_keeps_its_links_through_the_import(tmp_path: Path) -> None:
+    text = "SQLite 3.45 added JSONB【12†source】."
+    start = text.index("【")
+    citation = {
+        "start_idx": start, "end_idx": start + len("【12†source】"), "citation_format_type": "tether_markdown",
+        "invalid_reason": None,
+        "metadata": {"type": "webpage", "title": "Release History", "url": "https://sqlite.org/changes.html",
+                     "text": "", "pub_date": None, "extra": None},
+    }  # fmt: skip
+    reply = gpt_message("assistant", [text], T0 + 1, citations=[citation])
+    conversation = gpt_conversation(
+        "c-2023",
+        [("root", None, None), ("u", "root", gpt_message("user", ["news?"], T0)), ("a", "u", reply)],
+        "a",
+    )
+    [session] = chatgpt.read(write_json(tmp_path / "conversations.json", [conversation])).sessions
+    assert (
+        session.messages[1].content
+        == "SQLite 3.45 added JSONB ([Release History](https://sqlite.org/changes.html))."
+    )
