@@ -219,8 +219,8 @@ def _summary(folder: Path, tally: Tally) -> dict[str, object] | None:
     except UnreadableSession as exc:
         tally.broken(reasons.UNREADABLE_SUMMARY, f"{folder.name}/{SUMMARY}", str(exc))
         return None
-    if raw_summary is None:
-        return None
+    if raw_summary is None or raw_summary == {}:
+        return None  # no summary yet: Agenvoy writes {} before its first summary
     summary = agenvoy_summary.convert(raw_summary)
     if summary is None:
         tally.broken(reasons.SUMMARY_WITHOUT_KEYS, f"{folder.name}/{SUMMARY}", "no summary keys")

@@ -11,13 +11,15 @@ through ``parent`` and reversed (oldest first); other branches are not imported.
 ``current_node`` the newest leaf is taken.
 
 Kept: user and assistant messages addressed to everyone, their text parts (citation and entity markers
-rendered or removed, :mod:`engine.importers.chatgpt_markers`), ``create_time`` (float seconds) as Unix ns,
-and the conversation's ``title``. Left out and counted: system and tool messages, assistant calls to tools, hidden
-nodes, non-text messages (code for a tool, reasoning, ...), image and file parts, attachments.
+rendered or removed, :mod:`engine.importers.chatgpt_markers`), the names of their attachments as
+``[attached: NAME]`` lines, ``create_time`` (float seconds) as Unix ns, and the conversation's ``title``. A
+message whose ``content`` has no ``content_type`` (as some exporters write it) has its text parts read.
+Left out and counted: system and tool messages, assistant calls to tools, hidden nodes, non-text messages
+(code for a tool, reasoning, ...), image and file parts, attachments' files.
 
 The session id is ``gpt-<conversation id>``, so importing the same export again adds nothing. A broken
-conversation is skipped (and named in the log); a file that is not a JSON list of conversations is an
-error and nothing is imported.
+conversation is skipped (and named in the log); a file that is neither a JSON list of conversations nor one
+conversation object is an error and nothing is imported.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ from engine.messages import MAX_SEND_AT, Message
 PREFIX = "gpt-"
 TEXT_TYPES = ("text", "multimodal_text")
 TEXT_PART_TYPES = ("text", "audio_transcription")
+MAX_ATTACHMENTS = 100
+MAX_NAME = 255
+"""At most this many attachment names are kept per message, each cut to this many characters."""
 _CONTENT_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
@@ -198,6 +203,9 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
     if text is None:
         return None
     text = chatgpt_markers.clean(text, metadata)
+    names = attachment_names(attachments)
+    if names:
+        text = "\n\n".join(t for t in (text, names) if t)
     send_at = _send_at(msg.get("create_time"))
     if send_at is None:
         tally.broken(reasons.BROKEN_MESSAGE, where, f"create_time {short(msg.get('create_time'))}")
@@ -211,7 +219,9 @@ def _text(content: Any, tally: Tally, where: str) -> str | None:
         tally.broken(reasons.BROKEN_MESSAGE, where, "'content' is not an object")
         return None
     ctype = content.get("content_type")
-    if ctype not in TEXT_TYPES:
+    if ctype is None and isinstance(content.get("parts"), list):
+        pass  # some exporters leave the type out: the parts say what is text
+    elif ctype not in TEXT_TYPES:
         shown = ctype if isinstance(ctype, str) and _CONTENT_TYPE.match(ctype) else "unknown"
         tally.skip(reasons.fill(reasons.NON_TEXT_MESSAGE, shown))
         return None
@@ -232,6 +242,18 @@ def _text(content: Any, tally: Tally, where: str) -> str | None:
         else:
             tally.skip(reasons.IMAGE_OR_FILE_PART)
     return "\n".join(t for t in texts if t)
+
+
+def attachment_names(attachments: Any) -> str:
+    """``[attached: report.pdf]``, one line per attachment that has a name (the file itself is not kept)."""
+    if not isinstance(attachments, list):
+        return ""
+    lines = []
+    for item in attachments[:MAX_ATTACHMENTS]:
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name.strip():
+            lines.append(f"[attached: {' '.join(name.split())[:MAX_NAME]}]")
+    return "\n".join(lines)
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:

@@ -8,9 +8,9 @@ dialog run it once; :func:`import_agent_folders` runs it over the folders the ``
 names (or, when that is empty, the agents' own folders that exist: :func:`agent_folders`), which is what
 the desktop app does every minute or so while ``watch_agent_folders`` is on.
 
-Another process importing the same transcripts at the same time (a Claude Code hook running ``memtray
-import claude-code --hook``) is harmless: the same lines may be read twice, and the duplicate check keeps
-one copy.
+Another process importing the same transcripts at the same time (an agent's hook running ``memtray
+import claude-code|codex --hook``) is harmless: the same lines may be read twice, and the duplicate check
+keeps one copy.
 """
 
 from __future__ import annotations
