@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from engine import cjk
 from engine.storage.fts import ExternalFts
+from engine.textfold import SQL_FUNCTION
 
 # The trigram table indexes only rows with a CJK character (engine.cjk says which characters are CJK).
 CJK_GLOB = cjk.GLOB
+
+FOLDED_CONTENT = f"{SQL_FUNCTION}({{row}}.content)"
+"""What the word and trigram tables index of a message: its text folded for search (:mod:`engine.textfold`;
+since ``m011_unicode_fold``), never the stored text itself."""
 
 SKEY_BASE = 0xE001
 SKEY_SPAN = 6000
@@ -40,6 +45,7 @@ FTS_TABLES = (
         "id",
         ("content", "skey"),
         "porter unicode61 remove_diacritics 2",
+        values=(FOLDED_CONTENT, "{row}.skey"),
         automerge=AUTOMERGE,
     ),
     # CJK bigrams (two-character words: 電腦, 記憶), kept in messages_cjk by archive.insert; see m005.
@@ -52,8 +58,8 @@ FTS_TABLES = (
         "id",
         ("content", "skey"),
         "trigram",
-        values=("{row}.content", TRIGRAM_SKEY_SQL),
-        only_where=f"{{row}}.content GLOB '{CJK_GLOB}'",
+        values=(FOLDED_CONTENT, TRIGRAM_SKEY_SQL),
+        only_where=f"{FOLDED_CONTENT} GLOB '{CJK_GLOB}'",
         automerge=AUTOMERGE,
     ),
 )

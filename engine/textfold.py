@@ -1,0 +1,54 @@
+"""Unicode folding for search: one function, :func:`fold`, applied to what every index holds and to every
+query, so two spellings of a word that a reader takes for the same word find each other.
+
+``fold(text)`` is, in order:
+
+1. NFKC: a decomposed (NFD) ``brûlée``, ``Việt`` or Hangul typed as conjoining jamo is composed; the
+   compatibility forms are replaced by what they stand for: full-width ``ＡＰＩ`` becomes ``API``,
+   half-width katakana full-width, the ligature ``ﬁ`` ``fi``, a compatibility ideograph its unified one;
+2. case folding (``str.casefold``: ``ß`` becomes ``ss``, final ``ς`` ``σ``), then NFKC again when folding
+   left a text that is not normalized;
+3. the default-ignorable characters removed (Unicode's ``Default_Ignorable_Code_Point``: zero-width space,
+   joiners and non-joiners, soft hyphen, word joiner, BOM, variation selectors, bidi controls, Hangul
+   fillers, tags), so an invisible character inside a word does not cut it in two.
+
+Diacritics are not removed here: the word indexes' tokenizer (``unicode61 remove_diacritics 2``) removes
+them from both the indexed text and the query, as it always did, so ``brulee`` still finds ``brûlée``;
+the CJK indexes (trigrams, bigrams) keep them (a Japanese voiced mark is no diacritic to drop).
+
+Only what is indexed is folded: stored messages come back exactly as written. In SQL the function is
+:data:`SQL_FUNCTION`, registered on every connection the store opens (the FTS triggers call it).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+SQL_FUNCTION = "memtray_fold"
+"""The name of :func:`fold` in SQL (``memtray_fold(content)``), on every connection of the store."""
+
+IGNORABLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff"
+)
+"""Unicode's default-ignorable code points (``DerivedCoreProperties.txt``), as the inside of a ``re``
+character class."""
+
+_IGNORABLE = re.compile(f"[{IGNORABLE}]+")
+
+
+def fold(text: str) -> str:
+    """``text`` folded for search (see the module's docstring); ASCII text is only lower-cased."""
+    if text.isascii():
+        return text.lower()
+    text = unicodedata.normalize("NFKC", _IGNORABLE.sub("", text)).casefold()
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return _IGNORABLE.sub("", text)  # NFKC makes some (a Hangul filler's compatibility form)
+
+
+def sql_fold(value: object) -> object:
+    """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is."""
+    return fold(value) if isinstance(value, str) else value
