@@ -110,17 +110,21 @@ class _Changes:
 
     def __init__(self, *, tokens_only: bool) -> None:
         self.tokens_only = tokens_only
-        self.known: dict[str, bool] = {}
+        self.same = {chr(c) for c in range(128)}
+        """The characters known to fold to what the index already made of them."""
+        self.changed: set[str] = set()
 
     def changes(self, text: str) -> bool:
-        for char in set(text):
-            if char.isascii():
-                continue
-            found = self.known.get(char)
-            if found is None:
-                found = self.known[char] = self._char(char)
-            if found:
+        new = set(text) - self.same
+        if not new:
+            return False
+        if not new.isdisjoint(self.changed):
+            return True
+        for char in new:
+            if self._char(char):
+                self.changed.add(char)
                 return True
+            self.same.add(char)
         return False
 
     def _char(self, char: str) -> bool:
@@ -145,7 +149,7 @@ def _reindex(conn: Connection, table: ExternalFts) -> None:
     fts.drop_triggers(conn, table)
     fts.create_triggers(conn, table)
     name, cols = table.name, ", ".join(table.columns)
-    rows = "messages m JOIN temp.refold r ON r.id = m.id"
+    rows = "temp.refold r CROSS JOIN messages m ON m.id = r.id"  # from the few refold rows, not the archive
     if table.tokenizer == "trigram":  # as m008 left it: the stored text of the rows it holds as CJK
         old, had = f"m.content, {TRIGRAM_SKEY_SQL.format(row='m')}", f"m.content GLOB '{cjk.GLOB}'"
     else:
@@ -162,7 +166,7 @@ def _reindex(conn: Connection, table: ExternalFts) -> None:
 def _refold_bigrams(conn: Connection) -> None:
     """``messages_cjk``'s rows of the messages the word table took again, made from their folded text."""
     rows = conn.execute(
-        "SELECT m.id, m.skey, m.content FROM messages m JOIN temp.refold r ON r.id = m.id WHERE r.word = 1"
+        "SELECT m.id, m.skey, m.content FROM temp.refold r CROSS JOIN messages m ON m.id = r.id WHERE r.word = 1"
     ).all()
     conn.execute("DELETE FROM messages_cjk WHERE id IN (SELECT id FROM temp.refold WHERE word = 1)")
     batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
