@@ -1,0 +1,124 @@
+"""Where the folding for search (engine.textfold) costs least in a bulk import: three ways of indexing the
+same messages, each in a fresh database, timed.
+
+    python -m bench.fold [--messages 200000]
+
+* ``none``: the triggers index the stored text (memtray before ``m011_unicode_fold``);
+* ``sql function`` (what memtray does): the triggers index ``memtray_fold(content)``, a Python function
+  SQLite calls (the word table once per row, the trigram table once more for its condition and once for
+  a CJK row's value);
+* ``python column``: Python folds each text at insert into a second column ``folded``, which the
+  triggers index (no call from SQLite; one more column stored).
+
+The messages are ``bench.corpus``'s (half English, half zh-TW) with one in ten given text that folds
+(full-width words, a decomposed accent, a zero-width space, full-width punctuation). Prints rows per
+second and the database's size of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+from bench.corpus import Corpus
+from engine import cjk
+from engine.textfold import SQL_FUNCTION, fold, sql_fold
+
+TRI_WHEN = f"GLOB '{cjk.GLOB}'"
+
+
+def schema(way: str) -> list[str]:
+    """The messages table and its word and trigram tables, indexing ``value`` of each row."""
+    value = {
+        "none": "{r}.content",
+        "sql function": f"{SQL_FUNCTION}({{r}}.content)",
+        "python column": "{r}.folded",
+    }[way]
+    extra = ", folded TEXT NOT NULL" if way == "python column" else ""
+    new, old = value.format(r="new"), value.format(r="old")
+    return [
+        f"CREATE TABLE messages (id INTEGER PRIMARY KEY, skey TEXT NOT NULL, content TEXT NOT NULL{extra})",
+        "CREATE VIRTUAL TABLE messages_fts USING fts5(content, skey, content='messages', content_rowid='id', "
+        "tokenize='porter unicode61 remove_diacritics 2')",
+        "CREATE VIRTUAL TABLE messages_tri USING fts5(content, skey, content='messages', content_rowid='id', "
+        "tokenize='trigram')",
+        "INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 8)",
+        "INSERT INTO messages_tri(messages_tri, rank) VALUES ('automerge', 8)",
+        f"CREATE TRIGGER fts_ai AFTER INSERT ON messages BEGIN INSERT INTO messages_fts(rowid, content, skey) "
+        f"VALUES (new.id, {new}, new.skey); END",
+        f"CREATE TRIGGER tri_ai AFTER INSERT ON messages WHEN {new} {TRI_WHEN} BEGIN "
+        f"INSERT INTO messages_tri(rowid, content, skey) VALUES (new.id, {new}, new.skey); END",
+        f"CREATE TRIGGER fts_ad AFTER DELETE ON messages BEGIN INSERT INTO messages_fts(messages_fts, rowid, "
+        f"content, skey) VALUES ('delete', old.id, {old}, old.skey); END",
+    ]
+
+
+def texts(count: int) -> list[str]:
+    corpus = Corpus(seed=7)
+    out = []
+    for i in range(count):
+        text = corpus.message()
+        if i % 10 == 3:
+            text = f"{text}，ＡＰＩ {unicodedata.normalize('NFD', 'brûlée')} pass\u200bword。"
+        out.append(text)
+    return out
+
+
+def run(way: str, rows: list[str], folder: Path) -> tuple[float, int]:
+    path = folder / f"{way.replace(' ', '-')}.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.create_function(SQL_FUNCTION, 1, sql_fold, deterministic=True)
+    for sql in schema(way):
+        conn.execute(sql)
+    started = time.perf_counter()
+    batch = 20_000
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        conn.execute("BEGIN")
+        if way == "python column":
+            conn.executemany(
+                "INSERT INTO messages(skey, content, folded) VALUES (?, ?, ?)",
+                [(f"s{i % 100:07d}", t, fold(t)) for i, t in enumerate(chunk)],
+            )
+        else:
+            conn.executemany(
+                "INSERT INTO messages(skey, content) VALUES (?, ?)",
+                [(f"s{i % 100:07d}", t) for i, t in enumerate(chunk)],
+            )
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return elapsed, path.stat().st_size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    rows = texts(args.messages)
+    started = time.perf_counter()
+    for text in rows:
+        fold(text)
+    print(f"fold() alone over {len(rows):,} texts: {time.perf_counter() - started:.2f}s")
+    print(f"{'way':14} {'rows/s':>10} {'seconds':>8} {'db bytes':>12}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            for way in ("none", "sql function", "python column"):
+                folder = Path(tmp) / str(round_)
+                folder.mkdir(exist_ok=True)
+                elapsed, size = run(way, rows, folder)
+                print(f"{way:14} {len(rows) / elapsed:10,.0f} {elapsed:8.1f} {size:12,}")
+
+
+if __name__ == "__main__":
+    main()
