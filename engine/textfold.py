@@ -49,6 +49,6 @@ def fold(text: str) -> str:
     return _IGNORABLE.sub("", text)  # NFKC makes some (a Hangul filler's compatibility form)
 
 
-def sql_fold(value: object) -> object:
+def sql_fold(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
     """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is."""
     return fold(value) if isinstance(value, str) else value
