@@ -21,6 +21,7 @@ import unicodedata
 from pathlib import Path
 
 from engine import Memory
+from engine.search import migrations
 from engine.textfold import fold
 
 SPELLINGS = ("ＭＥＭＯＲＹ", unicodedata.normalize("NFD", "brûlée"), "pass\u200bword")
@@ -50,6 +51,18 @@ def plant(database: Path, punctuated: float, spelled: float) -> tuple[int, int]:
         conn.close()
 
 
+def sizes(database: Path) -> str:
+    """The file's size, and the bytes of its pages in use (the file keeps freed pages for reuse)."""
+    conn = sqlite3.connect(database)
+    try:
+        pages, free, size = (
+            conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count", "page_size")
+        )
+    finally:
+        conn.close()
+    return f"{database.stat().st_size:,} bytes, {(pages - free) * size:,} in use"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -62,7 +75,10 @@ def main() -> None:
     parser.add_argument(
         "--spelled", type=float, default=0.01, help="share of English messages given a folding word"
     )
+    parser.add_argument("--no-optimize", action="store_true", help="never merge a table's segments after it")
     args = parser.parse_args()
+    if args.no_optimize:
+        migrations.OPTIMIZE_SHARE = 2.0
     work = args.work or Path(tempfile.mkdtemp(prefix="fold-migration-"))
     home = work / "home"
     if home.exists():
@@ -75,13 +91,13 @@ def main() -> None:
         f"planted as the old engine wrote them: {punctuated:,} punctuated CJK, {spelled:,} folding words "
         f"({time.perf_counter() - started:.1f}s)"
     )
-    print(f"history.db before: {database.stat().st_size:,} bytes")
+    print(f"history.db before: {sizes(database)}")
     started = time.perf_counter()
     with Memory.open(home, background=False) as mem:
         opened = time.perf_counter() - started
         hits = mem.search(fold(SPELLINGS[2]), match="keyword", limit=5)
     print(f"open with m011_unicode_fold: {opened:.1f}s")
-    print(f"history.db after: {database.stat().st_size:,} bytes; 'password' finds {len(hits)} of the planted")
+    print(f"history.db after: {sizes(database)}; 'password' finds {len(hits)} of the planted")
     shutil.rmtree(work if args.work is None else home)
 
 
