@@ -49,6 +49,37 @@ def fold(text: str) -> str:
     return _IGNORABLE.sub("", text)  # NFKC makes some (a Hangul filler's compatibility form)
 
 
+def fold_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` folded for search, with where each folded character comes from: ``(start, end)`` in
+    ``text`` of the character with its combining marks and invisible characters (what the viewer marks
+    when a search term matches there). Folded piece by piece, so it equals :func:`fold` but where NFKC
+    joins two such pieces (a Hangul syllable typed as jamo)."""
+    if text.isascii():
+        return text.lower(), [(i, i + 1) for i in range(len(text))]
+    folded: list[str] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < len(text):
+        end = start + 1
+        while end < len(text) and _joins_previous(text[end]):
+            end += 1
+        piece = fold(text[start:end])
+        folded.append(piece)
+        spans.extend([(start, end)] * len(piece))
+        start = end
+    return "".join(folded), spans
+
+
+def _joins_previous(char: str) -> bool:
+    """A combining mark, a default-ignorable character or a conjoining Hangul vowel or final."""
+    return (
+        unicodedata.category(char)[0] == "M"
+        or _IGNORABLE.fullmatch(char) is not None
+        or "\u1160" <= char <= "\u11ff"
+        or "\ud7b0" <= char <= "\ud7ff"
+    )
+
+
 def sql_fold(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
     """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is."""
     return fold(value) if isinstance(value, str) else value

@@ -249,3 +249,10 @@ def test_a_count_below_the_limit() -> None:
     assert count_text(50, 76, capped=False) == "50 of 76 results"
     assert count_text(1, 1, capped=False) == "1 result"
     assert count_text(76, 76, capped=False) == "76 results"
+
+
+def test_highlighting_marks_every_spelling_search_folds_alike() -> None:
+    text = "the REST ＡＰＩ, the ﬁle, pass\u200bword and cre\u0300me at the Straße"
+    html = highlight_html(text, terms("api file password crème strasse"))
+    marked = [part.split("</span>")[0] for part in html.split('font-weight:bold;">')[1:]]
+    assert marked == ["ＡＰＩ", "ﬁle", "pass\u200bword", "cre\u0300me", "Straße"]

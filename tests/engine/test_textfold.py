@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.textfold import fold, sql_fold
+from engine.textfold import fold, fold_spans, sql_fold
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,20 @@ def test_the_sql_function_folds_texts_and_passes_other_values() -> None:
 def test_folding_is_settled(text: str) -> None:
     once = fold(text)
     assert fold(once) == once
+
+
+@given(st.text())
+def test_fold_spans_point_into_the_text(text: str) -> None:
+    folded, spans = fold_spans(text)
+    assert len(spans) == len(folded)
+    assert all(0 <= start < end <= len(text) for start, end in spans)
+    assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+
+
+def test_fold_spans_equal_fold_piece_by_piece() -> None:
+    text = "REST ＡＰＩ, ﬁle, pass\u200bword, cre\u0300me, Straße"
+    folded, spans = fold_spans(text)
+    assert folded == fold(text)
+    assert text[spans[folded.index("api")][0] : spans[folded.index("api") + 2][1]] == "ＡＰＩ"
+    at = folded.index("crème")
+    assert text[spans[at][0] : spans[at + 4][1]] == "cre\u0300me"
