@@ -64,9 +64,9 @@ def m011_unicode_fold(conn: Connection) -> None:
     The word and trigram tables get the triggers that index ``memtray_fold(content)``; then only the rows
     whose index entries folding changes are indexed again, each removed with the values it was indexed
     with (the stored text) and added folded. A text of ASCII only tokenizes alike either way (the
-    tokenizers fold ASCII case themselves), and so does one whose other characters fold only to their own
-    lower case (for the word table, and the bigrams, also one whose symbols fold to other symbols:
-    full-width punctuation). ``messages_cjk`` takes the bigrams of the folded text, ``context_fts`` (which
+    tokenizers fold ASCII case themselves), and so does one whose other characters fold to themselves (for
+    the word table, and the bigrams, also one whose symbols fold to other symbols: full-width
+    punctuation). ``messages_cjk`` takes the bigrams of the folded text, ``context_fts`` (which
     holds its texts) folded texts, for the rows the word table takes again.
     """
     from engine.search import context
@@ -114,8 +114,8 @@ _NON_ASCII = "content GLOB '*[^' || char(1) || '-' || char(127) || ']*'"
 
 class _Changes:
     """Whether folding changes what an index makes of a text, one character at a time (cached): a
-    non-ASCII character that folds to other than its lower case (``tokens_only``: unless a symbol folds to
-    symbols), or any combining mark or conjoining Hangul jamo (they fold with their neighbours)."""
+    non-ASCII character that folds to another (``tokens_only``: unless a symbol folds to symbols; a
+    tokenizer's own case folding may differ from Python's, so a non-ASCII capital counts), or any combining mark or conjoining Hangul jamo (they fold with their neighbours)."""
 
     def __init__(self, *, tokens_only: bool) -> None:
         self.tokens_only = tokens_only
@@ -140,7 +140,7 @@ class _Changes:
         if unicodedata.category(char)[0] == "M" or any(a <= char <= b for a, b in _JAMO):
             return True
         folded = fold(char)
-        if folded == char.lower():
+        if folded == char:  # the tokenizer sees what it saw (its own case folding may differ from Python's)
             return False
         symbols = folded and not char.isalnum() and not any(c.isalnum() for c in folded)
         return not (self.tokens_only and symbols)
