@@ -14,6 +14,7 @@ import unicodedata
 
 from engine import cjk
 from engine.cjk import cjk_bigrams
+from engine.sessions.schema import NON_ASCII_GLOB
 from engine.storage import fts
 from engine.storage.fts import ExternalFts
 from engine.storage.sql import Connection
@@ -108,7 +109,7 @@ OPTIMIZE_SHARE = 0.1
 old entries' deletions would otherwise stay in the index (measured: +13 % of the database's size with a
 quarter of the archive taken again, see ``bench/README.md``)."""
 
-_NON_ASCII = "content GLOB '*[^' || char(1) || '-' || char(127) || ']*'"
+_NON_ASCII = f"content GLOB {NON_ASCII_GLOB}"
 """SQL: the row's text holds a character outside ASCII (the stored texts hold no NUL)."""
 
 

@@ -13,9 +13,15 @@ from engine.textfold import SQL_FUNCTION
 # The trigram table indexes only rows with a CJK character (engine.cjk says which characters are CJK).
 CJK_GLOB = cjk.GLOB
 
-FOLDED_CONTENT = f"{SQL_FUNCTION}({{row}}.content)"
-"""What the word and trigram tables index of a message: its text folded for search (:mod:`engine.textfold`;
-since ``m011_unicode_fold``), never the stored text itself."""
+NON_ASCII_GLOB = "'*[^' || char(1) || '-' || char(127) || ']*'"
+"""SQL: a GLOB pattern matching a text that holds a character outside ASCII."""
+FOLDED_CONTENT = (
+    f"CASE WHEN {{row}}.content GLOB {NON_ASCII_GLOB} THEN {SQL_FUNCTION}({{row}}.content) "
+    "ELSE {row}.content END"
+)
+"""What the word and trigram tables index of a message (since ``m011_unicode_fold``): its text folded for
+search (:mod:`engine.textfold`), never the stored text itself. A text of ASCII only is indexed as it is,
+without calling Python: both tokenizers fold ASCII case themselves, so it gives the same entries."""
 
 SKEY_BASE = 0xE001
 SKEY_SPAN = 6000
@@ -59,7 +65,7 @@ FTS_TABLES = (
         ("content", "skey"),
         "trigram",
         values=(FOLDED_CONTENT, TRIGRAM_SKEY_SQL),
-        only_where=f"{FOLDED_CONTENT} GLOB '{CJK_GLOB}'",
+        only_where=f"{{row}}.content GLOB {NON_ASCII_GLOB} AND {SQL_FUNCTION}({{row}}.content) GLOB '{CJK_GLOB}'",
         automerge=AUTOMERGE,
     ),
 )
