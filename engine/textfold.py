@@ -80,6 +80,19 @@ def _joins_previous(char: str) -> bool:
     )
 
 
+_last: tuple[str, str] = ("", "")
+"""The last text :func:`sql_fold` folded, and its fold: an insert's triggers fold the same text two or three
+times in a row (the word table's value, the trigram table's condition and value)."""
+
+
 def sql_fold(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
     """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is."""
-    return fold(value) if isinstance(value, str) else value
+    global _last
+    if not isinstance(value, str):
+        return value
+    last = _last  # one read: another thread's (text, fold) pair is replaced whole, never half
+    if last[0] == value:
+        return last[1]
+    folded = fold(value)
+    _last = (value, folded)
+    return folded
