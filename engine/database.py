@@ -11,9 +11,11 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from engine.errormemory import schema as error_memory
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
+from engine.search import migrations as search
 from engine.search.migrations import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
@@ -30,6 +32,14 @@ def _vectors_then_context(conn: Connection) -> None:
     context.create(conn)
 
 
+def _unicode_fold(conn: Connection) -> None:
+    """Migration ``m011_unicode_fold``: every full-text index holds its texts folded for search
+    (:mod:`engine.textfold`): the archive's and the context index's rows that folding changes are indexed
+    again, the error memory's tables are made again."""
+    search.m011_unicode_fold(conn)
+    error_memory.m011_unicode_fold(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("m001_initial", archive.m001_initial),
     ("m002_vectors", _vectors_then_context),
@@ -41,6 +51,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
     ("m009_session_titles", archive.m009_session_titles),
     ("m010_replayed_rows", archive.m010_replayed_rows),
+    ("m011_unicode_fold", _unicode_fold),
 )
 
 
