@@ -57,7 +57,7 @@ from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, importing, titles
+from engine.sessions import alignment, archive, compaction, emptied, identity, importing, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -156,7 +156,9 @@ class SessionLog:
             raise InvalidInput("a temporary chat keeps no title")
         cleaned = titles.clean(title)
         with self.locks.hold(session), self._store.write() as conn:
-            archive.set_title(conn, session, cleaned, titles.USER, self._clock())
+            now = self._clock()
+            archive.set_title(conn, session, cleaned, titles.USER, now)
+            identity.record_change(conn, identity.TITLE, session, {"title": cleaned}, now)
         return cleaned
 
     # -- writing ----------------------------------------------------------------------------------
@@ -588,6 +590,9 @@ class SessionLog:
                 with file_errors(f"history.json of session {session}"):
                     self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
             with self._store.write() as conn:
+                forgotten = identity.deleted_detail(conn, session, message_id)
+                if forgotten["gids"]:
+                    identity.record_change(conn, identity.FORGET, session, forgotten, self._clock())
                 for listener in self.listeners:
                     listener.message_forgotten(conn, session, message_id)
                 archive.delete_message(conn, message_id)
@@ -635,6 +640,12 @@ class SessionLog:
 
     def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
         with self._store.write() as conn:
+            cleared = identity.deleted_detail(conn, session)
+            kind = identity.REMOVE if unregister else identity.RESET
+            if cleared["gids"]:
+                identity.record_change(conn, kind, session, cleared, self._clock())
+            if unregister:
+                identity.drop_titles(conn, session)
             for listener in self.listeners:
                 listener.session_cleared(conn, session)
             deleted = archive.delete_session(conn, session)

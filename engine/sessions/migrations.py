@@ -1,5 +1,5 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``) and its
+``m009_session_titles``, ``m010_replayed_rows``, ``m011_global_ids``) and its
 full-text indexes, (re)made after every open by :func:`ensure_fts`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
@@ -7,7 +7,10 @@ full-text indexes, (re)made after every open by :func:`ensure_fts`.
 
 from __future__ import annotations
 
+import time
+
 from engine.cjk import cjk_bigrams
+from engine.sessions import identity
 from engine.sessions.schema import CJK_GLOB, FTS_TABLES
 from engine.storage import ddl, fts
 from engine.storage.sql import Connection
@@ -108,3 +111,44 @@ def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:
         The FTS tables that exist after the call.
     """
     return fts.ensure(conn, FTS_TABLES, supported)
+
+
+GLOBAL_ID_TABLES: list[ddl.Table] = [
+    (
+        "device",
+        [
+            "\nCREATE TABLE device (\n\tid VARCHAR NOT NULL, \n\tcreated_at INTEGER NOT NULL, \n\tPRIMARY KEY (id)\n)\n\n"
+        ],
+    ),
+    (
+        "message_gids",
+        [
+            "\nCREATE TABLE message_gids (\n\tid INTEGER NOT NULL, \n\tgid VARCHAR NOT NULL, \n\tPRIMARY KEY (id), \n"
+            "\tFOREIGN KEY(id) REFERENCES messages (id) ON DELETE CASCADE, \n\tUNIQUE (gid)\n)\n\n"
+        ],
+    ),
+    (
+        "session_changes",
+        [
+            "\nCREATE TABLE session_changes (\n\tseq INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \n"
+            "\tkind VARCHAR NOT NULL, \n\tsession_id VARCHAR NOT NULL, \n\tdetail VARCHAR NOT NULL, \n"
+            "\tat INTEGER NOT NULL\n)\n\n"
+        ],
+    ),
+]
+"""``m011_global_ids``' tables, frozen as SQLAlchemy compiles :mod:`engine.sessions.tables`' ``DeviceRow``,
+``MessageGidRow`` and ``ChangeRow``."""
+
+
+def m011_global_ids(conn: Connection) -> None:
+    """A device id for this home, a global id for every message (existing ones get ``<device>.<row id>``),
+    and the journal of forgets, resets, removals and titles (:mod:`engine.sessions.identity`)."""
+    ddl.create_missing(conn, GLOBAL_ID_TABLES)
+    if conn.execute("SELECT 1 FROM device LIMIT 1").first() is None:
+        conn.execute(
+            "INSERT INTO device(id, created_at) VALUES (?, ?)", (identity.new_device_id(), time.time_ns())
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO message_gids(id, gid) "
+        "SELECT id, (SELECT id FROM device ORDER BY created_at LIMIT 1) || '.' || id FROM messages"
+    )

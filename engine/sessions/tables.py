@@ -65,3 +65,40 @@ class SettingRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class DeviceRow(SQLModel, table=True):
+    """This home's device id (one row, made by ``m011_global_ids``): the prefix of the global id of every
+    message written here (:mod:`engine.sessions.identity`)."""
+
+    __tablename__ = "device"
+
+    id: str = Field(primary_key=True)
+    created_at: int = 0
+
+
+class MessageGidRow(SQLModel, table=True):
+    """A message's global id beside its local row id; the row goes with its message (cascade)."""
+
+    __tablename__ = "message_gids"
+
+    id: int | None = Field(default=None, primary_key=True, foreign_key="messages.id", ondelete="CASCADE")
+    gid: str = Field(unique=True)
+
+
+class ChangeRow(SQLModel, table=True):
+    """A change to the archive other than a new message, in the order it was made: a forget, a reset, a
+    removal or a user's title (what a sync tells other devices, :mod:`engine.sync`).
+
+    ``detail`` is JSON: ``{"gids": [...], "keys": [...]}`` for the messages a forget, reset or removal
+    deleted (their global ids and import-key digests, never their text); ``{"title": ...}`` for a title.
+    """
+
+    __tablename__ = "session_changes"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    seq: int | None = Field(default=None, primary_key=True)
+    kind: str
+    session_id: str
+    detail: str
+    at: int = 0
