@@ -20,6 +20,7 @@ from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
 from engine.storage.sql import Connection
 from engine.storage.store import Store
+from engine.sync.schema import m012_sync
 
 log = logging.getLogger("memtray.store")
 
@@ -42,6 +43,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m009_session_titles", archive.m009_session_titles),
     ("m010_replayed_rows", archive.m010_replayed_rows),
     ("m011_global_ids", archive.m011_global_ids),
+    ("m012_sync", m012_sync),
 )
 
 

@@ -10,13 +10,15 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── InvalidSessionId      an id with '/', '..', NUL or other path tricks
     │   ├── InvalidMessage        a role, content or time the engine cannot store
     │   ├── InvalidSetting        an unknown setting or a value of the wrong type
-    │   └── ImportFormatError     a file to import is not in the expected format (names the line)
+    │   ├── ImportFormatError     a file to import is not in the expected format (names the line)
+    │   └── WrongPassphrase       the sync passphrase does not open the shared folder
     ├── NotFound
     │   └── SessionNotFound       no such session
     ├── AmbiguousId               an id prefix that matches more than one record
     ├── StorageError              the environment: disk full, database locked or damaged, permissions
     │   ├── StoreLocked           another process held the store too long
-    │   └── CorruptStore          a file or the database is damaged and could not be repaired
+    │   ├── CorruptStore          a file or the database is damaged and could not be repaired
+    │   └── SyncError             the sync folder is missing, unreadable, or not set up
     ├── VectorIndexError          an embedder or a vector index could not be used
     ├── SummarizerError           the summarizer or another Gemini call failed
     │   ├── NoApiKey              no Gemini key is configured
@@ -64,6 +66,10 @@ class ImportFormatError(InvalidInput):
         self.line = line
 
 
+class WrongPassphrase(InvalidInput):
+    """The sync passphrase does not open the shared folder's key; nothing was written."""
+
+
 class NotFound(EngineError):
     """Something that was asked for does not exist."""
 
@@ -99,6 +105,11 @@ class MemoryClosed(StorageError):
 
 class CorruptStore(StorageError):
     """A store file is damaged and could not be repaired automatically."""
+
+
+class SyncError(StorageError):
+    """Sync through a shared folder cannot go on (no folder, sync not enabled, a file that cannot be
+    written); nothing was applied half."""
 
 
 class VectorIndexError(EngineError):

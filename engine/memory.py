@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded whe
     from engine.llm.gemini import ClientFactory
     from engine.sessions.repair import RepairReport
     from engine.summary import Summaries, TurnContext
+    from engine.sync.service import Sync
 
 log = logging.getLogger("memtray.memory")
 
@@ -472,6 +473,13 @@ class Memory:
             keys=self.keys,
             client_factory=self._client_factory,
         )
+
+    @cached_property
+    def sync(self) -> Sync:
+        """Sync through a shared folder (:mod:`engine.sync`): ``enable``, ``now``, ``status``, ``disable``."""
+        from engine.sync.service import Sync
+
+        return Sync(self._store, self, self.clock, self.keys, self.paths.locks_dir / "sync.lock")
 
     def turn_context(self, session: str, request: str = "") -> TurnContext:
         """What an LLM call gets this turn: the window with prefixes, then the turn-context message."""

@@ -111,6 +111,14 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
     )
     from engine.storage import migrations as runner
     from engine.storage import tables
+    from engine.sync import schema as sync_schema
+    from engine.sync.tables import (
+        SyncAppliedRow,
+        SyncReceivedRow,
+        SyncStateRow,
+        SyncTitleRow,
+        SyncTombstoneRow,
+    )
 
     compiled = tables.statements(
         [
@@ -122,12 +130,18 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
             DeviceRow,
             MessageGidRow,
             ChangeRow,
+            SyncStateRow,
+            SyncAppliedRow,
+            SyncTombstoneRow,
+            SyncReceivedRow,
+            SyncTitleRow,
         ]
     )
     frozen = [
         runner.MIGRATIONS_TABLE,
         *archive_migrations.INITIAL_TABLES,
         *archive_migrations.GLOBAL_ID_TABLES,
+        *sync_schema.SYNC_TABLES,
     ]
     assert [(name, list(made)) for name, made in frozen] == compiled
     with memory._store.read() as conn:

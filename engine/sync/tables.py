@@ -1,0 +1,54 @@
+"""The sync's own tables as SQLModel classes; ``m012_sync`` (:mod:`engine.sync.schema`) creates them from
+the statements SQLAlchemy compiles for these classes, frozen there as text."""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+
+class SyncStateRow(SQLModel, table=True):
+    """One fact of this device's sync (``folder``, ``name``, ``next_seq``, the export cursors …)."""
+
+    __tablename__ = "sync_state"
+
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class SyncAppliedRow(SQLModel, table=True):
+    """The last segment of another device applied here: apply resumes after it."""
+
+    __tablename__ = "sync_applied"
+
+    device: str = Field(primary_key=True)
+    seq: int = 0
+    applied_at: int = 0
+
+
+class SyncTombstoneRow(SQLModel, table=True):
+    """The import key of a message forgotten, reset or removed on some device: never stored again."""
+
+    __tablename__ = "sync_tombstones"
+
+    key: str = Field(primary_key=True)
+    at: int = 0
+
+
+class SyncReceivedRow(SQLModel, table=True):
+    """A message that arrived from another device (this device does not send it on); goes with it."""
+
+    __tablename__ = "sync_received"
+
+    id: int | None = Field(default=None, primary_key=True, foreign_key="messages.id", ondelete="CASCADE")
+
+
+class SyncTitleRow(SQLModel, table=True):
+    """The title change in force for a session: the newest by (time, device) wins on every device.
+    ``title_key`` is a digest of the title (the title itself lives with the session only)."""
+
+    __tablename__ = "sync_titles"
+
+    session_id: str = Field(primary_key=True)
+    at: int = 0
+    device: str
+    title_key: str

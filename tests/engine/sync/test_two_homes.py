@@ -1,0 +1,113 @@
+"""Two homes through one shared folder: what one writes, the other finds; forgets, resets, removals and
+titles follow; the folder holds no plaintext."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import Memory
+from engine.errors import SyncError, WrongPassphrase
+from engine.messages import Message
+from tests.engine.sync.conftest import Homes
+
+PASS = "correct horse battery staple"
+
+
+def texts(mem: Memory, session: str) -> list[str]:
+    return [m.content for m in mem.archived(session)] if mem.exists(session) else []
+
+
+def pair(homes: Homes, folder: Path) -> tuple[Memory, Memory]:
+    folder.mkdir(exist_ok=True)
+    a, b = homes.open("a"), homes.open("b")
+    a.sync.enable(folder, PASS, "laptop-a")
+    b.sync.enable(folder, PASS, "laptop-b")
+    return a, b
+
+
+def test_a_message_written_on_a_is_searchable_on_b(homes: Homes, tmp_path: Path) -> None:
+    a, b = pair(homes, tmp_path / "shared")
+    a.append("s1", [Message("user", "the zebra crossing", 1), Message("assistant", "noted", 2)])
+    report = a.sync.now()
+    assert report.messages_sent == 2 and report.segments_written == 1
+    got = b.sync.now()
+    assert got.applied.messages == 2
+    hits = b.search("zebra", match="keyword")
+    assert [h.message.content for h in hits] == ["the zebra crossing"]
+    assert texts(b, "s1") == ["the zebra crossing", "noted"]
+    # nothing echoes back: B sends nothing, A applies nothing
+    assert b.sync.now().messages_sent == 0
+    assert a.sync.now().applied.messages == 0
+    status = b.sync.status()
+    assert status.enabled and [(d.name, d.written, d.applied) for d in status.devices] == [("laptop-a", 1, 1)]
+
+
+def test_forget_reset_remove_and_titles_follow(homes: Homes, tmp_path: Path) -> None:
+    a, b = pair(homes, tmp_path / "shared")
+    stored = a.append("s1", [Message("user", "my password is hunter2", 1), Message("assistant", "ok", 2)])
+    a.append("s2", [Message("user", "second session", 3)])
+    a.append("s3", [Message("user", "third session", 4)])
+    a.sync.now()
+    b.sync.now()
+    assert texts(b, "s1") == ["my password is hunter2", "ok"]
+    first = stored[0].id
+    assert first is not None
+    a.forget_message(first)
+    a.reset("s2")
+    a.remove("s3")
+    a.set_title("s1", "Passwords")
+    a.sync.now()
+    b.sync.now()
+    assert texts(b, "s1") == ["ok"] and texts(b, "s2") == [] and not b.exists("s3")
+    assert [s.title for s in b.sessions() if s.id == "s1"] == ["Passwords"]
+    assert not b.search("hunter2", match="keyword")
+    # B's title change goes back to A
+    b.set_title("s1", "Renamed on B")
+    b.sync.now()
+    a.sync.now()
+    assert [s.title for s in a.sessions() if s.id == "s1"] == ["Renamed on B"]
+
+
+def test_the_same_import_on_both_is_one_message(homes: Homes, tmp_path: Path) -> None:
+    from engine.importers import ImportedSession
+
+    a, b = pair(homes, tmp_path / "shared")
+    export = [ImportedSession("chatgpt-1", [Message("user", "hello", 10), Message("assistant", "hi", 11)])]
+    a.import_sessions(export)
+    b.import_sessions(export)
+    a.append("chatgpt-1", [Message("user", "later on A", 20)])
+    for mem in (a, b, a):
+        mem.sync.now()
+    assert texts(a, "chatgpt-1") == texts(b, "chatgpt-1") == ["hello", "hi", "later on A"]
+
+
+def test_the_folder_holds_no_plaintext(homes: Homes, tmp_path: Path) -> None:
+    folder = tmp_path / "shared"
+    a, b = pair(homes, folder)
+    a.append("project-zanzibar", [Message("user", "quetzalcoatl feathers", 1)])
+    a.set_title("project-zanzibar", "Operation Marmalade")
+    a.sync.now()
+    b.sync.now()
+    assert b.search("quetzalcoatl", match="keyword")
+    blobs = [p.read_bytes() for p in folder.rglob("*") if p.is_file()]
+    names = " ".join(str(p) for p in folder.rglob("*"))
+    assert len(blobs) >= 4
+    for secret in ("quetzalcoatl", "zanzibar", "Marmalade", "laptop-a"):
+        assert not any(secret.encode() in blob for blob in blobs), secret
+        assert secret not in names
+
+
+def test_a_wrong_passphrase_is_refused_and_nothing_is_enabled(homes: Homes, tmp_path: Path) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    a, b = homes.open("a"), homes.open("b")
+    a.sync.enable(folder, PASS)
+    with pytest.raises(WrongPassphrase):
+        b.sync.enable(folder, "not it")
+    assert not b.sync.enabled
+    with pytest.raises(SyncError, match="not enabled"):
+        b.sync.now()
+    with pytest.raises(SyncError, match="does not exist"):
+        b.sync.enable(tmp_path / "missing", PASS)
