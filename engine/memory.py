@@ -427,6 +427,11 @@ class Memory:
         """
         return self._log.compact(session)
 
+    def order_by_time(self, session: str) -> bool:
+        """Put a session's recent messages in time order, ties by global id (sync does it after messages
+        of another device arrived); whether anything moved."""
+        return self._log.order_by_time(session)
+
     def forget_message(self, message_id: int) -> Message:
         """Forget one archived message everywhere: history.json, the archive, FTS and the vectors.
 

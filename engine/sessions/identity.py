@@ -80,6 +80,17 @@ def record_gids(conn: Connection, ids: Sequence[int], messages: Sequence[Message
     )
 
 
+def gids_of(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The global ids of the rows ``ids``."""
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = tuple(ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        for i, g in conn.execute(f"SELECT id, gid FROM message_gids WHERE id IN ({marks})", chunk):
+            found[int(i)] = str(g)
+    return found
+
+
 def deleted_detail(conn: Connection, session: str, message_id: int | None = None) -> dict[str, Any]:
     """What a change records of the messages it is about to delete (one, or every one of the session):
     their global ids and import keys, never their text."""

@@ -569,6 +569,53 @@ class SessionLog:
         )
         return CompactResult(session, cut, len(remaining), before, after, start_at, elapsed)
 
+    def order_by_time(self, session: str) -> bool:
+        """Put the session's recent messages (history.json and their rows, from the compaction cut on) in
+        time order, ties by global id: what sync does after messages of another device arrived, so that the
+        window is the newest messages of the merged archive, the same on every device. Returns whether
+        anything moved.
+
+        The rows are taken out and stored again in order (new row ids, the same global ids; the listeners
+        drop and re-derive them, as for a forget and an append). history.json is removed first: a process
+        killed before the new file is written finds it lost and rebuilds it from the rows.
+        """
+        if is_private(session) or not self.exists(session):
+            return False
+        with self.locks.hold(session):
+            self._recovery.repair(session)
+            with self._store.read() as conn:
+                meta = archive.meta(conn, session)
+                rows = archive.rows_from(conn, session, meta.start_id)
+                gids = identity.gids_of(conn, [m.id or 0 for m in rows])
+            ordered = sorted(rows, key=lambda m: (m.send_at, gids.get(m.id or 0, "")))
+            if [m.id for m in ordered] == [m.id for m in rows]:
+                return False
+            path = self.paths.history_file(session)
+            with file_errors(f"history.json of session {session}"):
+                path.unlink(missing_ok=True)
+                self.files.forget(path)
+            with self._store.write() as conn:
+                for m in rows:
+                    for listener in self.listeners:
+                        listener.message_forgotten(conn, session, m.id or 0)
+                archive.delete_range(
+                    conn, session, min(m.id or 0 for m in rows), max(m.id or 0 for m in rows)
+                )
+                again = [
+                    Message(m.role, m.content, m.send_at, m.sender, gid=gids.get(m.id or 0, ""))
+                    for m in ordered
+                ]
+                ids = archive.insert(conn, session, again, self._clock())
+                stored = [m.with_id(i, session) for m, i in zip(again, ids, strict=True)]
+                for listener in self.listeners:
+                    listener.messages_added(conn, stored)
+                start_id = ids[0] if meta.start_id else 0
+                archive.save_meta(conn, session, archive.Meta(meta.start_at, start_id, ids[-1]))
+            with file_errors(f"history.json of session {session}"):
+                self.files.write(path, [to_record(m) for m in stored])
+        log.info("session %s: %d recent messages put in time order", session, len(rows))
+        return True
+
     # -- forgetting, reset, removal ---------------------------------------------------------------
 
     def forget(self, message_id: int) -> Message:

@@ -52,6 +52,7 @@ class Target(Protocol):
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult: ...
     def remove(self, session: str) -> ResetResult: ...
     def set_title(self, session: str, title: str) -> str: ...
+    def order_by_time(self, session: str) -> bool: ...
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Applied:
     forgotten: int = 0
     titles: int = 0
     errors: list[str] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)
 
     def add(self, other: Applied) -> None:
         self.messages += other.messages
@@ -70,6 +72,7 @@ class Applied:
         self.forgotten += other.forgotten
         self.titles += other.titles
         self.errors += other.errors
+        self.sessions |= other.sessions
 
 
 def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> Applied:
@@ -81,7 +84,34 @@ def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> A
     _retry_pending_titles(store, target, done)
     with store.write() as conn:
         state.set_applied(conn, segment.device, segment.seq, now)
+        state.add_unordered(conn, done.sessions)
     return done
+
+
+def order_sessions(store: Store, target: Target) -> int:
+    """Put every session that got messages in time order (:meth:`Target.order_by_time`), so its window is
+    the newest messages of the merged archive; how many moved. Rows that were sent or received keep that
+    mark under their new row ids (they are not sent again)."""
+    with store.read() as conn:
+        todo = sorted(state.unordered(conn))
+    moved = 0
+    for session in todo:
+        with store.read() as conn:
+            cursor = state.get_int(conn, state.EXPORTED_ID)
+            synced = [
+                str(g)
+                for (g,) in conn.execute(
+                    "SELECT g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
+                    "AND (m.id <= ? OR EXISTS (SELECT 1 FROM sync_received r WHERE r.id = m.id))",
+                    (session, cursor),
+                )
+            ]
+        if target.order_by_time(session):
+            moved += 1
+            _mark_received(store, synced)
+        with store.write() as conn:
+            state.drop_unordered(conn, session)
+    return moved
 
 
 def _session_rows(store: Store, session: str) -> list[tuple[int, str, str]]:
@@ -165,6 +195,7 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
             log.warning("sync: segment %d of %s could not be stored: %s", segment.seq, segment.device, exc)
             return
         done.messages += report.messages_added
+        done.sessions.update(item.session for item in imported)
         _mark_received(store, wanted)
 
 

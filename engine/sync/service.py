@@ -18,7 +18,7 @@ from engine.sessions import identity
 from engine.storage.store import Store
 from engine.sync import crypto, export, state
 from engine.sync import folder as layout
-from engine.sync.apply import Applied, Target, apply_segment
+from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
 from engine.sync.segment import (
     Manifest,
@@ -171,6 +171,7 @@ class Sync:
                 report = SyncReport()
                 self._export(folder, key, report)
                 self._apply(folder, key, report)
+                order_sessions(self._store, self._target)
                 self._write_manifest(folder, key)
                 return report
         except Timeout as exc:
@@ -197,6 +198,7 @@ class Sync:
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
+                state.add_unordered(conn, {row[1] for row in batch.messages})
             report.segments_written += 1
             report.messages_sent += len(batch.messages)
             report.changes_sent += len(batch.changes)

@@ -7,6 +7,7 @@ Functions take an open connection so the caller decides the transaction.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 
 from engine.storage.sql import Connection
@@ -82,6 +83,24 @@ def set_title_clock(conn: Connection, session: str, at: int, device: str, title:
         "title_key = excluded.title_key",
         (session, at, device, title_key(title)),
     )
+
+
+UNORDERED = "unordered"
+
+
+def unordered(conn: Connection) -> set[str]:
+    """Sessions that got messages and are not yet put in time order."""
+    return set(json.loads(get(conn, UNORDERED, "[]") or "[]"))
+
+
+def add_unordered(conn: Connection, sessions: Iterable[str]) -> None:
+    todo = unordered(conn) | set(sessions)
+    put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
+
+
+def drop_unordered(conn: Connection, session: str) -> None:
+    todo = unordered(conn) - {session}
+    put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
 
 
 def clear(conn: Connection) -> None:

@@ -111,3 +111,23 @@ def test_a_wrong_passphrase_is_refused_and_nothing_is_enabled(homes: Homes, tmp_
         b.sync.now()
     with pytest.raises(SyncError, match="does not exist"):
         b.sync.enable(tmp_path / "missing", PASS)
+
+
+def test_the_window_is_the_newest_by_time_on_both(homes: Homes, tmp_path: Path) -> None:
+    """A session written on both devices: each history.json holds the merged messages in time order
+    (ties by global id), the same on both, whichever arrived first."""
+    a, b = pair(homes, tmp_path / "shared")
+    a.append("s", [Message("user", "a1", 100), Message("assistant", "a2", 300)])
+    b.append("s", [Message("user", "b1", 200), Message("assistant", "b2", 400)])
+    b.append("s", [Message("user", "tie-b", 500)])
+    a.append("s", [Message("user", "tie-a", 500)])
+    for mem in (a, b, a):
+        mem.sync.now()
+    got_a = [m.content for m in a.history("s")]
+    got_b = [m.content for m in b.history("s")]
+    assert got_a == got_b
+    assert got_a[:4] == ["a1", "b1", "a2", "b2"] and sorted(got_a[4:]) == ["tie-a", "tie-b"]
+    assert [m.content for m in a.window("s")] == [m.content for m in b.window("s")]
+    # moved rows are not sent again, and searching still finds each once
+    assert a.sync.now().messages_sent == 0 and b.sync.now().messages_sent == 0
+    assert [h.message.content for h in b.search("a1", match="keyword")] == ["a1"]
