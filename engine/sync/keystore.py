@@ -44,6 +44,15 @@ class SyncKeys:
         except ValueError:
             return None
 
+    def get_stored(self, folder_id: str) -> bool:
+        """Whether the key is in the keyring (not only held for this run)."""
+        from keyring.errors import KeyringError
+
+        try:
+            return bool(self._keys.backend().get_password(SERVICE, _username(folder_id)))
+        except (KeyringUnavailable, KeyringError):
+            return False
+
     def store(self, folder_id: str, key: bytes) -> bool:
         """Keep the key in the keyring; False (held for this run only) when there is no secure keyring."""
         from keyring.errors import KeyringError

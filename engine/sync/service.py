@@ -152,6 +152,12 @@ class Sync:
         return enabled
 
     @property
+    def folder_id(self) -> str:
+        """The public name of the folder's key ("" when sync is off)."""
+        with self._store.read() as conn:
+            return state.get(conn, state.FOLDER_ID)
+
+    @property
     def enabled(self) -> bool:
         with self._store.read() as conn:
             return bool(state.get(conn, state.FOLDER))
