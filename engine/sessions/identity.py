@@ -13,6 +13,10 @@ chat), and kept in ``message_gids`` beside its local row id:
 
 The **import key** (:func:`message_key`) is a digest of (session, role, exact text, archived time): the
 identity a re-import already uses. Two messages with the same key are one message, on every device.
+
+A forget, reset or removal journals the global ids and import keys of what it deleted
+(``session_changes``), and its keys become **tombstones**: no import stores them again, here or (once a
+sync carried them) on any other device.
 """
 
 from __future__ import annotations
@@ -109,11 +113,26 @@ def deleted_detail(conn: Connection, session: str, message_id: int | None = None
 
 
 def record_change(conn: Connection, kind: str, session: str, detail: dict[str, Any], at: int) -> None:
-    """Add a change to the journal, in the caller's transaction."""
+    """Add a change to the journal, in the caller's transaction; the keys of a forget, reset or removal
+    become tombstones."""
+    if kind != TITLE:
+        add_tombstones(conn, detail.get("keys", []), at)
     conn.execute(
         "INSERT INTO session_changes(kind, session_id, detail, at) VALUES (?, ?, ?, ?)",
         (kind, session, json.dumps(detail, ensure_ascii=False, separators=(",", ":")), at),
     )
+
+
+def add_tombstones(conn: Connection, keys: Sequence[str], at: int) -> None:
+    """Record import keys that no import stores again (a forget, reset or removal here or elsewhere)."""
+    rows = [(str(k), at) for k in keys]
+    if rows:
+        conn.execute("INSERT OR IGNORE INTO tombstones(key, at) VALUES (?, ?)", rows)
+
+
+def tombstones(conn: Connection) -> set[str]:
+    """Every tombstone's import key."""
+    return {str(k) for (k,) in conn.execute("SELECT key FROM tombstones")}
 
 
 def drop_titles(conn: Connection, session: str) -> None:

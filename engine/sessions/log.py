@@ -350,7 +350,10 @@ class SessionLog:
             for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
                 held.enter_context(self.locks.hold(session))
             with self._store.read() as conn:
-                news = [importing.fresh(item, archive.fingerprints(conn, item.session)) for item in batch]
+                dead = identity.tombstones(conn)  # a forgotten message is never imported again
+                news = [
+                    importing.fresh(item, archive.fingerprints(conn, item.session), dead) for item in batch
+                ]
             present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
             todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
             for session, new in todo:

@@ -135,14 +135,20 @@ GLOBAL_ID_TABLES: list[ddl.Table] = [
             "\tat INTEGER NOT NULL\n)\n\n"
         ],
     ),
+    (
+        "tombstones",
+        [
+            '\nCREATE TABLE tombstones (\n\t"key" VARCHAR NOT NULL, \n\tat INTEGER NOT NULL, \n\tPRIMARY KEY ("key")\n)\n\n'
+        ],
+    ),
 ]
 """``m011_global_ids``' tables, frozen as SQLAlchemy compiles :mod:`engine.sessions.tables`' ``DeviceRow``,
-``MessageGidRow`` and ``ChangeRow``."""
+``MessageGidRow``, ``ChangeRow`` and ``TombstoneRow``."""
 
 
 def m011_global_ids(conn: Connection) -> None:
     """A device id for this home, a global id for every message (existing ones get ``<device>.<row id>``),
-    and the journal of forgets, resets, removals and titles (:mod:`engine.sessions.identity`)."""
+    the journal of forgets, resets, removals and titles, and the tombstones (:mod:`engine.sessions.identity`)."""
     ddl.create_missing(conn, GLOBAL_ID_TABLES)
     if conn.execute("SELECT 1 FROM device LIMIT 1").first() is None:
         conn.execute(

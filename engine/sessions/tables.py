@@ -102,3 +102,13 @@ class ChangeRow(SQLModel, table=True):
     session_id: str
     detail: str
     at: int = 0
+
+
+class TombstoneRow(SQLModel, table=True):
+    """The import key (:func:`engine.sessions.identity.message_key`) of a message forgotten, reset or
+    removed, here or on another device: an import never stores it again."""
+
+    __tablename__ = "tombstones"
+
+    key: str = Field(primary_key=True)
+    at: int = 0

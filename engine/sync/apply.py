@@ -131,8 +131,10 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
     ]
     if not changes:
         return
+    keys = [str(k) for c in changes for k in c.get("keys", [])]
     with store.write() as conn:
-        state.add_tombstones(conn, [str(k) for c in changes for k in c.get("keys", [])], now)
+        state.add_tombstones(conn, keys, now)  # known here: a forget applied here is not sent back
+        identity.add_tombstones(conn, keys, now)  # and no import here stores them again
     for change in changes:
         session, kind = str(change["session"]), str(change["kind"])
         keys, gids = set(map(str, change.get("keys", []))), set(map(str, change.get("gids", [])))
@@ -160,7 +162,7 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
     for row in segment.messages:
         by_session[row[1]].append(row)
     with store.read() as conn:
-        dead = state.tombstones(conn)
+        dead = identity.tombstones(conn)
     merges: list[tuple[str, str]] = []
     imported: list[ImportedSession] = []
     wanted: list[str] = []

@@ -108,6 +108,7 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
         MessageRow,
         SessionRow,
         SettingRow,
+        TombstoneRow,
     )
     from engine.storage import migrations as runner
     from engine.storage import tables
@@ -130,6 +131,7 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
             DeviceRow,
             MessageGidRow,
             ChangeRow,
+            TombstoneRow,
             SyncStateRow,
             SyncAppliedRow,
             SyncTombstoneRow,

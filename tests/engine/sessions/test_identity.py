@@ -104,3 +104,18 @@ def test_a_title_is_journaled_and_a_removal_drops_it(memory: Memory) -> None:
     assert [(k, d) for k, _, d in changes(memory)] == [("title", {"title": "Private plans"})]
     memory.remove("s3")
     assert [k for k, _, _ in changes(memory)] == ["remove"]
+
+
+def test_a_forgotten_message_is_never_imported_again(memory: Memory) -> None:
+    export = [
+        ImportedSession("chat-9", [Message("user", "leaked secret", 10), Message("assistant", "ok", 11)])
+    ]
+    memory.import_sessions(export)
+    (leaked,) = [m for m in memory.archived("chat-9") if m.content == "leaked secret"]
+    assert leaked.id is not None
+    memory.forget_message(leaked.id)
+    report = memory.import_sessions(export)
+    assert report.messages_added == 0
+    assert [m.content for m in memory.archived("chat-9")] == ["ok"]
+    memory.reset("chat-9")
+    assert memory.import_sessions(export).messages_added == 0
