@@ -131,10 +131,10 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
     ]
     if not changes:
         return
-    keys = [str(k) for c in changes for k in c.get("keys", [])]
+    every = [str(k) for c in changes for k in c.get("keys", [])]
     with store.write() as conn:
-        state.add_tombstones(conn, keys, now)  # known here: a forget applied here is not sent back
-        identity.add_tombstones(conn, keys, now)  # and no import here stores them again
+        state.add_tombstones(conn, every, now)  # known here: a forget applied here is not sent back
+        identity.add_tombstones(conn, every, now)  # and no import here stores them again
     for change in changes:
         session, kind = str(change["session"]), str(change["kind"])
         keys, gids = set(map(str, change.get("keys", []))), set(map(str, change.get("gids", [])))
