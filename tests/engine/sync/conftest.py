@@ -56,7 +56,8 @@ class Homes:
     def open(self, name: str, **options: Any) -> Memory:
         options.setdefault("embedder", HashEmbedder())
         options.setdefault("background", False)
-        mem = Memory.open(self.base / name, keys=Keys(backend=MemoryKeyring()), **options)
+        options.setdefault("keys", Keys(backend=MemoryKeyring()))  # None: the OS keyring (as the CLI)
+        mem = Memory.open(self.base / name, **options)
         self.open_ones.append(mem)
         return mem
 
