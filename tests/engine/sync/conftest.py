@@ -19,7 +19,7 @@ from engine.sync import crypto
 class MemoryKeyring(KeyringBackend):
     """A keyring that keeps its entries in a dict (one per test): the real ``keyring`` API."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
