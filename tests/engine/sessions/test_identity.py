@@ -89,7 +89,7 @@ def test_the_journal_records_changes_without_text(memory: Memory) -> None:
     _, forget, reset, remove = (d for _, _, d in changes(memory))
     assert forget["keys"] == [identity.message_key("s1", "user", "secret words", 5)]
     assert reset["gids"] == [f"{device(memory)}.{stored[1].id}"]
-    assert len(remove["keys"]) == 1
+    assert remove["keys"] == [identity.message_key("s2", "user", "other", 7)]
     with memory._store.read() as conn:
         details = " ".join(
             str(d) for (d,) in conn.execute("SELECT detail FROM session_changes WHERE kind != 'title'")
