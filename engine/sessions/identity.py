@@ -47,13 +47,19 @@ def device_id(conn: Connection) -> str:
 
 
 def message_key(session: str, role: str, content: str, send_at: int) -> str:
-    """The import key's digest: 32 hex digits of BLAKE2b over (session, role, exact text, archived time)."""
-    h = hashlib.blake2b(digest_size=16, person=b"memtray-msg-key")
-    for part in (session, role, content, str(int(send_at))):
-        data = part.encode("utf-8", "surrogatepass")
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
-    return h.hexdigest()
+    """The import key's digest: 32 hex digits of BLAKE2b over (session, role, exact text, archived time),
+    each part preceded by its length."""
+    parts = [p.encode("utf-8", "surrogatepass") for p in (session, role, content)]
+    data = b"%d:%s%d:%s%d:%s%d" % (
+        len(parts[0]),
+        parts[0],
+        len(parts[1]),
+        parts[1],
+        len(parts[2]),
+        parts[2],
+        int(send_at),
+    )
+    return hashlib.blake2b(data, digest_size=16, person=b"memtray-msg-key").hexdigest()
 
 
 def import_gid(session: str, role: str, content: str, send_at: int) -> str:
@@ -69,7 +75,10 @@ def with_import_gids(session: str, messages: Sequence[Message], times: Sequence[
     for message, at in zip(messages, times, strict=True):
         gid = message.gid or import_gid(session, message.role, message.content, at)
         count = seen[gid] = seen.get(gid, 0) + 1
-        result.append(message.with_gid(gid if count == 1 else f"{gid}#{count}"))
+        if count == 1 and gid == message.gid:
+            result.append(message)
+        else:
+            result.append(message.with_gid(gid if count == 1 else f"{gid}#{count}"))
     return result
 
 

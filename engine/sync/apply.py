@@ -106,7 +106,9 @@ def order_sessions(store: Store, target: Target) -> int:
                     (session, cursor),
                 )
             ]
-        if target.order_by_time(session):
+        if _in_order(store, session):
+            pass
+        elif target.order_by_time(session):
             moved += 1
             _mark_received(store, synced)
         with store.write() as conn:
@@ -167,21 +169,19 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
     imported: list[ImportedSession] = []
     wanted: list[str] = []
     for session, rows in by_session.items():
-        local = {k: g for _, g, k in _session_rows(store, session)}
-        known = set(local.values())
+        local = _local_keys(store, session, sorted({row[4] for row in rows}))
         fresh: list[Message] = []
         for gid, _, role, content, send_at, sender in rows:
             key = identity.message_key(session, role, content, send_at)
-            if gid in known or key in dead:
-                done.present += gid in known
+            if key in dead:
                 continue
-            if key in local:  # the same message captured here too: one message, the smaller id on both
-                if gid < local[key]:
+            if key in local:  # here already (or the same message captured here too: one message, and
+                if gid < local[key]:  # both devices keep the smaller global id)
                     merges.append((local[key], gid))
                 done.present += 1
                 continue
             fresh.append(Message(role, content, send_at, sender, gid=gid))
-            known.add(gid)
+            local[key] = gid
         if fresh:
             fresh.sort(key=lambda m: (m.send_at, m.gid))  # untimed first: their times stay 0
             imported.append(ImportedSession(session, fresh, title=segment.titles.get(session)))
@@ -199,6 +199,35 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
         done.messages += report.messages_added
         done.sessions.update(item.session for item in imported)
         _mark_received(store, wanted)
+
+
+def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, str]:
+    """Import key -> global id of the session's messages archived at one of ``times``."""
+    found: dict[str, str] = {}
+    with store.read() as conn:
+        for start in range(0, len(times), 500):
+            chunk = tuple(times[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for role, content, send_at, gid in conn.execute(
+                "SELECT m.role, m.content, m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id "
+                f"WHERE m.session_id = ? AND m.send_at IN ({marks})",
+                (session, *chunk),
+            ):
+                found[identity.message_key(session, str(role), str(content), int(send_at))] = str(gid)
+    return found
+
+
+def _in_order(store: Store, session: str) -> bool:
+    """Whether the session's recent rows (from its compaction cut on) are in time order, ties by global
+    id, already: one cheap read, so most sessions never take their lock."""
+    with store.read() as conn:
+        rows = conn.execute(
+            "SELECT m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
+            "AND m.id >= COALESCE((SELECT start_id FROM message_meta WHERE session_id = ?), 0) ORDER BY m.id",
+            (session, session),
+        ).all()
+    keys = [(int(t), str(g)) for t, g in rows]
+    return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
 
 
 def _mark_received(store: Store, gids: Sequence[str]) -> None:
