@@ -34,7 +34,20 @@ from engine.messages import Message
 from engine.sync import crypto
 from engine.sync import folder as layout
 
-WORDS = "memory laptop search summary session archive question answer sqlite index python browser".split()
+WORDS = [
+    "memory",
+    "laptop",
+    "search",
+    "summary",
+    "session",
+    "archive",
+    "question",
+    "answer",
+    "sqlite",
+    "index",
+    "python",
+    "browser",
+]
 
 
 class _Keyring:
