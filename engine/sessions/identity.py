@@ -32,8 +32,11 @@ from engine.storage.sql import Connection
 
 IMPORT_PREFIX = "k:"
 
-FORGET, RESET, REMOVE, TITLE = "forget", "reset", "remove", "title"
-"""The kinds of change in the journal (``session_changes``)."""
+FORGET, RESET, REMOVE, TITLE, ERROR_FORGET = "forget", "reset", "remove", "title", "error-forget"
+"""The kinds of change in the journal (``session_changes``); an error-memory record's forget has no
+session, and its tombstone is :data:`ERROR_PREFIX` + the record's duplicate key."""
+
+ERROR_PREFIX = "e:"
 
 
 def new_device_id() -> str:

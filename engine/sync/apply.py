@@ -24,18 +24,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from engine.errormemory import rows as error_rows
 from engine.errors import InvalidInput, NotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.sessions import identity
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import state
+from engine.sync import errorrecords, state
 from engine.sync.segment import Row, Segment
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from engine.errormemory import ErrorMemory
     from engine.sessions.listeners import ResetResult
 
 log = logging.getLogger("memtray.sync")
@@ -53,6 +55,8 @@ class Target(Protocol):
     def remove(self, session: str) -> ResetResult: ...
     def set_title(self, session: str, title: str) -> str: ...
     def order_by_time(self, session: str) -> bool: ...
+    @property
+    def errors(self) -> ErrorMemory: ...
 
 
 @dataclass
@@ -65,6 +69,7 @@ class Applied:
     titles: int = 0
     errors: list[str] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
+    errors_changed: int = 0
 
     def add(self, other: Applied) -> None:
         self.messages += other.messages
@@ -73,6 +78,7 @@ class Applied:
         self.titles += other.titles
         self.errors += other.errors
         self.sessions |= other.sessions
+        self.errors_changed += other.errors_changed
 
 
 def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> Applied:
@@ -82,6 +88,7 @@ def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> A
     _apply_messages(store, target, segment, done)
     _apply_titles(store, target, segment, done)
     _retry_pending_titles(store, target, done)
+    _apply_errors(store, target, segment, now, done)
     with store.write() as conn:
         state.set_applied(conn, segment.device, segment.seq, now)
         state.add_unordered(conn, done.sessions)
@@ -155,6 +162,27 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
                 done.forgotten += 1
         except NotFound:
             continue  # gone already (another path deleted it): nothing left to delete
+
+
+def _apply_errors(store: Store, target: Target, segment: Segment, now: int, done: Applied) -> None:
+    """Error-memory records (newest write wins), and forgotten ones deleted by the memory's own forget."""
+    forgets = [c for c in segment.changes if c.get("kind") == identity.ERROR_FORGET]
+    every = [str(k) for c in forgets for k in c.get("keys", [])]
+    if every:
+        with store.write() as conn:
+            state.add_tombstones(conn, every, now)
+            identity.add_tombstones(conn, every, now)
+    for key in every:
+        with store.read() as conn:
+            found = error_rows.by_dedupe(conn, key.removeprefix(identity.ERROR_PREFIX))
+        if found is not None:
+            try:
+                target.errors.forget(found[1].id)
+            except NotFound:
+                pass
+    if segment.errors:
+        with store.write() as conn:
+            done.errors_changed += errorrecords.apply(conn, segment.errors, now)
 
 
 def _apply_messages(store: Store, target: Target, segment: Segment, done: Applied) -> None:

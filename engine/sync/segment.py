@@ -8,7 +8,9 @@ the name ``seg:<device>:<seq>``) of zlib-compressed JSON::
      "messages": [[gid, session, role, content, send_at, sender], …],   # oldest first
      "titles": {session: imported title},
      "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […], "keys": […]},
-                 {"kind": "title", "session": …, "title": …, "at": ns}]}
+                 {"kind": "title", "session": …, "title": …, "at": ns},
+                 {"kind": "error-forget", "session": "", "keys": ["e:<duplicate key>"]}],
+     "errors": [{error-memory record …, "dedupe": duplicate key}]}
 
 Why not SQLite changesets (the session extension): a changeset replays rows by primary key, and a
 message's primary key is a local row id that differs on every device; applying one would need a shadow
@@ -52,10 +54,11 @@ class Segment:
     messages: list[Row] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
     changes: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.messages or self.titles or self.changes)
+        return not (self.messages or self.titles or self.changes or self.errors)
 
 
 @dataclass
@@ -102,6 +105,7 @@ def encode(segment: Segment, key: bytes) -> bytes:
         "messages": [list(row) for row in segment.messages],
         "titles": segment.titles,
         "changes": segment.changes,
+        "errors": segment.errors,
     }
     return _pack(data, key, segment_name(segment.device, segment.seq))
 
@@ -129,6 +133,7 @@ def decode(blob: bytes, key: bytes, device: str, seq: int) -> Segment:
             messages,
             {str(k): str(v) for k, v in dict(data.get("titles", {})).items()},
             [dict(c) for c in data.get("changes", [])],
+            [dict(e) for e in data.get("errors", [])],
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SyncError(f"{name} does not hold a readable segment ({exc})") from exc

@@ -16,7 +16,7 @@ from engine.errors import SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
-from engine.sync import crypto, export, state
+from engine.sync import crypto, errorrecords, export, state
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -88,7 +88,7 @@ class SyncReport:
         parts = [
             f"sent {self.messages_sent} messages and {self.changes_sent} changes in {self.segments_written} segments",
             f"applied {self.segments_applied} segments: {a.messages} new messages ({a.present} known), "
-            f"{a.forgotten} deleted, {a.titles} titles",
+            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records",
         ]
         return "; ".join(parts) + "".join(f"\n{w}" for w in self.waiting + a.errors)
 
@@ -192,19 +192,23 @@ class Sync:
         while True:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
+                records, watermark = errorrecords.collect(conn, self._clock())
                 seq = max(
                     state.get_int(conn, state.NEXT_SEQ), 1, max(layout.segments(folder, me), default=0) + 1
                 )
                 schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
-            if batch.empty:
+            if batch.empty and not records:
                 with self._store.write() as conn:
                     export.commit(conn, me, batch, seq, self._clock())
                 return
-            segment = Segment(me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes)
+            segment = Segment(
+                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records
+            )
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
                 state.add_unordered(conn, {row[1] for row in batch.messages})
+                state.put(conn, errorrecords.WATERMARK, watermark)
             report.segments_written += 1
             report.messages_sent += len(batch.messages)
             report.changes_sent += len(batch.changes)

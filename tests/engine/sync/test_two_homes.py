@@ -4,12 +4,14 @@ titles follow; the folder holds no plaintext."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine import Memory
 from engine.errors import SyncError, WrongPassphrase
 from engine.messages import Message
+from tests.engine.conftest import FakeClock
 from tests.engine.sync.conftest import Homes
 
 PASS = "correct horse battery staple"
@@ -19,9 +21,9 @@ def texts(mem: Memory, session: str) -> list[str]:
     return [m.content for m in mem.archived(session)] if mem.exists(session) else []
 
 
-def pair(homes: Homes, folder: Path) -> tuple[Memory, Memory]:
+def pair(homes: Homes, folder: Path, **options: Any) -> tuple[Memory, Memory]:
     folder.mkdir(exist_ok=True)
-    a, b = homes.open("a"), homes.open("b")
+    a, b = homes.open("a", **options), homes.open("b", **options)
     a.sync.enable(folder, PASS, "laptop-a")
     b.sync.enable(folder, PASS, "laptop-b")
     return a, b
@@ -131,3 +133,29 @@ def test_the_window_is_the_newest_by_time_on_both(homes: Homes, tmp_path: Path) 
     # moved rows are not sent again, and searching still finds each once
     assert a.sync.now().messages_sent == 0 and b.sync.now().messages_sent == 0
     assert [h.message.content for h in b.search("a1", match="keyword")] == ["a1"]
+
+
+def test_error_records_follow_newest_write_wins_and_forget(homes: Homes, tmp_path: Path) -> None:
+    clock = FakeClock()
+    a, b = pair(homes, tmp_path / "shared", clock=clock)
+    first = a.errors.remember("fetch_page", "timeout after 30s", "retry with 60s", "failed").record
+    a.sync.now()
+    assert b.sync.now().applied.errors_changed == 1
+    (copy,) = b.errors.records()
+    assert (copy.id, copy.outcome, copy.expires_at) == (first.id, "failed", first.expires_at)
+    # a later write on B (the same tool, symptom and action) wins on A, its expiry with it
+    clock.advance(60)
+    newer = b.errors.remember("fetch_page", "timeout after 30s", "retry with 60s", "resolved").record
+    b.sync.now()
+    a.sync.now()
+    (on_a,) = a.errors.records()
+    assert (on_a.outcome, on_a.expires_at) == ("resolved", newer.expires_at)
+    assert a.errors.search("timeout")
+    # forgotten on A: gone on B, and no later sync brings it back
+    a.errors.forget(on_a.id)
+    a.sync.now()
+    b.sync.now()
+    assert b.errors.records() == [] and a.errors.records() == []
+    b.sync.now()
+    a.sync.now()
+    assert a.errors.records() == []
