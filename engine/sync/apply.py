@@ -103,21 +103,26 @@ def order_sessions(store: Store, target: Target) -> int:
         todo = sorted(state.unordered(conn))
     moved = 0
     for session in todo:
+        if _in_order(store, session):
+            with store.write() as conn:
+                state.drop_unordered(conn, session)
+            continue
         with store.read() as conn:
             cursor = state.get_int(conn, state.EXPORTED_ID)
-            synced = [
-                str(g)
-                for (g,) in conn.execute(
-                    "SELECT g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
-                    "AND (m.id <= ? OR EXISTS (SELECT 1 FROM sync_received r WHERE r.id = m.id))",
-                    (session, cursor),
-                )
-            ]
-        if _in_order(store, session):
-            pass
-        elif target.order_by_time(session):
+            marks: dict[str, list[str]] = {"received": [], "moved": []}
+            for gid, kind, mid in conn.execute(
+                "SELECT g.gid, r.kind, m.id FROM messages m JOIN message_gids g ON g.id = m.id "
+                "LEFT JOIN sync_received r ON r.id = m.id WHERE m.session_id = ?",
+                (session,),
+            ):
+                if kind == "received":
+                    marks["received"].append(str(gid))
+                elif kind == "moved" or int(mid) <= cursor:
+                    marks["moved"].append(str(gid))
+        if target.order_by_time(session):
             moved += 1
-            _mark_received(store, synced)
+            for kind, gids in marks.items():
+                _mark_received(store, gids, kind)
         with store.write() as conn:
             state.drop_unordered(conn, session)
     return moved
@@ -140,10 +145,10 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
     ]
     if not changes:
         return
-    every = [str(k) for c in changes for k in c.get("keys", [])]
+    every = [(str(k), str(c["session"])) for c in changes for k in c.get("keys", [])]
     with store.write() as conn:
         state.add_tombstones(conn, every, now)  # known here: a forget applied here is not sent back
-        identity.add_tombstones(conn, every, now)  # and no import here stores them again
+        identity.add_tombstones(conn, [k for k, _ in every], now)  # and no import here stores them again
     for change in changes:
         session, kind = str(change["session"]), str(change["kind"])
         keys, gids = set(map(str, change.get("keys", []))), set(map(str, change.get("gids", [])))
@@ -170,7 +175,7 @@ def _apply_errors(store: Store, target: Target, segment: Segment, now: int, done
     every = [str(k) for c in forgets for k in c.get("keys", [])]
     if every:
         with store.write() as conn:
-            state.add_tombstones(conn, every, now)
+            state.add_tombstones(conn, [(k, "") for k in every], now)
             identity.add_tombstones(conn, every, now)
     for key in every:
         with store.read() as conn:
@@ -258,14 +263,15 @@ def _in_order(store: Store, session: str) -> bool:
     return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
 
 
-def _mark_received(store: Store, gids: Sequence[str]) -> None:
+def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") -> None:
+    """Mark the rows of these global ids as not to be sent (see :class:`engine.sync.tables.SyncReceivedRow`)."""
     with store.write() as conn:
         for start in range(0, len(gids), 500):
             chunk = tuple(gids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             conn.execute(
-                f"INSERT OR IGNORE INTO sync_received(id) SELECT id FROM message_gids WHERE gid IN ({marks})",
-                chunk,
+                f"INSERT OR IGNORE INTO sync_received(id, kind) SELECT id, ? FROM message_gids WHERE gid IN ({marks})",
+                (kind, *chunk),
             )
 
 

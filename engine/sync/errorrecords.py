@@ -20,7 +20,11 @@ WATERMARK = "errors_exported_at"
 def collect(conn: Connection, now: int) -> tuple[list[dict[str, Any]], int]:
     """The live records written or hit since the last export (their expiry moved past the watermark),
     with their duplicate keys; and the new watermark."""
-    since = state.get_int(conn, WATERMARK)
+    return collect_since(conn, state.get_int(conn, WATERMARK), now)
+
+
+def collect_since(conn: Connection, since: int, now: int) -> tuple[list[dict[str, Any]], int]:
+    """The live records whose expiry is past ``since``, and the largest expiry among them."""
     found, top = [], since
     for row in conn.execute(
         "SELECT num, id, tool_name, keywords, symptom, cause, action, outcome, created_at, expires_at, dedupe "

@@ -30,7 +30,7 @@ class Batch:
     changes: list[dict[str, Any]] = field(default_factory=list)
     last_id: int = 0
     last_change: int = 0
-    tombstones: set[str] = field(default_factory=set)
+    tombstones: dict[str, str] = field(default_factory=dict)
     title_clocks: list[tuple[str, int, str]] = field(default_factory=list)
 
     @property
@@ -84,10 +84,10 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
             batch.title_clocks.append((str(session), when, title))
             continue
         keys = [str(k) for k in data.get("keys", [])]
-        if keys and set(keys) <= known | batch.tombstones:
+        if keys and set(keys) <= known | batch.tombstones.keys():
             continue  # an echo of tombstones that arrived
         batch.changes.append({"kind": kind, "session": session, "gids": data.get("gids", []), "keys": keys})
-        batch.tombstones.update(keys)
+        batch.tombstones.update((k, str(session)) for k in keys)
     return batch
 
 
@@ -96,7 +96,7 @@ def commit(conn: Connection, me: str, batch: Batch, next_seq: int, now: int) -> 
     state.put(conn, state.EXPORTED_ID, batch.last_id)
     state.put(conn, state.EXPORTED_CHANGE, batch.last_change)
     state.put(conn, state.NEXT_SEQ, next_seq)
-    state.add_tombstones(conn, batch.tombstones, now)
+    state.add_tombstones(conn, batch.tombstones.items(), now)
     for session, at, title in batch.title_clocks:
         clock = state.title_clock(conn, session)
         if clock is None or (at, me) >= clock[:2]:

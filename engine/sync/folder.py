@@ -4,6 +4,7 @@
 
     <folder>/memtray/sync.json                  how the key is derived (salt, Argon2id limits) and a check
     <folder>/memtray/<device id>/seg-<seq>.mts  immutable encrypted segments, seq = 000000000001, 2, …
+    <folder>/memtray/<device id>/snap-<seq>.mts a snapshot: the device's segments 1 to seq in one file
     <folder>/memtray/<device id>/manifest.mtm   the device's encrypted manifest (rewritten by rename)
 
 Each device writes only in its own folder, so the sync engine never merges memtray's files. A file is
@@ -27,6 +28,7 @@ ROOT = "memtray"
 CONFIG = "sync.json"
 MANIFEST = "manifest.mtm"
 SEGMENT = re.compile(r"^seg-(\d{12})\.mts$")
+SNAPSHOT = re.compile(r"^snap-(\d{12})\.mts$")
 DEVICE = re.compile(r"^[0-9a-f]{16}$")
 TMP_PREFIX = ".memtray-tmp-"
 
@@ -43,6 +45,11 @@ def segment_name(seq: int) -> str:
     return f"seg-{seq:012d}.mts"
 
 
+def snapshot_name(seq: int) -> str:
+    """A snapshot of a device's segments 1 to ``seq``, packed into one file."""
+    return f"snap-{seq:012d}.mts"
+
+
 def devices(folder: Path) -> list[str]:
     """The device folders present (a conflict copy of a folder's name is not a device)."""
     base = root(folder)
@@ -54,8 +61,9 @@ def devices(folder: Path) -> list[str]:
         raise SyncError(f"the sync folder {base} cannot be read: {exc.strerror or exc}") from exc
 
 
-def segments(folder: Path, device: str) -> dict[int, Path]:
-    """A device's whole-looking segments by sequence number: exact names, not empty."""
+def segments(folder: Path, device: str, pattern: re.Pattern[str] = SEGMENT) -> dict[int, Path]:
+    """A device's whole-looking segments (or, with :data:`SNAPSHOT`, snapshots) by sequence number: exact
+    names, not empty."""
     found: dict[int, Path] = {}
     try:
         entries = list(os.scandir(device_dir(folder, device)))
@@ -64,7 +72,7 @@ def segments(folder: Path, device: str) -> dict[int, Path]:
     except OSError as exc:
         raise SyncError(f"the sync folder of device {device} cannot be read: {exc.strerror or exc}") from exc
     for entry in entries:
-        match = SEGMENT.match(entry.name)
+        match = pattern.match(entry.name)
         if match is None:
             continue
         try:

@@ -23,14 +23,14 @@ SYNC_TABLES: list[ddl.Table] = [
     (
         "sync_tombstones",
         [
-            '\nCREATE TABLE sync_tombstones (\n\t"key" VARCHAR NOT NULL, \n\tat INTEGER NOT NULL, \n'
-            '\tPRIMARY KEY ("key")\n)\n\n'
+            '\nCREATE TABLE sync_tombstones (\n\t"key" VARCHAR NOT NULL, \n\tsession_id VARCHAR NOT NULL, \n'
+            '\tat INTEGER NOT NULL, \n\tPRIMARY KEY ("key")\n)\n\n'
         ],
     ),
     (
         "sync_received",
         [
-            "\nCREATE TABLE sync_received (\n\tid INTEGER NOT NULL, \n\tPRIMARY KEY (id), \n"
+            "\nCREATE TABLE sync_received (\n\tid INTEGER NOT NULL, \n\tkind VARCHAR NOT NULL, \n\tPRIMARY KEY (id), \n"
             "\tFOREIGN KEY(id) REFERENCES messages (id) ON DELETE CASCADE\n)\n\n"
         ],
     ),

@@ -90,11 +90,11 @@ def _unpack(blob: bytes, key: bytes, name: str, kind: str) -> dict[str, Any]:
     return data
 
 
-def segment_name(device: str, seq: int) -> str:
-    return f"seg:{device}:{seq}"
+def segment_name(device: str, seq: int, snapshot: bool = False) -> str:
+    return f"{'snap' if snapshot else 'seg'}:{device}:{seq}"
 
 
-def encode(segment: Segment, key: bytes) -> bytes:
+def encode(segment: Segment, key: bytes, *, snapshot: bool = False) -> bytes:
     data = {
         "format": FORMAT,
         "version": VERSION,
@@ -107,17 +107,17 @@ def encode(segment: Segment, key: bytes) -> bytes:
         "changes": segment.changes,
         "errors": segment.errors,
     }
-    return _pack(data, key, segment_name(segment.device, segment.seq))
+    return _pack(data, key, segment_name(segment.device, segment.seq, snapshot))
 
 
-def decode(blob: bytes, key: bytes, device: str, seq: int) -> Segment:
+def decode(blob: bytes, key: bytes, device: str, seq: int, *, snapshot: bool = False) -> Segment:
     """The segment in ``blob``, which must be ``device``'s number ``seq``.
 
     Raises:
         NewerFormat: written by a newer memtray.
         SyncError: incomplete, altered, or not this segment.
     """
-    name = segment_name(device, seq)
+    name = segment_name(device, seq, snapshot)
     data = _unpack(blob, key, name, "segment")
     try:
         if data["format"] != FORMAT or data["device"] != device or int(data["seq"]) != seq:

@@ -16,7 +16,7 @@ from engine.errors import SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, state
+from engine.sync import crypto, errorrecords, export, pack, state
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -80,6 +80,8 @@ class SyncReport:
     messages_sent: int = 0
     changes_sent: int = 0
     segments_applied: int = 0
+    packed: int = 0
+    removed: int = 0
     applied: Applied = field(default_factory=Applied)
     waiting: list[str] = field(default_factory=list)
 
@@ -178,6 +180,7 @@ class Sync:
                 self._export(folder, key, report)
                 self._apply(folder, key, report)
                 order_sessions(self._store, self._target)
+                self._pack(folder, key, report)
                 self._write_manifest(folder, key)
                 return report
         except Timeout as exc:
@@ -224,23 +227,96 @@ class Sync:
                 continue
             found = layout.segments(folder, device)
             seq = applied.get(device, 0) + 1
+            snapshots = [s for s in layout.segments(folder, device, layout.SNAPSHOT) if s >= seq]
+            if snapshots:  # the device packed what this one has not applied yet: one file for all of it
+                done = self._apply_file(folder, key, device, max(snapshots), report, snapshot=True)
+                if not done:
+                    continue
+                seq = max(snapshots) + 1
             while seq in found:
-                try:
-                    segment = decode(found[seq].read_bytes(), key, device, seq)
-                except NewerFormat as exc:
-                    report.waiting.append(str(exc))
+                if not self._apply_file(folder, key, device, seq, report):
                     break
-                except (SyncError, OSError):
-                    report.waiting.append(f"segment {seq} of device {device} is still arriving (or damaged)")
-                    break
-                report.applied.add(apply_segment(self._store, self._target, segment, self._clock()))
-                report.segments_applied += 1
                 seq += 1
             later = [s for s in found if s > seq]
             if later and seq not in found:
                 report.waiting.append(
                     f"waiting for segment {seq} of device {device} ({len(later)} after it arrived)"
                 )
+
+    def _apply_file(
+        self, folder: Path, key: bytes, device: str, seq: int, report: SyncReport, *, snapshot: bool = False
+    ) -> bool:
+        """Apply one segment (or snapshot) of ``device``; False when it cannot be read yet."""
+        name = layout.snapshot_name(seq) if snapshot else layout.segment_name(seq)
+        what = f"{'snapshot' if snapshot else 'segment'} {seq} of device {device}"
+        try:
+            segment = decode(
+                (layout.device_dir(folder, device) / name).read_bytes(), key, device, seq, snapshot=snapshot
+            )
+        except NewerFormat as exc:
+            report.waiting.append(str(exc))
+            return False
+        except (SyncError, OSError):
+            report.waiting.append(f"{what} is still arriving (or damaged)")
+            return False
+        report.applied.add(apply_segment(self._store, self._target, segment, self._clock()))
+        report.segments_applied += 1
+        return True
+
+    def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
+        """Pack this device's segments into a snapshot when enough have piled up; remove what every
+        device has applied (:mod:`engine.sync.pack`)."""
+        me, now = self.device, self._clock()
+        own = layout.segments(folder, me)
+        snapshots = layout.segments(folder, me, layout.SNAPSHOT)
+        newest = max(snapshots, default=0)
+        if own and len([s for s in own if s > newest]) >= pack.PACK_AFTER:
+            with self._store.read() as conn:
+                top = max(state.get_int(conn, state.NEXT_SEQ) - 1, 0)
+                content = pack.collect(conn, me, now)
+                schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
+            if top > newest:
+                segment = Segment(
+                    me,
+                    top,
+                    schema,
+                    now,
+                    content["messages"],
+                    content["titles"],
+                    content["changes"],
+                    content["errors"],
+                )
+                layout.write_atomically(
+                    layout.device_dir(folder, me) / layout.snapshot_name(top),
+                    encode(segment, key, snapshot=True),
+                )
+                report.packed += 1
+                newest = top
+        for seq, path in layout.segments(folder, me, layout.SNAPSHOT).items():
+            if seq < newest:
+                path.unlink(missing_ok=True)
+        if newest and self._all_applied(folder, key, newest, now):
+            for seq, path in own.items():
+                if seq <= newest:
+                    path.unlink(missing_ok=True)
+                    report.removed += 1
+
+    def _all_applied(self, folder: Path, key: bytes, seq: int, now: int) -> bool:
+        """Whether every other device applied this one's segments up to ``seq`` (or has been silent past
+        the horizon)."""
+        me = self.device
+        for device in layout.devices(folder):
+            if device == me:
+                continue
+            try:
+                manifest = decode_manifest(
+                    (layout.device_dir(folder, device) / layout.MANIFEST).read_bytes(), key, device
+                )
+            except (OSError, SyncError):
+                return False  # not readable yet: keep the segments
+            if manifest.applied.get(me, 0) < seq and now - manifest.written_at < pack.HORIZON_NS:
+                return False
+        return True
 
     def _write_manifest(self, folder: Path, key: bytes) -> None:
         with self._store.read() as conn:
@@ -290,7 +366,7 @@ class Sync:
         for device in layout.devices(path):
             if device == me:
                 continue
-            found = layout.segments(path, device)
+            found = layout.segments(path, device) | layout.segments(path, device, layout.SNAPSHOT)
             entry = DeviceStatus(device, "", max(found, default=0), applied.get(device, 0))
             if key is not None:
                 try:

@@ -55,11 +55,20 @@ def tombstones(conn: Connection) -> set[str]:
     return {str(k) for (k,) in conn.execute("SELECT key FROM sync_tombstones")}
 
 
-def add_tombstones(conn: Connection, keys: Iterable[str], now: int) -> None:
-    rows = [(k, now) for k in keys]
+def add_tombstones(conn: Connection, keys: Iterable[tuple[str, str]], now: int) -> None:
+    """Record tombstones sent or received: (import key, session) pairs."""
+    rows = [(k, s, now) for k, s in keys]
     if not rows:
         return
-    conn.execute("INSERT OR IGNORE INTO sync_tombstones(key, at) VALUES (?, ?)", [(k, now) for k in keys])
+    conn.execute("INSERT OR IGNORE INTO sync_tombstones(key, session_id, at) VALUES (?, ?, ?)", rows)
+
+
+def tombstones_by_session(conn: Connection) -> dict[str, list[str]]:
+    """Every tombstone known here, by session ("": error-memory records)."""
+    found: dict[str, list[str]] = {}
+    for key, session in conn.execute("SELECT key, session_id FROM sync_tombstones ORDER BY session_id, key"):
+        found.setdefault(str(session), []).append(str(key))
+    return found
 
 
 def title_key(title: str) -> str:

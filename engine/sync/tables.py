@@ -31,15 +31,19 @@ class SyncTombstoneRow(SQLModel, table=True):
     __tablename__ = "sync_tombstones"
 
     key: str = Field(primary_key=True)
+    session_id: str = ""
     at: int = 0
 
 
 class SyncReceivedRow(SQLModel, table=True):
-    """A message that arrived from another device (this device does not send it on); goes with it."""
+    """A message this device does not send (again); goes with it. ``kind``: ``received`` (it arrived from
+    another device) or ``moved`` (sent already, under the row id it had before its session was put in
+    time order)."""
 
     __tablename__ = "sync_received"
 
     id: int | None = Field(default=None, primary_key=True, foreign_key="messages.id", ondelete="CASCADE")
+    kind: str = "received"
 
 
 class SyncTitleRow(SQLModel, table=True):

@@ -16,6 +16,7 @@ from engine import Memory
 from engine.importers import ImportedSession
 from engine.messages import Message
 from engine.sessions import identity
+from engine.sync import pack
 from tests.engine.conftest import FakeClock
 from tests.engine.sync.conftest import Homes
 from tests.engine.sync.fakeengine import FakeEngine
@@ -164,17 +165,25 @@ def check(world: World, base: Path) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(count=st.sampled_from([2, 3]), ops=st.lists(OPS, max_size=30), seed=st.integers(0, 10**6))
+@given(
+    count=st.sampled_from([2, 3]),
+    ops=st.lists(OPS, max_size=30),
+    seed=st.integers(0, 10**6),
+    pack_after=st.sampled_from([2, 3, pack.PACK_AFTER]),
+)
 def test_every_device_converges(
-    tmp_path_factory: Any, count: int, ops: list[tuple[str, int, int, int]], seed: int
+    tmp_path_factory: Any, count: int, ops: list[tuple[str, int, int, int]], seed: int, pack_after: int
 ) -> None:
+    """With packing every few segments too: snapshots and removed segments under the same delivery."""
     base = tmp_path_factory.mktemp("world")
     world = World(base, count, seed)
+    default, pack.PACK_AFTER = pack.PACK_AFTER, pack_after
     try:
         for op in ops:
             world.run(*op)
         check(world, base)
     finally:
+        pack.PACK_AFTER = default
         world.close()
 
 
