@@ -159,3 +159,26 @@ def test_error_records_follow_newest_write_wins_and_forget(homes: Homes, tmp_pat
     b.sync.now()
     a.sync.now()
     assert a.errors.records() == []
+
+
+def test_clocks_hours_apart(homes: Homes, tmp_path: Path) -> None:
+    """B's clock is five hours behind A's: a title B sets after seeing A's still wins on both (a later
+    change is newer whatever the clocks say), and both windows are the same time order."""
+    clock_a, clock_b = FakeClock(), FakeClock()
+    clock_b.now -= 5 * 3600 * 10**9
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    a, b = homes.open("a", clock=clock_a), homes.open("b", clock=clock_b)
+    a.sync.enable(folder, PASS, "a")
+    b.sync.enable(folder, PASS, "b")
+    a.append("s", [Message("user", "from a", clock_a.advance(1))])
+    a.set_title("s", "title from A")
+    a.sync.now()
+    b.sync.now()
+    b.append("s", [Message("assistant", "from b", clock_b.advance(1))])
+    b.set_title("s", "title from B")
+    b.sync.now()
+    a.sync.now()
+    for mem in (a, b):
+        assert [s.title for s in mem.sessions() if s.id == "s"] == ["title from B"]
+    assert [m.content for m in a.history("s")] == [m.content for m in b.history("s")] == ["from b", "from a"]
