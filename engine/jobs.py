@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import schedule
 
-from engine.errors import CorruptStore
+from engine.errors import CorruptStore, EngineError
 
 if TYPE_CHECKING:
     from engine.memory import Memory
@@ -72,10 +72,15 @@ def add_maintenance(
                 on_damaged(exc)
 
     def sync() -> None:
-        if mem.sync.enabled:
+        if not mem.sync.enabled:
+            return
+        try:
             report = mem.sync.now()
-            if report.segments_written or report.segments_applied:
-                log.info("sync: %s", report.describe())
+        except EngineError as exc:  # no key here, the folder not mounted: said once a minute, no traceback
+            log.warning("sync: %s", exc)
+            return
+        if report.segments_written or report.segments_applied:
+            log.info("sync: %s", report.describe())
 
     jobs = (
         ("error purge", purge_errors),
