@@ -182,3 +182,23 @@ def test_clocks_hours_apart(homes: Homes, tmp_path: Path) -> None:
     for mem in (a, b):
         assert [s.title for s in mem.sessions() if s.id == "s"] == ["title from B"]
     assert [m.content for m in a.history("s")] == [m.content for m in b.history("s")] == ["from b", "from a"]
+
+
+def test_one_message_captured_two_ways_is_one_with_one_global_id(homes: Homes, tmp_path: Path) -> None:
+    """Appended on A (a device id) and imported from a transcript on B (an import key): one message on
+    both, and both keep the smaller of the two global ids."""
+    from engine.importers import ImportedSession
+
+    a, b = pair(homes, tmp_path / "shared")
+    a.append("agent-run", [Message("user", "deploy the thing", 1_700_000_000_000_000_000)])
+    b.import_sessions(
+        [ImportedSession("agent-run", [Message("user", "deploy the thing", 1_700_000_000_000_000_000)])]
+    )
+    for mem in (a, b, a, b):
+        mem.sync.now()
+    gids = []
+    for mem in (a, b):
+        assert [m.content for m in mem.archived("agent-run")] == ["deploy the thing"]
+        with mem._store.read() as conn:
+            gids.append([str(g) for (g,) in conn.execute("SELECT gid FROM message_gids")])
+    assert gids[0] == gids[1] and len(gids[0]) == 1
