@@ -14,13 +14,17 @@ returns); older snapshots go as soon as the new one is in place.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.clock import DAY_NS
+from engine.errors import SyncError
 from engine.sessions import identity
 from engine.storage.sql import Connection
+from engine.storage.store import Store
 from engine.sync import errorrecords, state
-from engine.sync.segment import Row
+from engine.sync import folder as layout
+from engine.sync.segment import Row, Segment, decode_manifest, encode
 
 PACK_AFTER = 64
 """Segments since the last snapshot before a device packs again."""
@@ -62,3 +66,59 @@ def collect(conn: Connection, me: str, now: int) -> dict[str, Any]:
             )
     records, _ = errorrecords.collect_since(conn, 0, now)
     return {"messages": messages, "titles": titles, "changes": changes, "errors": records}
+
+
+def pack(store: Store, folder: Path, key: bytes, me: str, now: int) -> tuple[int, int]:
+    """Pack this device's segments into a snapshot when :data:`PACK_AFTER` have piled up since the last
+    one; remove older snapshots, and the segments it covers once every device has applied them.
+    Returns (snapshots written, segments removed)."""
+    own = layout.segments(folder, me)
+    newest = max(layout.segments(folder, me, layout.SNAPSHOT), default=0)
+    packed = removed = 0
+    if own and len([s for s in own if s > newest]) >= PACK_AFTER:
+        with store.read() as conn:
+            top = max(state.get_int(conn, state.NEXT_SEQ) - 1, 0)
+            content = collect(conn, me, now)
+            schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
+        if top > newest:
+            snapshot = Segment(
+                me,
+                top,
+                schema,
+                now,
+                content["messages"],
+                content["titles"],
+                content["changes"],
+                content["errors"],
+            )
+            layout.write_atomically(
+                layout.device_dir(folder, me) / layout.snapshot_name(top),
+                encode(snapshot, key, snapshot=True),
+            )
+            packed, newest = 1, top
+    for seq, path in layout.segments(folder, me, layout.SNAPSHOT).items():
+        if seq < newest:
+            path.unlink(missing_ok=True)
+    if newest and all_applied(folder, key, me, newest, now):
+        for seq, path in own.items():
+            if seq <= newest:
+                path.unlink(missing_ok=True)
+                removed += 1
+    return packed, removed
+
+
+def all_applied(folder: Path, key: bytes, me: str, seq: int, now: int) -> bool:
+    """Whether every other device applied ``me``'s segments up to ``seq`` (by its manifest), or has been
+    silent past the horizon."""
+    for device in layout.devices(folder):
+        if device == me:
+            continue
+        try:
+            manifest = decode_manifest(
+                (layout.device_dir(folder, device) / layout.MANIFEST).read_bytes(), key, device
+            )
+        except (OSError, SyncError):
+            return False  # not readable yet: keep the segments
+        if manifest.applied.get(me, 0) < seq and now - manifest.written_at < HORIZON_NS:
+            return False
+    return True

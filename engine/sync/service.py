@@ -264,59 +264,7 @@ class Sync:
         return True
 
     def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
-        """Pack this device's segments into a snapshot when enough have piled up; remove what every
-        device has applied (:mod:`engine.sync.pack`)."""
-        me, now = self.device, self._clock()
-        own = layout.segments(folder, me)
-        snapshots = layout.segments(folder, me, layout.SNAPSHOT)
-        newest = max(snapshots, default=0)
-        if own and len([s for s in own if s > newest]) >= pack.PACK_AFTER:
-            with self._store.read() as conn:
-                top = max(state.get_int(conn, state.NEXT_SEQ) - 1, 0)
-                content = pack.collect(conn, me, now)
-                schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
-            if top > newest:
-                segment = Segment(
-                    me,
-                    top,
-                    schema,
-                    now,
-                    content["messages"],
-                    content["titles"],
-                    content["changes"],
-                    content["errors"],
-                )
-                layout.write_atomically(
-                    layout.device_dir(folder, me) / layout.snapshot_name(top),
-                    encode(segment, key, snapshot=True),
-                )
-                report.packed += 1
-                newest = top
-        for seq, path in layout.segments(folder, me, layout.SNAPSHOT).items():
-            if seq < newest:
-                path.unlink(missing_ok=True)
-        if newest and self._all_applied(folder, key, newest, now):
-            for seq, path in own.items():
-                if seq <= newest:
-                    path.unlink(missing_ok=True)
-                    report.removed += 1
-
-    def _all_applied(self, folder: Path, key: bytes, seq: int, now: int) -> bool:
-        """Whether every other device applied this one's segments up to ``seq`` (or has been silent past
-        the horizon)."""
-        me = self.device
-        for device in layout.devices(folder):
-            if device == me:
-                continue
-            try:
-                manifest = decode_manifest(
-                    (layout.device_dir(folder, device) / layout.MANIFEST).read_bytes(), key, device
-                )
-            except (OSError, SyncError):
-                return False  # not readable yet: keep the segments
-            if manifest.applied.get(me, 0) < seq and now - manifest.written_at < pack.HORIZON_NS:
-                return False
-        return True
+        report.packed, report.removed = pack.pack(self._store, folder, key, self.device, self._clock())
 
     def _write_manifest(self, folder: Path, key: bytes) -> None:
         with self._store.read() as conn:
