@@ -10,7 +10,7 @@ import pytest
 from engine import Memory
 from engine.messages import Message
 from engine.sync import folder as layout
-from engine.sync import segment
+from engine.sync import pack, segment
 from tests.engine.sync.conftest import Homes
 
 PASS = "resilient"
@@ -37,8 +37,10 @@ def test_a_device_offline_for_ten_thousand_messages_catches_up(homes: Homes, tmp
         )
         a.sync.now()
     assert len(layout.segments(tmp_path / "shared", a.sync.device)) == 100
-    report = b.sync.now()
-    assert report.segments_applied == 100 and report.applied.messages == 10_000 and not report.waiting
+    assert list(layout.segments(tmp_path / "shared", a.sync.device, layout.SNAPSHOT)) == [pack.PACK_AFTER]
+    report = b.sync.now()  # the snapshot of A's first 64 segments, then the 36 after it
+    assert report.segments_applied == 1 + 100 - pack.PACK_AFTER
+    assert report.applied.messages == 10_000 and not report.waiting
     assert [h.message.content for h in b.search("narwhal57n42", match="keyword")] == [
         "offline 57-42 narwhal57n42"
     ]
