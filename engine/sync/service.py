@@ -196,9 +196,9 @@ class Sync:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
                 records, watermark = errorrecords.collect(conn, self._clock())
-                seq = max(
-                    state.get_int(conn, state.NEXT_SEQ), 1, max(layout.segments(folder, me), default=0) + 1
-                )
+                written = layout.segments(folder, me) | layout.segments(folder, me, layout.SNAPSHOT)
+                # never a number used before, even after `sync disable` forgot the count
+                seq = max(state.get_int(conn, state.NEXT_SEQ), 1, max(written, default=0) + 1)
                 schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
             if batch.empty and not records:
                 with self._store.write() as conn:

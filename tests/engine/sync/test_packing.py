@@ -84,3 +84,27 @@ def test_a_silent_device_does_not_hold_segments_past_the_horizon(
         folder, a.sync.device
     )
     assert b.sync.now().applied.messages == 3  # it catches up from the snapshot
+
+
+def test_after_disable_and_enable_no_segment_number_is_used_twice(
+    homes: Homes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pack, "PACK_AFTER", 2)
+    monkeypatch.setattr(pack, "HORIZON_NS", 0)
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    a, b = homes.open("a"), homes.open("b")
+    a.sync.enable(folder, PASS, "a")
+    b.sync.enable(folder, PASS, "b")
+    for i in range(3):
+        a.append("s", [Message("user", f"m{i}", i + 1)])
+        a.sync.now()
+    b.sync.now()
+    a.sync.disable()
+    a.sync.enable(folder, PASS, "a")
+    a.append("s", [Message("user", "after enabling again", 10)])
+    assert a.sync.now().segments_written == 1
+    written = layout.segments(folder, a.sync.device) | layout.segments(folder, a.sync.device, layout.SNAPSHOT)
+    assert min(written) > 3  # B applied up to 3: a number it has seen would be skipped
+    b.sync.now()
+    assert "after enabling again" in [m.content for m in b.archived("s")]
