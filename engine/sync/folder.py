@@ -96,8 +96,8 @@ def write_atomically(path: Path, data: bytes, *, replace: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not replace and path.exists():
             raise SyncError(f"{path.name} exists already: segments are never rewritten")
-        with open(tmp, "xb") as out:
-            out.write(data)
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(data)  # owner-only, like the home's files (encrypted all the same)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
