@@ -28,7 +28,7 @@ import nacl.pwhash
 
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.llm.keys import Keys
 from engine.messages import Message
 from engine.sync import crypto

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.errormemory import rows as error_rows
 from engine.errors import InvalidInput, NotFound
-from engine.importers import ImportedSession, ImportReport
+from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.sessions import identity
 from engine.storage.sql import Connection

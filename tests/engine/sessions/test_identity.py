@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import identity
 

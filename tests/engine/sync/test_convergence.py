@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Memory
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import identity
 from engine.sync import pack

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine import Memory
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sync import folder as layout
 from tests.clirun import CLI, ROOT

@@ -73,7 +73,7 @@ def test_forget_reset_remove_and_titles_follow(homes: Homes, tmp_path: Path) -> 
 
 
 def test_the_same_import_on_both_is_one_message(homes: Homes, tmp_path: Path) -> None:
-    from engine.importers import ImportedSession
+    from engine.imported import ImportedSession
 
     a, b = pair(homes, tmp_path / "shared")
     export = [ImportedSession("chatgpt-1", [Message("user", "hello", 10), Message("assistant", "hi", 11)])]
@@ -187,7 +187,7 @@ def test_clocks_hours_apart(homes: Homes, tmp_path: Path) -> None:
 def test_one_message_captured_two_ways_is_one_with_one_global_id(homes: Homes, tmp_path: Path) -> None:
     """Appended on A (a device id) and imported from a transcript on B (an import key): one message on
     both, and both keep the smaller of the two global ids."""
-    from engine.importers import ImportedSession
+    from engine.imported import ImportedSession
 
     a, b = pair(homes, tmp_path / "shared")
     a.append("agent-run", [Message("user", "deploy the thing", 1_700_000_000_000_000_000)])
