@@ -12,7 +12,7 @@ class SyncStateRow(SQLModel, table=True):
     __tablename__ = "sync_state"
 
     key: str = Field(primary_key=True)
-    value: str
+    value: str  # text (a path, a name, a number as text, or JSON)
 
 
 class SyncAppliedRow(SQLModel, table=True):
@@ -20,9 +20,9 @@ class SyncAppliedRow(SQLModel, table=True):
 
     __tablename__ = "sync_applied"
 
-    device: str = Field(primary_key=True)
-    seq: int = 0
-    applied_at: int = 0
+    device: str = Field(primary_key=True)  # the other device's id (its folder's name)
+    seq: int = 0  # its last segment (or snapshot) applied here: apply resumes after it
+    applied_at: int = 0  # Unix ns
 
 
 class SyncTombstoneRow(SQLModel, table=True):
@@ -30,9 +30,9 @@ class SyncTombstoneRow(SQLModel, table=True):
 
     __tablename__ = "sync_tombstones"
 
-    key: str = Field(primary_key=True)
-    session_id: str = ""
-    at: int = 0
+    key: str = Field(primary_key=True)  # the import key's digest
+    session_id: str = ""  # its session, so a snapshot can carry it ("" for an error record's)
+    at: int = 0  # Unix ns when it was sent or received
 
 
 class SyncReceivedRow(SQLModel, table=True):
@@ -43,7 +43,7 @@ class SyncReceivedRow(SQLModel, table=True):
     __tablename__ = "sync_received"
 
     id: int | None = Field(default=None, primary_key=True, foreign_key="messages.id", ondelete="CASCADE")
-    kind: str = "received"
+    kind: str = "received"  # received, or moved (sent under its former row id)
 
 
 class SyncTitleRow(SQLModel, table=True):
@@ -53,6 +53,6 @@ class SyncTitleRow(SQLModel, table=True):
     __tablename__ = "sync_titles"
 
     session_id: str = Field(primary_key=True)
-    at: int = 0
-    device: str
-    title_key: str
+    at: int = 0  # the change's clock (Unix ns, past every change it saw)
+    device: str  # the device that made it: breaks ties of ``at``
+    title_key: str  # a digest of the title in force
