@@ -258,12 +258,16 @@ class Operations(QObject):
 
         self.runner.run_query(
             op,
-            lambda res: self._done(reset_words(*res)),
+            lambda res: self._reset_done(session, res),
             lambda exc: self._failed(
                 exc, translate("Operations", "resetting {session}").format(session=session)
             ),
             label=translate("Operations", "Resetting {session}").format(session=session),
         )
+
+    def _reset_done(self, session: str, result: tuple[ResetResult, float]) -> None:
+        self.state.tell_session_gone(session)
+        self._done(reset_words(*result))
 
     # -- summaries --------------------------------------------------------------------------------
 

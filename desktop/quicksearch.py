@@ -1,8 +1,11 @@
 """Search memory…: one box over every conversation, opened from the tray, the menu bar or a global shortcut.
 
-It searches as you type (:class:`desktop.viewer.searcher.Searcher`: a pause for the next keystroke, one
-search at a time on the store worker), over all sessions and all time, by keywords and meaning when the
-semantic tier is there. Each result is the session's title, who wrote the message and when, and the part
+It searches as you type (:class:`desktop.viewer.searcher.Searcher`: the first keystroke at once, then a
+short pause for the next one, one search at a time on the store worker), over all sessions and all time,
+by keywords and meaning when the semantic tier is there. Meaning joins once the model is loaded and warm
+(:meth:`desktop.state.AppState.warm_up_meaning`, started with the memory): until then the results come
+by keywords, so the first search after start does not wait for the model, and they are searched again
+by meaning when it is ready. Each result is the session's title, who wrote the message and when, and the part
 of it that matched, the query's words marked in the palette's highlight colours. Up and Down move through
 the results (Down past the last one reads the next page), Enter opens the conversation at the chosen
 message in the viewer and closes this window, Esc closes it. The count says how many results there are
@@ -52,6 +55,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
@@ -60,8 +64,9 @@ from desktop.state import AppState
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import Searcher, count_text
+from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, count_text
 from desktop.viewer.timefmt import local_time
+from desktop.windowkeys import add_close_keys
 
 log = logging.getLogger("memtray.desktop.quicksearch")
 
@@ -163,17 +168,24 @@ class QuickSearchWindow(QWidget):
         self.setObjectName("quick-search")
         self.state = state
         self.setWindowTitle(translate("QuickSearch", "memtray — search memory"))
+        add_close_keys(self, escape_hides=False)  # Esc: its own keys (in the box, and the window)
         self.setWindowIcon(app_icon())
         self._words: list[str] = []
         self._open_when_found = False
-        self.searcher = Searcher(state.runner, self._query, self)
+        self.searcher = Searcher(state.runner, self._query, self, typing_ms=QUICK_TYPING_MS, leading=True)
         self.box = QLineEdit()
         self.box.setObjectName("quick-search-box")
         self.box.setPlaceholderText(translate("QuickSearch", "Search every conversation…"))
         self.box.setClearButtonEnabled(True)
+        accessible(
+            self.box,
+            translate("QuickSearch", "Search memory"),
+            translate("QuickSearch", "Up and Down choose a result, Enter opens it, Esc closes this window"),
+        )
         self.model = ResultsModel(self)
         self.list = QListView()
         self.list.setObjectName("quick-search-results")
+        accessible(self.list, translate("QuickSearch", "Results"))
         self.list.setModel(self.model)
         self.list.setItemDelegate(ResultDelegate(self.list))
         self.list.setUniformItemSizes(True)
@@ -208,6 +220,9 @@ class QuickSearchWindow(QWidget):
         self.searcher.search_did_fail.connect(self._on_failure)
         state.memory_did_open.connect(self._on_memory_did_open)
         state.memory_did_close.connect(self._on_memory_did_open)  # let go of it (None) for a repair
+        state.meaning_did_become_ready.connect(self._on_meaning_did_become_ready)
+        state.session_did_go.connect(lambda session: self.searcher.drop(session))
+        state.messages_did_go.connect(lambda session, ids: self.searcher.drop(session, ids or None))
         self._on_memory_did_open()
         self.set_shortcut_status(None)
 
@@ -270,10 +285,17 @@ class QuickSearchWindow(QWidget):
         text = self.box.text().strip()
         if not text:
             return None
-        return Query(text, "hybrid" if self.state.semantic else "keyword", None, None)
+        meaning = self.state.semantic and self.state.meaning_ready  # keywords at once, meaning once it loaded
+        return Query(text, "hybrid" if meaning else "keyword", None, None)
 
     def _on_memory_did_open(self) -> None:
         self.searcher.memory = self.state.memory
+
+    def _on_meaning_did_become_ready(self) -> None:
+        """Results found by keywords while the model loaded: search again, by meaning too."""
+        found = self.searcher.found
+        if found is not None and found.query.match == "keyword" and self._query() is not None:
+            self.searcher.search()
 
     def _on_text_changed(self, text: str) -> None:
         self._open_when_found = False

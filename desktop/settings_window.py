@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
     QHBoxLayout,
+    QKeySequenceEdit,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -44,13 +45,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import autostart
+from desktop import autostart, contrast
+from desktop.a11y import accessible
 from desktop.errors import describe, describe_key_test
+from desktop.hotkeys import ShortcutStatus
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
+from desktop.windowkeys import add_close_keys
 from engine import Settings, agent_folders
 
 log = logging.getLogger("memtray.desktop.settings")
@@ -118,6 +122,7 @@ class SettingsWindow(QWidget):
         self.autostart_loaded: bool | None = None  # as read from the login entry; None until read
         self._embedder_before = ""
         self.setWindowTitle(translate("Settings", "memtray — settings"))
+        add_close_keys(self)
         self.setWindowIcon(app_icon())
         self.key = QLineEdit()
         self.key.setObjectName("gemini-key")
@@ -185,6 +190,21 @@ class SettingsWindow(QWidget):
         )
         self.ui_language_note.setObjectName("ui-language-note")
         self.ui_language_note.setWordWrap(True)
+        self.search_keys = QKeySequenceEdit()
+        self.search_keys.setObjectName("search-shortcut")
+        self.search_keys.setMaximumSequenceLength(1)
+        self.search_keys.setClearButtonEnabled(True)
+        accessible(
+            self.search_keys,
+            translate("Settings", "Shortcut to search memory"),
+            translate(
+                "Settings",
+                "Press the keys that open memtray's search from any app (with Ctrl, Alt or Meta); empty for none",
+            ),
+        )
+        self.shortcut_status = QLabel("")
+        self.shortcut_status.setObjectName("shortcut-status")
+        self.shortcut_status.setWordWrap(True)
         self.watch_agents = QCheckBox(
             translate(
                 "Settings", "Import new turns from coding agents (Claude Code, Codex) as they write them"
@@ -234,6 +254,8 @@ class SettingsWindow(QWidget):
         form3 = QFormLayout(app_box)
         form3.addRow(translate("Settings", "Language"), self.ui_language)
         form3.addRow("", self.ui_language_note)
+        form3.addRow(translate("Settings", "Search memory shortcut"), self.search_keys)
+        form3.addRow("", self.shortcut_status)
         form3.addRow("", self.autostart)
         form3.addRow("", self.watch_agents)
         form3.addRow(translate("Settings", "Watched folders"), self.watched_folders)
@@ -253,6 +275,7 @@ class SettingsWindow(QWidget):
         inner.addWidget(app_box)
         inner.addStretch(1)
         self.scroll_area = QScrollArea()  # on a small screen the groups scroll; the buttons stay in view
+        accessible(self.scroll_area, translate("Settings", "Settings"))
         self.scroll_area.setObjectName("settings-scroll")
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
@@ -287,6 +310,7 @@ class SettingsWindow(QWidget):
         _set_combo(self.embedder, s.embedder)
         self.summaries_enabled.setChecked(s.summaries_enabled)
         _set_combo(self.ui_language, s.ui_language)
+        self.search_keys.setKeySequence(QKeySequence(s.search_shortcut))
         self.watch_agents.setChecked(s.watch_agent_folders)
         self._show_watched_folders(s)
         mem = self.state.memory
@@ -307,8 +331,19 @@ class SettingsWindow(QWidget):
             "embedder": self.embedder.currentData(),
             "summaries_enabled": self.summaries_enabled.isChecked(),
             "ui_language": self.ui_language.currentData(),
+            "search_shortcut": self.search_keys.keySequence().toString(
+                QKeySequence.SequenceFormat.PortableText
+            ),
             "watch_agent_folders": self.watch_agents.isChecked(),
         }
+
+    def set_shortcut_status(self, status: ShortcutStatus) -> None:
+        """Say what became of the global shortcut (the app calls this whenever it registers one)."""
+        self.shortcut_status.setText(status.text if status.keys or status.state != "unavailable" else "")
+        warn = status.state in ("taken", "failed")
+        self.shortcut_status.setStyleSheet(
+            f"color:{contrast.warning(self.palette()).name()};" if warn else ""
+        )
 
     def changes(self) -> dict[str, Any]:
         """The settings that differ from those in use (the login entry is not one of them)."""

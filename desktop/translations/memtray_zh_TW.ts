@@ -51,60 +51,88 @@
         <translation>說明(&amp;H)</translation>
     </message>
     <message>
-        <source>Open sessions…</source>
-        <translation>開啟對話列表…</translation>
+        <source>&amp;Open sessions…</source>
+        <translation>開啟對話列表(&amp;O)…</translation>
     </message>
     <message>
-        <source>Search…</source>
-        <translation>搜尋…</translation>
+        <source>&amp;Search…</source>
+        <translation>搜尋(&amp;S)…</translation>
     </message>
     <message>
-        <source>Search memory…</source>
-        <translation>搜尋記憶…</translation>
+        <source>Search &amp;memory…</source>
+        <translation>搜尋記憶(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>匯入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新對話(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Continue</source>
+        <translation>繼續對話(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Summari&amp;ze now</source>
+        <translation>立即產生摘要(&amp;Z)</translation>
+    </message>
+    <message>
+        <source>Com&amp;pact…</source>
+        <translation>整理近期紀錄(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Reset…</source>
+        <translation>重設(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation>設定(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;About memtray</source>
+        <translation>關於 memtray(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Repair the data&amp;base…</source>
+        <translation>修復資料庫(&amp;B)…</translation>
     </message>
     <message>
         <source>One box over every conversation; Enter opens the one you choose</source>
         <translation>一個搜尋框找遍所有對話；按 Enter 開啟選中的那一則</translation>
     </message>
     <message>
-        <source>Import…</source>
-        <translation>匯入…</translation>
-    </message>
-    <message>
-        <source>New chat</source>
-        <translation>新對話</translation>
-    </message>
-    <message>
-        <source>Continue</source>
-        <translation>繼續對話</translation>
-    </message>
-    <message>
-        <source>Summarize now</source>
-        <translation>立即產生摘要</translation>
-    </message>
-    <message>
         <source>The summarizer is not part of this build</source>
         <translation>這個版本沒有摘要功能</translation>
-    </message>
-    <message>
-        <source>Compact…</source>
-        <translation>整理近期紀錄…</translation>
-    </message>
-    <message>
-        <source>Reset…</source>
-        <translation>重設…</translation>
     </message>
     <message>
         <source>Deletes a session&apos;s messages; its summary is kept</source>
         <translation>刪除一段對話的訊息；保留它的摘要</translation>
     </message>
     <message>
-        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
-        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
+        <source>Res&amp;ume summaries</source>
+        <translation>恢復自動摘要(&amp;U)</translation>
     </message>
     <message>
-        <source>Repair the database…</source>
-        <translation>修復資料庫…</translation>
+        <source>Pa&amp;use summaries</source>
+        <translation>暫停自動摘要(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Resume &amp;embedding</source>
+        <translation>繼續建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Pause &amp;embedding</source>
+        <translation>暫停建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
+        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
     </message>
     <message>
         <source>Moves the damaged database aside and rebuilds it from what can still be read</source>
@@ -114,40 +142,24 @@
         <source>Moves older messages out of the recent history sent to the model; they stay in the archive and can still be searched</source>
         <translation>把較舊的訊息移出每次送給模型的近期紀錄；它們會保存在封存區，仍然搜尋得到</translation>
     </message>
-    <message>
-        <source>Resume summaries</source>
-        <translation>恢復自動摘要</translation>
-    </message>
-    <message>
-        <source>Pause summaries</source>
-        <translation>暫停自動摘要</translation>
-    </message>
-    <message>
-        <source>Resume embedding</source>
-        <translation>繼續建立語意索引</translation>
-    </message>
-    <message>
-        <source>Pause embedding</source>
-        <translation>暫停建立語意索引</translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation>設定…</translation>
-    </message>
-    <message>
-        <source>About memtray</source>
-        <translation>關於 memtray</translation>
-    </message>
-    <message>
-        <source>Quit</source>
-        <translation>結束</translation>
-    </message>
 </context>
 <context>
     <name>App</name>
     <message>
         <source>This desktop has no system tray, so memtray runs as this window: its menus hold everything the tray menu would. Closing it quits memtray; scheduled summaries run while it is open.</source>
         <translation>這個桌面環境沒有系統匣，所以 memtray 以這個視窗執行：系統匣選單裡的功能都在上方的選單中。關閉視窗就會結束 memtray；視窗開著的時候，排定的摘要會照常進行。</translation>
+    </message>
+    <message>
+        <source>memtray runs in the system tray: click its icon for your sessions, search, chat and settings.</source>
+        <translation>memtray 在系統匣執行：按它的圖示就能看對話、搜尋、聊天和設定。</translation>
+    </message>
+    <message>
+        <source>{keys} searches your memory from anywhere.</source>
+        <translation>在任何地方按 {keys} 都能搜尋你的記憶。</translation>
+    </message>
+    <message>
+        <source>memtray is running</source>
+        <translation>memtray 已在執行</translation>
     </message>
     <message>
         <source>opening the memory</source>
@@ -167,6 +179,22 @@
     <message>
         <source>Write a message… (Ctrl+Enter sends)</source>
         <translation>輸入訊息…（按 Ctrl+Enter 送出）</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>對話內容</translation>
+    </message>
+    <message>
+        <source>The conversation so far</source>
+        <translation>到目前為止的對話</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>Your next message; Ctrl+Enter sends it</source>
+        <translation>你的下一則訊息；按 Ctrl+Enter 送出</translation>
     </message>
     <message>
         <source>Send</source>
@@ -193,6 +221,10 @@
     <message>
         <source>loading the conversation</source>
         <translation>載入對話</translation>
+    </message>
+    <message>
+        <source>The messages of this conversation were deleted.</source>
+        <translation>這段對話的訊息已刪除。</translation>
     </message>
     <message>
         <source>Thinking…</source>
@@ -285,6 +317,22 @@
     <message>
         <source>Save the whole session to a file</source>
         <translation>把整個對話存成檔案</translation>
+    </message>
+    <message>
+        <source>Messages</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>The session&apos;s messages, oldest first; Ctrl+C copies the selected ones</source>
+        <translation>此工作階段的訊息，最舊的在前；按 Ctrl+C 複製選取的訊息</translation>
+    </message>
+    <message>
+        <source>Selected message</source>
+        <translation>選取的訊息</translation>
+    </message>
+    <message>
+        <source>The whole text of the selected message</source>
+        <translation>選取訊息的完整內容</translation>
     </message>
     <message>
         <source>&lt;b&gt;{session}&lt;/b&gt; — loading…</source>
@@ -474,12 +522,24 @@
         <translation>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 90 天</translation>
     </message>
     <message>
+        <source>Search the error memory</source>
+        <translation>搜尋工具錯誤紀錄</translation>
+    </message>
+    <message>
         <source>Forget</source>
         <translation>刪除</translation>
     </message>
     <message>
         <source>Delete the selected records</source>
         <translation>刪除選取的紀錄</translation>
+    </message>
+    <message>
+        <source>Error memory</source>
+        <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>Tool errors and their fixes; Forget deletes the selected ones</source>
+        <translation>工具出錯的情形和解決方法；「忘記」會刪除選取的紀錄</translation>
     </message>
     <message numerus="yes">
         <source>%n record(s) found</source>
@@ -1327,6 +1387,18 @@
         <source>Search every conversation…</source>
         <translation>搜尋所有對話…</translation>
     </message>
+    <message>
+        <source>Search memory</source>
+        <translation>搜尋記憶</translation>
+    </message>
+    <message>
+        <source>Up and Down choose a result, Enter opens it, Esc closes this window</source>
+        <translation>上下鍵選擇結果，Enter 開啟，Esc 關閉此視窗</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
+    </message>
 </context>
 <context>
     <name>Repair</name>
@@ -1441,6 +1513,22 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>hybrid</source>
         <translation>關鍵字＋語意</translation>
     </message>
+    <message>
+        <source>When</source>
+        <translation>時間</translation>
+    </message>
+    <message>
+        <source>How far back to search</source>
+        <translation>要往回搜尋多久</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
+    </message>
+    <message>
+        <source>Each result with the messages around it; a result&apos;s link opens its conversation</source>
+        <translation>每個結果及其前後訊息；點結果的連結會開啟該對話</translation>
+    </message>
     <message numerus="yes">
         <source>{shown} of %n+ results</source>
         <translation>
@@ -1462,6 +1550,26 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>
         <translation>搜尋你的對話（用 &quot;引號&quot; 括起來的詞組會整段比對）</translation>
+    </message>
+    <message>
+        <source>Searches every conversation as you type</source>
+        <translation>邊打字邊搜尋所有對話</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>比對方式</translation>
+    </message>
+    <message>
+        <source>Search by keywords, by meaning, or both</source>
+        <translation>依關鍵字、依語意，或兩者一起搜尋</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>範圍</translation>
+    </message>
+    <message>
+        <source>Every session, or the one open</source>
+        <translation>所有工作階段，或目前開啟的那一個</translation>
     </message>
     <message>
         <source>All sessions</source>
@@ -1557,12 +1665,24 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>篩選對話</translation>
     </message>
     <message>
+        <source>Shows only the sessions whose title or id holds these letters</source>
+        <translation>只顯示標題或 ID 含有這些字的對話</translation>
+    </message>
+    <message>
         <source>Show temporary sessions</source>
         <translation>顯示暫存對話</translation>
     </message>
     <message>
         <source>Sessions whose name starts with temp- (scratch work of other tools)</source>
         <translation>名稱以 temp- 開頭的對話（其他工具的臨時工作）</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Every session, newest first; Enter opens one, F2 renames it, Delete removes it</source>
+        <translation>所有工作階段，最新的在前；Enter 開啟，F2 重新命名，Delete 移除</translation>
     </message>
     <message>
         <source>Rename…</source>
@@ -1664,6 +1784,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>新的語言會在下次啟動 memtray 時套用。</translation>
     </message>
     <message>
+        <source>Shortcut to search memory</source>
+        <translation>搜尋記憶的快速鍵</translation>
+    </message>
+    <message>
+        <source>Press the keys that open memtray&apos;s search from any app (with Ctrl, Alt or Meta); empty for none</source>
+        <translation>按下要在任何程式中開啟 memtray 搜尋的按鍵（需含 Ctrl、Alt 或 Meta）；留空表示不使用</translation>
+    </message>
+    <message>
         <source>Import new turns from coding agents (Claude Code, Codex) as they write them</source>
         <translation>程式助理（Claude Code、Codex）寫下新的對話時，隨即匯入</translation>
     </message>
@@ -1736,12 +1864,20 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>介面語言</translation>
     </message>
     <message>
+        <source>Search memory shortcut</source>
+        <translation>搜尋記憶快速鍵</translation>
+    </message>
+    <message>
         <source>Watched folders</source>
         <translation>監看的資料夾</translation>
     </message>
     <message>
         <source>Data folder</source>
         <translation>資料存放位置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>設定</translation>
     </message>
     <message>
         <source>Nothing changed.</source>
@@ -1963,6 +2099,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>立即產生摘要</translation>
     </message>
     <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>The session&apos;s rolling summary: its decisions and discussions</source>
+        <translation>這段對話的滾動摘要：決定與討論</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>載入中…</translation>
     </message>
@@ -2048,12 +2192,24 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>memtray — 對話</translation>
     </message>
     <message>
+        <source>Views of the session</source>
+        <translation>對話的檢視</translation>
+    </message>
+    <message>
         <source>Conversation</source>
         <translation>對話內容</translation>
     </message>
     <message>
         <source>Search</source>
         <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>Import of {name} cancelled</source>
+        <translation>已取消匯入 {name}</translation>
+    </message>
+    <message>
+        <source>What was stored before the cancel stays; importing the file again adds only what is missing.</source>
+        <translation>取消前已存入的內容會保留；再匯入一次這個檔案，只會補上缺少的部分。</translation>
     </message>
     <message>
         <source>Imported {name}</source>
@@ -2078,6 +2234,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Error memory</source>
         <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>The messages of “{title}” were deleted.</source>
+        <translation>「{title}」的訊息已刪除。</translation>
     </message>
     <message>
         <source>Copy</source>

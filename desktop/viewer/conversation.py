@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.tasks import CancelToken, TaskRunner
 from desktop.viewer.conversation_model import ConversationModel
 from desktop.viewer.delegate import MessageDelegate, header_text, row_height
@@ -105,15 +106,30 @@ class ConversationPane(QWidget):
         self.title = QLabel(translate("Conversation", "Choose a session on the left."))
         self.title.setObjectName("conversation-title")
         self.copy_button = QPushButton(translate("Conversation", "Copy"))
+        self.copy_button.setObjectName("copy")
         self.copy_button.setToolTip(translate("Conversation", "Copy the selected messages as text"))
         self.export_button = QPushButton(translate("Conversation", "Export…"))
+        self.export_button.setObjectName("export")
         self.export_button.setToolTip(translate("Conversation", "Save the whole session to a file"))
         self.export_button.setEnabled(False)
         self.list = MessageList()
         self.list.setObjectName("conversation-list")
+        accessible(
+            self.list,
+            translate("Conversation", "Messages"),
+            translate(
+                "Conversation", "The session's messages, oldest first; Ctrl+C copies the selected ones"
+            ),
+        )
         self.list.setModel(self.model)
         self.detail = QTextBrowser()
         self.detail.setObjectName("message-detail")
+        self.detail.setTabChangesFocus(True)  # Tab moves on instead of walking the text's links
+        accessible(
+            self.detail,
+            translate("Conversation", "Selected message"),
+            translate("Conversation", "The whole text of the selected message"),
+        )
         self.detail.setOpenExternalLinks(False)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -141,6 +157,9 @@ class ConversationPane(QWidget):
         self.model.message_did_locate.connect(self._on_message_did_locate)
         self.model.load_did_fail.connect(self._on_load_did_fail)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.list.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.modelReset.connect(self._on_selection_changed)
+        self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_selection)
         self.export_button.clicked.connect(self._on_export_clicked)
         QShortcut(QKeySequence.StandardKey.Copy, self.list, self.copy_selection)
@@ -164,6 +183,17 @@ class ConversationPane(QWidget):
         self.detail.clear()
         self.export_button.setEnabled(True)
         self.model.open(mem, session, reveal)
+
+    def close_session(self, why: str) -> None:
+        """Show none of the open session any more (its messages were deleted): no rows, no detail,
+        Copy and Export disabled, and ``why`` in the title."""
+        self.model.close_session()
+        self.detail.clear()
+        self.title.setText(html.escape(why))
+        self.export_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        self._reveal_id = None
+        self._settling = False
 
     def reveal(self, message_id: int) -> None:
         """Scroll to message ``message_id`` and select it (its page is read first if it is not loaded)."""
@@ -267,6 +297,11 @@ class ConversationPane(QWidget):
             QTimer.singleShot(0, self.list, self.list.scrollToBottom)
 
     def _on_layout_did_change(self) -> None:
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Open the session again where the view is (its end, or the last selected message): after a
+        compaction, or once messages of it were deleted (their rows go at once)."""
         mem, session = self.memory, self.model.session
         if mem is None or session is None:
             return
@@ -282,6 +317,9 @@ class ConversationPane(QWidget):
         from desktop.errors import describe
 
         self.title.setText(describe(exc, translate("Conversation", "loading the conversation")).text)
+
+    def _on_selection_changed(self, *_args: object) -> None:
+        self.copy_button.setEnabled(self.list.selectionModel().hasSelection())
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         message = self.model.message(current.row()) if current.isValid() else None

@@ -116,6 +116,7 @@ class SessionEditor(QObject):
                 lambda: mem.remove(session),
                 lambda result: _removed_words(result),
                 translate("Editing", "removing {session}").format(session=session),
+                lambda _result: self.state.tell_session_gone(session),
             )
 
     # -- forget -----------------------------------------------------------------------------------
@@ -154,6 +155,7 @@ class SessionEditor(QObject):
                     translate("Editing", "Message #{id} was deleted everywhere.").format(id=message_id),
                 ),
                 translate("Editing", "forgetting a message"),
+                lambda message: self.state.tell_message_gone(message.session, message_id),
             )
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -184,8 +186,19 @@ class SessionEditor(QObject):
         self.dialog = box
         return box
 
-    def _run(self, op: Callable[[], Any], words: Callable[[Any], Outcome], doing: str) -> None:
+    def _run(
+        self,
+        op: Callable[[], Any],
+        words: Callable[[Any], Outcome],
+        doing: str,
+        gone: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Run ``op`` on the store worker; then ``gone(result)`` (the views let go of deleted text) and
+        the outcome in ``words``."""
+
         def done(result: Any) -> None:
+            if gone is not None:
+                gone(result)
             outcome = words(result)
             log.info("%s: %s", outcome.title, outcome.text)
             self.state.refresh()

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.seams import ErrorRecordView, ErrorSource
@@ -126,11 +127,18 @@ class ErrorMemoryPanel(QWidget):
             )
         )
         self.box.setClearButtonEnabled(True)
+        self.box.setAccessibleName(translate("ErrorMemory", "Search the error memory"))
         self.forget_button = QPushButton(translate("ErrorMemory", "Forget"))
         self.forget_button.setToolTip(translate("ErrorMemory", "Delete the selected records"))
         self.status = QLabel("")
         self.table = QTableView()
         self.table.setObjectName("errors-table")
+        accessible(
+            self.table,
+            translate("ErrorMemory", "Error memory"),
+            translate("ErrorMemory", "Tool errors and their fixes; Forget deletes the selected ones"),
+        )
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()

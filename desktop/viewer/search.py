@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
@@ -91,14 +92,30 @@ class SearchPane(QWidget):
             translate("Search", 'Search your conversations ("quoted phrase" stays a phrase)')
         )
         self.box.setClearButtonEnabled(True)
+        accessible(
+            self.box,
+            translate("Search", "Search"),
+            translate("Search", "Searches every conversation as you type"),
+        )
         self.match = QComboBox()
         self.match.setObjectName("search-match")
+        accessible(
+            self.match,
+            translate("Search", "Match"),
+            translate("Search", "Search by keywords, by meaning, or both"),
+        )
         self.scope = QComboBox()
         self.scope.setObjectName("search-scope")
+        accessible(
+            self.scope, translate("Search", "Where"), translate("Search", "Every session, or the one open")
+        )
         self.scope.addItem(translate("Search", "All sessions"), "all")
         self.scope.addItem(translate("Search", "This session"), "session")
         self.time_range = QComboBox()
         self.time_range.setObjectName("search-time")
+        accessible(
+            self.time_range, translate("Search", "When"), translate("Search", "How far back to search")
+        )
         for label, value in TIME_RANGES:
             self.time_range.addItem(translate("Search", label), value)
         self.button = QPushButton(translate("Search", "Search"))
@@ -109,6 +126,13 @@ class SearchPane(QWidget):
         self.more_button.hide()
         self.view = QTextBrowser()
         self.view.setObjectName("search-results")
+        accessible(
+            self.view,
+            translate("Search", "Results"),
+            translate(
+                "Search", "Each result with the messages around it; a result's link opens its conversation"
+            ),
+        )
         self.view.setOpenLinks(False)
         row = QHBoxLayout()
         row.addWidget(self.box, 1)

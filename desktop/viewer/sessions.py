@@ -3,7 +3,10 @@
 Fed from :class:`desktop.state.AppState`'s snapshot (already read on the worker), so it never does I/O.
 Each session shows its title (imported, the user's, or its first message; the id when it has none) and
 is sorted by its last message, newest first; the filter matches titles and ids. Temporary (``temp-``)
-sessions are hidden unless asked for. A right click offers Rename… and Remove… (the window does them).
+sessions are hidden unless asked for. A right click offers Rename… and Remove… (the window does them), as
+do F2 and Delete on the current row. Tab leaves the table (to the next control) instead of moving between
+its cells. The header's sort arrow points down when the column sorts from the largest (the newest) down,
+whatever the style's own convention (:class:`SortArrowStyle`).
 The session chooser of Compact… and Reset… (:mod:`desktop.chooser`) is this panel with other columns.
 """
 
@@ -22,17 +25,23 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
+from PySide6.QtGui import QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHeaderView,
     QLineEdit,
     QMenu,
+    QProxyStyle,
+    QStyle,
+    QStyleOption,
+    QStyleOptionHeader,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.operations import size_text
 from desktop.titles import title_of
@@ -60,6 +69,29 @@ TITLE, LAST, RECENT, ARCHIVED, SUMMARY, SIZE = range(len(COLUMNS))
 translate = QCoreApplication.translate
 SortRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
+
+
+class SortArrowStyle(QProxyStyle):
+    """Draws a header's sort arrow down for a descending sort (largest, newest first) and up for an
+    ascending one. Qt's header asks for the opposite (``SortUp`` for descending), which reads as "oldest
+    first" beside a list that starts with the newest message."""
+
+    def drawPrimitive(
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        if element == QStyle.PrimitiveElement.PE_IndicatorHeaderArrow and isinstance(
+            option, QStyleOptionHeader
+        ):
+            flipped = QStyleOptionHeader(option)
+            up, down = QStyleOptionHeader.SortIndicator.SortUp, QStyleOptionHeader.SortIndicator.SortDown
+            flipped.sortIndicator = down if option.sortIndicator == up else up
+            super().drawPrimitive(element, flipped, painter, widget)
+            return
+        super().drawPrimitive(element, option, painter, widget)
 
 
 class SessionsModel(QAbstractTableModel):
@@ -188,6 +220,11 @@ class SessionsPanel(QWidget):
         self.filter.setObjectName("sessions-filter")
         self.filter.setPlaceholderText(translate("Sessions", "Filter sessions"))
         self.filter.setClearButtonEnabled(True)
+        accessible(
+            self.filter,
+            translate("Sessions", "Filter sessions"),
+            translate("Sessions", "Shows only the sessions whose title or id holds these letters"),
+        )
         self.temporary = QCheckBox(translate("Sessions", "Show temporary sessions"))
         self.temporary.setToolTip(
             translate("Sessions", "Sessions whose name starts with temp- (scratch work of other tools)")
@@ -195,6 +232,17 @@ class SessionsPanel(QWidget):
         self.table = QTableView()
         self.table.setObjectName("sessions-table")
         self.table.setModel(self.proxy)
+        accessible(
+            self.table,
+            translate("Sessions", "Sessions"),
+            translate(
+                "Sessions", "Every session, newest first; Enter opens one, F2 renames it, Delete removes it"
+            ),
+        )
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
+        self.sort_arrows = SortArrowStyle(self.table.horizontalHeader().style().name())  # its own base
+        self.sort_arrows.setParent(self)
+        self.table.horizontalHeader().setStyle(self.sort_arrows)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(LAST, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -204,6 +252,7 @@ class SessionsPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(0)  # fit the rows in view, not all (a big import adds hundreds)
         for col in hidden:
             self.table.setColumnHidden(col, True)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -212,6 +261,13 @@ class SessionsPanel(QWidget):
         if context_menu:
             self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             self.table.customContextMenuRequested.connect(self._on_context_menu_requested)
+            for key, signal in (
+                (Qt.Key.Key_F2, self.rename_requested),
+                (Qt.Key.Key_Delete, self.remove_requested),
+            ):
+                shortcut = QShortcut(QKeySequence(key), self.table)
+                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+                shortcut.activated.connect(lambda signal=signal: self._on_row_key(signal))
         self.context_menu: QMenu | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -258,6 +314,11 @@ class SessionsPanel(QWidget):
         remove.setObjectName("remove-session")
         remove.triggered.connect(lambda: self.remove_requested.emit(session))
         return menu
+
+    def _on_row_key(self, signal: Any) -> None:
+        session = self.current_session()
+        if session is not None:
+            signal.emit(session)
 
     def _on_context_menu_requested(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)

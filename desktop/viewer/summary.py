@@ -11,6 +11,7 @@ import html
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.seams import Discussion, SummarySource, SummaryView
 from desktop.tasks import TaskRunner
@@ -82,6 +83,12 @@ class SummaryPanel(QWidget):
         self.button.setEnabled(False)
         self.view = QTextBrowser()
         self.view.setObjectName("summary-view")
+        self.view.setTabChangesFocus(True)
+        accessible(
+            self.view,
+            translate("Summary", "Summary"),
+            translate("Summary", "The session's rolling summary: its decisions and discussions"),
+        )
         top = QHBoxLayout()
         top.addWidget(self.cursor_label, 1)
         top.addWidget(self.button)
@@ -102,6 +109,13 @@ class SummaryPanel(QWidget):
             lambda exc: self._on_failed(session, exc),
             owner=self,
         )
+
+    def close_session(self) -> None:
+        """Show no summary (its session was removed)."""
+        self.session = None
+        self.button.setEnabled(False)
+        self.cursor_label.setText("")
+        self.view.clear()
 
     def _on_loaded(self, session: str, view: SummaryView | None) -> None:
         if session != self.session:

@@ -182,7 +182,7 @@ def zh_tw(qapp: QApplication, translations_dir: Path) -> Iterator[None]:
 
 
 def test_zh_tw_translates_memtray_and_qt_s_own_buttons(zh_tw: None) -> None:
-    assert QCoreApplication.translate("Actions", "Quit") == "結束"
+    assert QCoreApplication.translate("Actions", "&Quit") == "結束(&Q)"
     assert QCoreApplication.translate("Search", "%n result(s)", "", 3) == "3 筆結果"
     box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
     texts = {b.text() for b in box.buttons()}
@@ -200,11 +200,11 @@ def test_without_the_qm_files_the_ui_is_english(qapp: QApplication, tmp_path: Pa
     caplog.set_level("INFO", logger="memtray.desktop.i18n")
     try:
         assert i18n.install(qapp, "zh_TW", tmp_path) == "zh_TW"
-        assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+        assert QCoreApplication.translate("Actions", "&Quit") == "&Quit"
         assert "memtray_zh_TW.qm" in caplog.text
     finally:
         i18n.install(qapp, "en", Path(__file__).parent)  # no .qm here either: the English source text
-    assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+    assert QCoreApplication.translate("Actions", "&Quit") == "&Quit"
 
 
 # -- every window, in each language --------------------------------------------------------------
@@ -384,7 +384,7 @@ def test_every_window_menu_and_message_is_in_traditional_chinese(
     left = sorted({(where, text) for where, text in texts if untranslated(text) and not data(text)})
     assert not left, "\n".join(f"{where}: {text!r}" for where, text in left)
     assert main_window.viewer is not None
-    assert main_window.viewer.action("quit").text() == "結束"
+    assert main_window.viewer.action("quit").text() == "結束(&Q)"
     screenshot(main_window.viewer, "viewer-zh-tw")
     assert main_window.settings_window is not None
     screenshot(main_window.settings_window, "settings-zh-tw")
@@ -399,7 +399,7 @@ def test_in_english_nothing_is_chinese_but_the_data(
     chinese = sorted({(w, t) for w, t in texts if CJK.search(t) and t not in own_names and not data(t)})
     assert not chinese, chinese
     assert main_window.viewer is not None
-    assert main_window.viewer.action("quit").text() == "Quit"
+    assert main_window.viewer.action("quit").text() == "&Quit"
 
 
 def test_the_check_flags_english_and_lets_names_through() -> None:

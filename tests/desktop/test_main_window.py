@@ -151,7 +151,7 @@ def test_the_menu_bar_opens_the_windows_and_runs_the_operations(app: Memtray, qt
     with qtbot.waitSignal(app.state.state_did_change, timeout=5000):
         viewer.action("pause").trigger()
     qtbot.waitUntil(lambda: app.state.summaries_paused, timeout=5000)
-    qtbot.waitUntil(lambda: viewer.action("pause").text() == "Resume summaries", timeout=5000)
+    qtbot.waitUntil(lambda: viewer.action("pause").text() == "Res&ume summaries", timeout=5000)
 
 
 @pytest.mark.allow_warnings

@@ -43,6 +43,12 @@ def test_terms_and_highlighting() -> None:
     assert excerpt("x " * 200 + "needle" + " y" * 200, ["needle"], 40).startswith("…")
 
 
+def test_highlighting_marks_whole_words() -> None:
+    marked = highlight_html("Lower the low lows; slow e-mail", ["low", "e"], mark="")
+    spans = re.findall(r"<span[^>]*>([^<]*)</span>", marked)
+    assert spans == ["low", "lows", "e"]  # not "Low" in "Lower", not "low" in "slow"
+
+
 def test_highlighting_uses_the_engines_query_terms() -> None:
     assert terms("what about your budget") == ["budget"]  # the engine's stop words
     assert terms("ㄅㄆㄇ 記憶體不足")[:5] == ["記憶體不足", "ㄅㄆㄇ", "記憶體", "憶體不", "體不足"]

@@ -154,14 +154,14 @@ def test_pause_and_resume_reach_the_engine(tray: Tray, state: AppState, memory: 
     tray.actions.embedding_pause_requested.connect(ops.set_embedding_paused)
     tray.actions.pause_requested.connect(ops.set_summaries_paused)
     tray.rebuild()
-    assert tray.action("pause-embedding").text() == "Pause embedding"
+    assert tray.action("pause-embedding").text() == "Pause &embedding"
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         tray.action("pause-embedding").trigger()
     qtbot.waitUntil(lambda: state.embedding_paused, timeout=5000)
     assert memory.embedding_paused is True
     assert "Embedding paused" in status_of(state).lines and tray.level == PAUSED
     tray.rebuild()
-    assert tray.action("pause-embedding").text() == "Resume embedding"
+    assert tray.action("pause-embedding").text() == "Resume &embedding"
     tray.action("pause-embedding").trigger()
     qtbot.waitUntil(lambda: not state.embedding_paused, timeout=5000)
     assert memory.embedding_paused is False

@@ -130,13 +130,13 @@ def test_pause_summaries_toggles_the_setting(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any
 ) -> None:
     tray.actions.pause_requested.connect(ops.set_summaries_paused)
-    assert tray.action("pause").text() == "Pause summaries"
+    assert tray.action("pause").text() == "Pa&use summaries"
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         tray.action("pause").trigger()
     assert state.summaries_paused
     assert state.memory is not None and state.memory.settings.summaries_enabled is False
     tray.rebuild()
-    assert tray.action("pause").text() == "Resume summaries"
+    assert tray.action("pause").text() == "Res&ume summaries"
 
 
 def test_summarize_now_runs_every_pending_session_on_the_network_pool(state: AppState, qtbot: Any) -> None:
