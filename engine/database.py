@@ -22,6 +22,7 @@ from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
 from engine.storage.sql import Connection
 from engine.storage.store import Store
+from engine.sync.schema import m013_sync
 
 log = logging.getLogger("memtray.store")
 
@@ -52,6 +53,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m009_session_titles", archive.m009_session_titles),
     ("m010_replayed_rows", archive.m010_replayed_rows),
     ("m011_unicode_fold", _unicode_fold),
+    ("m012_global_ids", archive.m012_global_ids),
+    ("m013_sync", m013_sync),
 )
 
 
