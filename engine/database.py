@@ -41,6 +41,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
     ("m009_session_titles", archive.m009_session_titles),
     ("m010_replayed_rows", archive.m010_replayed_rows),
+    ("m011_forget_records", archive.m011_forget_records),
 )
 
 

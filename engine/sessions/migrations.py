@@ -1,5 +1,5 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``) and its
+``m009_session_titles``, ``m010_replayed_rows``, ``m011_forget_records``) and its
 full-text indexes, (re)made after every open by :func:`ensure_fts`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
@@ -96,6 +96,41 @@ def m010_replayed_rows(conn: Connection) -> None:
     for column in ("replayed_from", "replayed_to"):
         if column not in have:
             conn.exec_driver_sql(f"ALTER TABLE message_meta ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+
+
+RECOVERY_TABLES: list[ddl.Table] = [
+    (
+        "forgotten",
+        [
+            "\nCREATE TABLE forgotten (\n\tid INTEGER NOT NULL, \n\tsession_id VARCHAR NOT NULL, \n"
+            "\trole VARCHAR NOT NULL, \n\tsend_at INTEGER NOT NULL, \n\tdigest VARCHAR NOT NULL, \n"
+            "\tmessage_id INTEGER NOT NULL, \n\tforgotten_at INTEGER NOT NULL, \n\tPRIMARY KEY (id)\n)\n\n",
+            "CREATE INDEX ix_forgotten_message_id ON forgotten (message_id)",
+            "CREATE INDEX ix_forgotten_session ON forgotten (session_id, digest)",
+        ],
+    ),
+    (
+        "forget_intents",
+        [
+            "\nCREATE TABLE forget_intents (\n\tid INTEGER NOT NULL, \n\tkind VARCHAR NOT NULL, \n"
+            "\tsession_id VARCHAR NOT NULL, \n\tmessage_id INTEGER NOT NULL, \n\tcreated_at INTEGER NOT NULL, \n"
+            "\tPRIMARY KEY (id)\n)\n\n"
+        ],
+    ),
+    (
+        "unsettled_sessions",
+        [
+            "\nCREATE TABLE unsettled_sessions (\n\tsession_id VARCHAR NOT NULL, \n\tPRIMARY KEY (session_id)\n)\n\n"
+        ],
+    ),
+]
+"""``m011_forget_records``' tables, frozen as SQLAlchemy compiles :mod:`engine.sessions.tables`' classes."""
+
+
+def m011_forget_records(conn: Connection) -> None:
+    """``forgotten`` (tombstones), ``forget_intents`` (forgets under way) and ``unsettled_sessions`` (an
+    import batch's sessions whose history.json may lag its committed rows)."""
+    ddl.create_missing(conn, RECOVERY_TABLES)
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

@@ -100,12 +100,31 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
     """The migrations create their tables from statements held as text (no command loads SQLModel); they
     must be exactly what SQLAlchemy compiles for the SQLModel classes, and what a new database holds."""
     from engine.sessions import migrations as archive_migrations
-    from engine.sessions.tables import MessageMeta, MessageRow, SessionRow, SettingRow
+    from engine.sessions.tables import (
+        ForgetIntentRow,
+        ForgottenRow,
+        MessageMeta,
+        MessageRow,
+        SessionRow,
+        SettingRow,
+        UnsettledRow,
+    )
     from engine.storage import migrations as runner
     from engine.storage import tables
 
-    compiled = tables.statements([tables.MigrationRow, MessageRow, MessageMeta, SessionRow, SettingRow])
-    frozen = [runner.MIGRATIONS_TABLE, *archive_migrations.INITIAL_TABLES]
+    compiled = tables.statements(
+        [
+            tables.MigrationRow,
+            MessageRow,
+            MessageMeta,
+            SessionRow,
+            SettingRow,
+            ForgottenRow,
+            ForgetIntentRow,
+            UnsettledRow,
+        ]
+    )
+    frozen = [runner.MIGRATIONS_TABLE, *archive_migrations.INITIAL_TABLES, *archive_migrations.RECOVERY_TABLES]
     assert [(name, list(made)) for name, made in frozen] == compiled
     with memory._store.read() as conn:
         stored = {str(r[0]): str(r[1]) for r in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
