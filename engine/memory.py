@@ -132,6 +132,7 @@ class Memory:
         self._log.listeners.append(self.semantic)
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
+        self._log.finish_forgets()  # a forget a kill interrupted is finished before anything reads
         self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)
@@ -468,17 +469,32 @@ class Memory:
     def forget_message(self, message_id: int) -> Message:
         """Forget one archived message everywhere: history.json, the archive, FTS and the vectors.
 
-        The deleted rows are overwritten (``secure_delete``), the FTS indexes are merged so no old segment
-        keeps the words, and the write-ahead log is truncated. The session's summary.json and cursor are
-        deleted so the next summary run rebuilds the summary from what remains.
+        The intent is recorded (synced to disk) before anything is scrubbed, so a forget interrupted by a
+        crash is finished when the memory next opens. The deleted rows are overwritten
+        (``secure_delete``), the FTS indexes are merged so no old segment keeps the words, and the
+        write-ahead log is truncated. The session's summary.json and cursor are deleted so the next
+        summary run rebuilds the summary from what remains. A tombstone (session, role, time and a keyed
+        hash of the text, never the text) keeps an import, a transcript read again or a repair from
+        bringing the message back (:mod:`engine.sessions.forgetting`).
 
         Returns:
             The forgotten message.
 
         Raises:
+            AlreadyForgotten: the message was forgotten before (a retry: nothing left to do).
             NotFound: no archived message has this id.
         """
         return self._log.forget(message_id)
+
+    def forget_session(self, session: str) -> ResetResult:
+        """Forget a whole session: every message as :meth:`forget_message` does (tombstones included), then
+        the session itself as :meth:`remove` does; finished at the next open if interrupted.
+
+        Raises:
+            AlreadyForgotten: the session was forgotten before.
+            SessionNotFound: no such session.
+        """
+        return self._log.forget_session(session)
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
         """Clear a session's history and archive; keep summary.json and the cursor unless asked.

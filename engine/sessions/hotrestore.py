@@ -12,8 +12,7 @@ A file message with no salvaged row (its row was on a damaged page) gets a row o
 lost row had, between its neighbours' rows, so the file stays the archive's suffix in order. When no such
 id is free (the file held a message the archive never had), that message, the messages after it and the
 salvaged rows after its predecessor are stored again, in that order, at new ids at the end: each
-salvaged text is kept once and each file message once. Messages the memory was told to forget
-(:mod:`engine.sessions.tombstones`) are not brought back.
+salvaged text is kept once and each file message once.
 """
 
 from __future__ import annotations

@@ -56,11 +56,24 @@ def batches(
         yield batch
 
 
-def fresh(item: ImportedSession, known: set[tuple[str, str, int]]) -> list[Message]:
-    """The messages of ``item`` the session does not hold yet: ``known`` has the archive's (role, text,
-    time) of the session (:func:`engine.sessions.archive.fingerprints`), time as it would be archived."""
+def fresh(
+    item: ImportedSession,
+    known: set[tuple[str, str, int]],
+    buried: Callable[[str, Message, int], bool] | None = None,
+) -> tuple[list[Message], int]:
+    """The messages of ``item`` the session does not hold yet, and how many were passed over as forgotten.
+
+    ``known`` has the archive's (role, text, time) of the session
+    (:func:`engine.sessions.archive.fingerprints`), time as it would be archived; ``buried(session,
+    message, time)`` says whether a message was forgotten (:class:`engine.sessions.tombstones.Buried`):
+    those never come back.
+    """
     times = archive.archive_times(item.messages)
-    return [m for m, t in zip(item.messages, times, strict=True) if (m.role, m.content, t) not in known]
+    new = [(m, t) for m, t in zip(item.messages, times, strict=True) if (m.role, m.content, t) not in known]
+    if buried is None:
+        return [m for m, _ in new], 0
+    kept = [m for m, t in new if not buried(item.session, m, t)]
+    return kept, len(new) - len(kept)
 
 
 def in_parallel(work: Callable[[T], R], items: Sequence[T]) -> list[R | Exception]:

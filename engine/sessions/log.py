@@ -53,14 +53,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.clock import Clock
-from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
+from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.importers import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, importing, titles
+from engine.sessions import alignment, archive, compaction, emptied, importing, titles, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
+from engine.sessions.forgetting import Forgetting
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
 from engine.sessions.recovery import Recovery, replayed_tail, retried
@@ -74,6 +75,8 @@ from engine.storage.store import Store
 log = logging.getLogger("memtray.sessions")
 
 MAX_APPEND = 100_000
+FORGOTTEN = "forgotten earlier"
+"""An import's skip reason for messages the memory was told to forget (they never come back)."""
 
 
 class SessionLog:
@@ -98,6 +101,9 @@ class SessionLog:
         self.files.clean_tmp()
         self.listeners: list[ArchiveListener] = []
         self._recovery = Recovery(paths, store, self.files, clock, self.listeners)
+        self._forgetting = Forgetting(
+            paths, store, self.files, self.locks, self._recovery, self.listeners, clock
+        )
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -323,8 +329,10 @@ class SessionLog:
         total = sum(len(s.messages) for s in imported)
         done = 0
         for batch in importing.batches(imported):
-            new, old = self._import_batch(batch)
+            new, old, forgotten = self._import_batch(batch)
             added, present = added + new, present + old
+            if forgotten:
+                skipped[FORGOTTEN] = skipped.get(FORGOTTEN, 0) + forgotten
             for item in batch:
                 for reason, count in item.skipped.items():
                     skipped[reason] = skipped.get(reason, 0) + count
@@ -333,8 +341,9 @@ class SessionLog:
                 progress(done, total)
         return ImportReport(len(imported), added, present, skipped)
 
-    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int]:
-        """Store a batch of conversations (each session once); return (messages added, already present).
+    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int, int]:
+        """Store a batch of conversations (each session once); return (messages added, already present,
+        passed over because they were forgotten: :mod:`engine.sessions.tombstones`).
 
         Each session gets one append, in this order: every session's archive rows (and imported title)
         in one write transaction, committed first; then every history.json, concurrently, each in one
@@ -348,8 +357,14 @@ class SessionLog:
             for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
                 held.enter_context(self.locks.hold(session))
             with self._store.read() as conn:
-                news = [importing.fresh(item, archive.fingerprints(conn, item.session)) for item in batch]
+                buried = tombstones.Buried(self.paths, conn)
+                found = [
+                    importing.fresh(item, archive.fingerprints(conn, item.session), buried) for item in batch
+                ]
+            news = [new for new, _ in found]
+            forgotten = sum(count for _, count in found)
             present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
+            present -= forgotten
             todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
             for session, new in todo:
                 with file_errors("the session folder"):
@@ -376,7 +391,7 @@ class SessionLog:
             for item in batch:
                 if item.summary is not None:
                     self._install_summary(item.session, item.summary)
-        return sum(len(new) for _, new in todo), present
+        return sum(len(new) for _, new in todo), present, forgotten
 
     def _import_title(self, conn: Connection, session: str, title: str) -> None:
         """Store an imported title, unless the user gave the session one of their own."""
@@ -570,32 +585,19 @@ class SessionLog:
     # -- forgetting, reset, removal ---------------------------------------------------------------
 
     def forget(self, message_id: int) -> Message:
-        """Forget one archived message everywhere (see :meth:`engine.memory.Memory.forget_message`).
+        """Forget one archived message everywhere (see :meth:`engine.memory.Memory.forget_message`): a
+        recorded intent, finished at the next open if interrupted, remembered as a tombstone
+        (:mod:`engine.sessions.forgetting`)."""
+        return self._forgetting.message(message_id)
 
-        history.json is changed first, so repeating a forget that was interrupted finishes it.
-        """
-        with self._store.read() as conn:
-            found = archive.by_ids(conn, [message_id]).get(message_id)
-        if found is None or found.session is None:
-            raise NotFound(f"no message #{message_id}")
-        session = found.session
-        with self.locks.hold(session):
-            records = self._recovery.repair(session)
-            with self._store.read() as conn:
-                rows = archive.rows_from(conn, session, archive.meta(conn, session).start_id)
-            index = alignment.record_index(records, rows, found)
-            if index is not None:
-                with file_errors(f"history.json of session {session}"):
-                    self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
-            with self._store.write() as conn:
-                for listener in self.listeners:
-                    listener.message_forgotten(conn, session, message_id)
-                archive.delete_message(conn, message_id)
-            self._store.scrub()
-            with file_errors(f"the summary of session {session}"):
-                session_files.mark_summary_stale(self.paths, session)
-        log.info("forgot message #%d of session %s; its summary will be rebuilt", message_id, session)
-        return found
+    def forget_session(self, session: str) -> ResetResult:
+        """Forget a whole session (see :meth:`engine.memory.Memory.forget_session`)."""
+        deleted = self._forgetting.session(session, lambda: self._remove_locked(session))
+        return ResetResult(session, deleted, False)
+
+    def finish_forgets(self) -> int:
+        """Finish the forgets a kill interrupted (when the memory opens); return how many."""
+        return self._forgetting.finish_pending(self._remove_locked)
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
         """Clear a session's history and archive; keep summary.json and the cursor unless asked.
@@ -622,16 +624,23 @@ class SessionLog:
         link), archive rows, what the listeners derived from them, and its lock files; the deleted text
         is scrubbed from the database's files (see :meth:`forget`)."""
         self.require(session)
+        deleted = self._remove_locked(session)
+        log.info("removed session %s (%d archived messages deleted)", session, deleted)
+        return ResetResult(session, deleted, False)
+
+    def _remove_locked(self, session: str) -> int:
+        """:meth:`remove`'s work, for a session whose folder may be gone already (a forget finished at
+        open); return how many archived messages were deleted."""
         with self.locks.hold(session):
             deleted = self._clear_archive(session, unregister=True)
             self.files.forget(self.paths.history_file(session))
-            with file_errors(f"the folder of session {session}"):
-                session_files.remove_folder(self.paths, session)
+            if self.paths.session_dir(session).is_dir() or self.paths.session_dir(session).is_symlink():
+                with file_errors(f"the folder of session {session}"):
+                    session_files.remove_folder(self.paths, session)
             self._store.scrub()
         self.locks.remove_files(session)
         self.locks.forget(session)
-        log.info("removed session %s (%d archived messages deleted)", session, deleted)
-        return ResetResult(session, deleted, False)
+        return deleted
 
     def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
         with self._store.write() as conn:

@@ -251,12 +251,9 @@ def _build(paths: Paths, moved: Path, rebuilt: Path, clock: Clock) -> dict[str, 
         with store.write() as conn:
             for key, value in found.settings.items():
                 conn.execute("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", (key, value))
-            kept = tombstones.copy_rows(conn, found.forgotten)
-            buried = tombstones.Buried(paths, conn)
+            kept = tombstones.copy_rows(conn, found.forgotten) + _copy_intents(conn, found.intents)
             for row in found.messages:
                 assert row.session is not None
-                if buried(row.session, row, row.send_at):
-                    continue
                 key = archive.session_key(conn, row.session, now)
                 conn.execute(
                     "INSERT INTO messages(id, session_id, skey, send_at, role, content, sender) "
@@ -268,7 +265,7 @@ def _build(paths: Paths, moved: Path, rebuilt: Path, clock: Clock) -> dict[str, 
                         "INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", (row.id, key, grams)
                     )
             errors = _insert_error_records(conn, error_columns, found.error_rows)
-            restored, count, unreadable = _restore_hot(conn, paths, found.cuts, buried, now)
+            restored, count, unreadable = _restore_hot(conn, paths, found.cuts, now)
         log.info("repair: %d forget records read back", kept)
     finally:
         store.close()
@@ -311,6 +308,7 @@ class _Found:
     settings: dict[str, str]
     error_rows: list[tuple[salvage.Value, ...]]
     forgotten: list[tuple[salvage.Value, ...]]
+    intents: list[tuple[salvage.Value, ...]]
     cuts: dict[str, int]
 
 
@@ -324,7 +322,7 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
         source.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except SQLITE_FAILURES as exc:
         log.warning("nothing could be read from the damaged database: %s", exc)
-        return _Found([], 0, False, {}, [], [], {})
+        return _Found([], 0, False, {}, [], [], [], {})
     try:
         read = salvage.read_table(source, "messages", ("session_id", "role", "content", "send_at", "sender"))
         messages = [m for m in (_message(row) for row in read.rows) if m is not None]
@@ -335,6 +333,7 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
         }
         errors = _table(source, "error_memory", error_columns) if error_columns else []
         forgotten = _table(source, "forgotten", tombstones.COLUMNS)
+        intents = _table(source, "forget_intents", INTENT_COLUMNS)
         cuts = {
             str(s): int(c)
             for _, s, c in _table(source, "message_meta", ("session_id", "start_id"))
@@ -342,7 +341,7 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
         }
     finally:
         source.close()
-    return _Found(messages, read.expected, read.exact, settings, errors, forgotten, cuts)
+    return _Found(messages, read.expected, read.exact, settings, errors, forgotten, intents, cuts)
 
 
 def _table(source: sqlite3.Connection, table: str, columns: Sequence[str]) -> list[tuple[salvage.Value, ...]]:
@@ -388,8 +387,26 @@ def _insert_error_records(conn: Connection, columns: list[str], rows: list[tuple
     return added
 
 
+INTENT_COLUMNS = ("kind", "session_id", "message_id", "created_at")
+
+
+def _copy_intents(conn: Connection, rows: list[tuple[salvage.Value, ...]]) -> int:
+    """Put back the forgets under way the damaged file still held: the next open finishes them (their
+    salvaged rows, back in the archive, are scrubbed then)."""
+    count = 0
+    for row in rows:
+        kind, session, message_id, created = row[1:]
+        if isinstance(kind, str) and isinstance(session, str) and isinstance(message_id, int):
+            conn.execute(
+                "INSERT INTO forget_intents(kind, session_id, message_id, created_at) VALUES (?, ?, ?, ?)",
+                (kind, session, message_id, created if isinstance(created, int) else 0),
+            )
+            count += 1
+    return count
+
+
 def _restore_hot(
-    conn: Connection, paths: Paths, cuts: dict[str, int], buried: tombstones.Buried, now: int
+    conn: Connection, paths: Paths, cuts: dict[str, int], now: int
 ) -> tuple[int, int, list[str]]:
     """Make each session's history.json the newest part of its archive again, matching its messages to the
     salvaged rows by identity (:mod:`engine.sessions.hotrestore`); (added, sessions, unreadable)."""
@@ -406,11 +423,7 @@ def _restore_hot(
             unreadable.append(session)
             continue
         count += 1
-        hot = [
-            m
-            for _, m in alignment.usable(records)
-            if not buried(session, m, m.send_at if m.send_at else None)
-        ]
+        hot = [m for _, m in alignment.usable(records)]
         placed = hotrestore.restore_session(conn, session, hot, cuts.get(session, 0), used, now)
         added += placed.added
         if placed.meta.hot_last_id or placed.meta.start_id:

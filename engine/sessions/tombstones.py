@@ -3,10 +3,12 @@
 A forgotten message leaves a row in ``forgotten``: its session, role, archived time, former id and a
 keyed hash of its text (HMAC-SHA256), never the text. The key is the home's own, 32 random bytes in
 ``<home>/.store/forget.key`` (owner-only), never in the database: the hash of a short text cannot be
-reversed by trying every likely text without it. Whatever would store a message again (an import of
-the same export, a transcript read again, a history.json archived again, a repair restoring
-history.json) asks :class:`Buried` first and passes over a message with the same session, role, time
-and text hash.
+reversed by trying every likely text without it. An import (the same export again, a transcript read
+again) asks :class:`Buried` first and passes over a message with the same session, role, time and text
+hash. history.json is not checked: a forget takes the message out of it before the row leaves the
+archive (an interrupted forget is finished from its intent), and a message the user kept that is
+identical to the forgotten one must stay. Replays write archive rows only, so they cannot bring a
+forgotten message back; a repair copies the tombstones and the intents under way.
 """
 
 from __future__ import annotations
@@ -125,9 +127,7 @@ class Buried:
         self._key: bytes | None = None
         self._sessions: dict[str, set[Identity]] = {}
 
-    def __call__(self, session: str, message: Message, archived_time: int | None) -> bool:
-        """``archived_time`` None: the message's time is not known as archived (a history.json message
-        written without one); then role and text decide."""
+    def __call__(self, session: str, message: Message, archived_time: int) -> bool:
         found = self._sessions.get(session)
         if found is None:
             found = self._sessions[session] = self._read(session)
@@ -139,10 +139,7 @@ class Buried:
                 log.warning("the forget key of this home is missing: forgotten messages cannot be recognized")
                 self._sessions = {s: set() for s in self._sessions}
                 return False
-        hashed = digest(self._key, message.content)
-        if archived_time is None:
-            return any(role == message.role and d == hashed for role, _, d in found)
-        return (message.role, archived_time, hashed) in found
+        return (message.role, archived_time, digest(self._key, message.content)) in found
 
     def _read(self, session: str) -> set[Identity]:
         rows = self._conn.execute(

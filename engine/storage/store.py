@@ -188,11 +188,13 @@ class _Pool:
         raw.close()
 
     @contextmanager
-    def transaction(self, begin: str) -> Iterator[Connection]:
+    def transaction(self, begin: str, *, full: bool = False) -> Iterator[Connection]:
         """``begin`` (``BEGIN`` or ``BEGIN IMMEDIATE``), committed when the block ends without error, else
-        rolled back."""
+        rolled back; ``full``: committed with ``synchronous=FULL`` (synced before it returns)."""
         raw = self.take()
         try:
+            if full:
+                raw.execute("PRAGMA synchronous=FULL")
             raw.execute(begin)
             try:
                 yield Connection(raw)
@@ -202,6 +204,8 @@ class _Pool:
                 raise
             if raw.in_transaction:
                 raw.commit()
+            if full:
+                raw.execute("PRAGMA synchronous=NORMAL")
         except BaseException:
             _close_after_failure(raw)
             raise
@@ -333,9 +337,20 @@ class Store:
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
-        with translated_errors(self.path.parent), self._write.transaction("BEGIN IMMEDIATE") as conn:
+    def write(self, *, durable: bool = False) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error.
+
+        ``durable``: the commit is synced to disk before this returns (``synchronous=FULL`` for it), for a
+        record that must survive a power cut, not only a killed process (a forget's intent).
+        """
+        if not durable:
+            with translated_errors(self.path.parent), self._write.transaction("BEGIN IMMEDIATE") as conn:
+                yield conn
+            return
+        with (
+            translated_errors(self.path.parent),
+            self._write.transaction("BEGIN IMMEDIATE", full=True) as conn,
+        ):
             yield conn
 
     @contextmanager

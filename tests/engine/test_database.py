@@ -124,7 +124,11 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
             UnsettledRow,
         ]
     )
-    frozen = [runner.MIGRATIONS_TABLE, *archive_migrations.INITIAL_TABLES, *archive_migrations.RECOVERY_TABLES]
+    frozen = [
+        runner.MIGRATIONS_TABLE,
+        *archive_migrations.INITIAL_TABLES,
+        *archive_migrations.RECOVERY_TABLES,
+    ]
     assert [(name, list(made)) for name, made in frozen] == compiled
     with memory._store.read() as conn:
         stored = {str(r[0]): str(r[1]) for r in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
