@@ -133,6 +133,7 @@ class Memory:
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
         self._log.finish_forgets()  # a forget a kill interrupted is finished before anything reads
+        self._log.settle_imports()  # so is the history.json of an import killed after its commit
         self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)

@@ -259,8 +259,11 @@ class SessionLog:
         with file_errors(f"history.json of session {staged.session}"):
             return self.files.append(self.paths.history_file(staged.session), new_records)
 
-    def _settle(self, written: Sequence[tuple[_Staged, int]]) -> None:
-        """After history.json got the appends (``(append, file size)``): mark done what must be, compact."""
+    def _settle(self, written: Sequence[tuple[_Staged, int]], *, settled: bool = False) -> None:
+        """After history.json got the appends (``(append, file size)``): mark done what must be, compact.
+
+        ``settled``: an import's batch: its sessions written now leave ``unsettled_sessions``.
+        """
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (Recovery.pending): one write transaction per append instead of two.
         # Replayed rows are marked now, so no row is ever written to the file twice; so are the rows of
@@ -268,8 +271,13 @@ class SessionLog:
         limit = self._settings().max_history_bytes
         due = [(staged, size > limit) for staged, size in written]
         now = [(staged, compact) for staged, compact in due if staged.replay or staged.adopted or compact]
-        if now:
+        if now or (settled and written):
             with self._store.write() as conn:
+                if settled:
+                    conn.execute(
+                        "DELETE FROM unsettled_sessions WHERE session_id = ?",
+                        [(s.session,) for s, _ in written],
+                    )
                 for staged, _ in now:
                     Recovery.confirm(conn, staged.session, staged.ids[-1])
                     if staged.replay:
@@ -376,6 +384,10 @@ class SessionLog:
             now = self._clock()
             with self._store.write() as conn:
                 staged = self._stage_all(conn, [(s, new, records[s]) for s, new in shared], now)
+                # Committed with the rows: the sessions whose history.json lags them until written. A
+                # kill before that leaves them here, and the next open writes those files.
+                if lagging := [(s.session,) for s in staged if not s.held]:
+                    conn.execute("INSERT OR IGNORE INTO unsettled_sessions(session_id) VALUES (?)", lagging)
                 for item in batch:
                     if item.title and not is_private(item.session) and self.exists(item.session):
                         self._import_title(conn, item.session, item.title)
@@ -385,7 +397,9 @@ class SessionLog:
             for s, exc in failed:
                 if isinstance(exc, EngineError):
                     self._undo_append(s.session, s.ids)
-            self._settle([(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)])
+            self._settle(
+                [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)], settled=True
+            )
             if failed:
                 raise failed[0][1]
             for item in batch:
@@ -406,6 +420,28 @@ class SessionLog:
             return
         data = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         atomic_write(path, data, tmp_dir=self.paths.store_dir / "tmp")
+
+    def settle_imports(self) -> int:
+        """Write the history.json an import killed after its commit left behind (when the memory opens):
+        each session of ``unsettled_sessions`` gets the rows its file lacks (:meth:`Recovery.hot`); return
+        how many sessions. Reads only when there is none."""
+        with self._store.read() as conn:
+            sessions = [str(r[0]) for r in conn.execute("SELECT session_id FROM unsettled_sessions")]
+        for session in sessions:
+            with self.locks.hold(session):
+                if self.exists(session) or self._has_rows(session):
+                    self._recovery.hot(session)
+                with self._store.write() as conn:
+                    conn.execute("DELETE FROM unsettled_sessions WHERE session_id = ?", (session,))
+        if sessions:
+            log.warning(
+                "an interrupted import was finished: the history.json of %d sessions written", len(sessions)
+            )
+        return len(sessions)
+
+    def _has_rows(self, session: str) -> bool:
+        with self._store.read() as conn:
+            return archive.has_rows(conn, session)
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
