@@ -38,6 +38,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from engine import Memory, Message
@@ -217,6 +218,11 @@ def _forget_home(home: Path, messages: int) -> dict[int, str]:
     return words
 
 
+def _recorded(watch: sqlite3.Connection) -> bool:
+    """Whether a forget's intent is recorded (seen through a read-only connection)."""
+    return bool(watch.execute("SELECT COUNT(*) FROM forget_intents").fetchone()[0])
+
+
 def forget_loop(work: Path, kills: int, messages: int, rng: random.Random) -> Tally:
     tally = Tally("forget")
     home = work / "forget-home"
@@ -234,9 +240,10 @@ def forget_loop(work: Path, kills: int, messages: int, rng: random.Random) -> Ta
             killed = _kill_after(process, rng.uniform(0.0, duration))
         else:  # aimed at the scrub: from the moment the intent is recorded
             watch = sqlite3.connect(f"file:{home / '.store' / 'history.db'}?mode=ro", uri=True, timeout=30)
-            recorded = lambda: bool(watch.execute("SELECT COUNT(*) FROM forget_intents").fetchone()[0])  # noqa: E731
-            killed = _kill_after(process, rng.uniform(0.0, 0.05), armed=recorded)
-            watch.close()
+            try:
+                killed = _kill_after(process, rng.uniform(0.0, 0.05), armed=partial(_recorded, watch))
+            finally:
+                watch.close()
         tally.kills += killed
         tally.acknowledged += not killed
         db = sqlite3.connect(f"file:{home / '.store' / 'history.db'}?mode=ro", uri=True, timeout=30)
