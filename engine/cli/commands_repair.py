@@ -9,6 +9,7 @@ from engine.cli.output import write
 from engine.logs import configure
 from engine.paths import Paths
 from engine.sessions.emptied import Emptied, describe
+from engine.storage.holders import Holders
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +41,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
                 "'memtray repair' finishes it"
             )
             return 1
-        problem = lost.sentence(paths.database) if lost else check(paths)
+        with Holders(paths.store_dir).gate():  # not while a repair in another program moves the file
+            problem = lost.sentence(paths.database) if lost else check(paths)
         write(problem or "the memory database is fine")
         return 1 if problem else 0
     if lost:
