@@ -75,7 +75,7 @@ def make_private_dir(path: Path) -> Path:
     """
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     if os.name == "posix" and not path.is_symlink() and path.lstat().st_mode & 0o777 != 0o700:
-        os.chmod(path, 0o700, follow_symlinks=False)  # unchanged: a read-only home opens
+        os.chmod(path, 0o700)  # unchanged: a read-only home opens
     return path
 
 
