@@ -461,6 +461,8 @@ def make_private_file(path: Path) -> None:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         if os.name == "posix":
             for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
-                candidate = path.with_name(name)  # a link is left alone: its target is not memtray's to change
+                candidate = path.with_name(
+                    name
+                )  # a link is left alone: its target is not memtray's to change
                 if candidate.exists() and not candidate.is_symlink() and candidate.stat().st_mode & 0o077:
                     os.chmod(candidate, 0o600)
