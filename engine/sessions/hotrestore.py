@@ -17,6 +17,7 @@ salvaged text is kept once and each file message once.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,21 +35,29 @@ class Placed:
     meta: archive.Meta
 
 
-def same_identity(message: Message, row: Message, after: int) -> bool:
-    """Whether ``row`` is the archived copy of the file's ``message`` (``after``: the time of the row
-    matched before it; a message without a time matches a row at or after it)."""
-    if (message.role, message.content, message.sender) != (row.role, row.content, row.sender):
-        return False
-    return row.send_at == message.send_at or (message.send_at == 0 and row.send_at >= after)
-
-
 def pair(hot: Sequence[Message], rows: Sequence[Message]) -> list[int | None]:
     """For each file message, the index of its row in ``rows`` (the session's salvaged rows from the cut,
-    id order), or None; matches keep the order."""
+    id order), or None. A row is the message's when role, text and sender are equal and so is the time (a
+    message written without one: a row at or after the previous match's time, since the archive gave it a
+    time of its own); matches keep the order (each is the first fitting row after the previous match)."""
+    timed: dict[tuple[str, str, str, int], list[int]] = {}
+    untimed: dict[tuple[str, str, str], list[int]] = {}
+    for k, row in enumerate(rows):
+        timed.setdefault((row.role, row.content, row.sender, row.send_at), []).append(k)
+        untimed.setdefault((row.role, row.content, row.sender), []).append(k)
     paired: list[int | None] = []
     j, after = 0, 0
     for message in hot:
-        found = next((k for k in range(j, len(rows)) if same_identity(message, rows[k], after)), None)
+        found = None
+        if message.send_at:
+            places = timed.get((message.role, message.content, message.sender, message.send_at), [])
+            at = bisect.bisect_left(places, j)
+            found = places[at] if at < len(places) else None
+        else:
+            places = untimed.get((message.role, message.content, message.sender), [])
+            found = next(
+                (k for k in places[bisect.bisect_left(places, j) :] if rows[k].send_at >= after), None
+            )
         paired.append(found)
         if found is not None:
             j, after = found + 1, rows[found].send_at
@@ -69,16 +78,17 @@ def restore_session(
         cut: the compaction cut the damaged file recorded (0 when unknown).
         used: every row id in the rebuilt archive (grown by the ids given here).
     """
-    rows = [r for r in archive.rows_from(conn, session, 0) if (r.id or 0) >= cut]
-    if not rows and cut:
-        rows = archive.rows_from(conn, session, 0)  # the cut recorded did not survive in the rows
+    every = archive.rows_from(conn, session, 0)
+    rows = [r for r in every if (r.id or 0) >= cut] if any((r.id or 0) >= cut for r in every) else every
+    from_cut = {r.id for r in rows}
+    floor = max((r.id or 0 for r in every if r.id not in from_cut), default=0)  # the archive before the cut
     paired = pair(hot, rows)
     ids: list[int | None] = [rows[k].id if k is not None else None for k in paired]
     added = 0
     for index, message in enumerate(hot):
         if ids[index] is not None:
             continue
-        low = max((i for i in ids[:index] if i is not None), default=_before(rows, paired, index))
+        low = max((i for i in ids[:index] if i is not None), default=max(floor, _before(rows, paired)))
         high = next((i for i in ids[index + 1 :] if i is not None), None)
         if high is None:
             later = [r.id or 0 for r in rows if (r.id or 0) > low and (r.id or 0) not in ids]
@@ -99,7 +109,7 @@ def restore_session(
     return Placed(added, archive.Meta(start_at, kept[0], kept[-1]))
 
 
-def _before(rows: Sequence[Message], paired: Sequence[int | None], index: int) -> int:
+def _before(rows: Sequence[Message], paired: Sequence[int | None]) -> int:
     """The id a row of the first file messages must be above: the last salvaged row before the first match
     (or before the cut), 0 when none."""
     first = next((k for k in paired if k is not None), None)

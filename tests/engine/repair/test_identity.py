@@ -7,9 +7,14 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from engine import Memory, Message
+from engine.database import open_store
 from engine.embedders.hashing import HashEmbedder
-from engine.sessions import hotrestore
+from engine.sessions import archive, hotrestore
 
 T0 = 1_700_000_000 * 1_000_000_000
 
@@ -79,3 +84,50 @@ def test_pairing_goes_by_time_and_order_not_text() -> None:
     untimed = [Message("assistant", "ok", 0), Message("assistant", "ok", T0 + 4)]
     assert hotrestore.pair(untimed, rows) == [0, 4]
     assert hotrestore.pair([Message("assistant", "ok", T0 + 9)], rows) == [None]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    texts=st.lists(st.sampled_from(["ok", "yes", "a longer note", "好"]), min_size=1, max_size=30),
+    data=st.data(),
+)
+def test_a_restored_session_keeps_every_salvaged_row_and_every_file_message_once(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str], data: st.DataObject
+) -> None:
+    """Rows of a session (another session's rows between them), history.json the rows from a cut on
+    minus a trailing unconfirmed append, some rows lost to damage: after the restore, each salvaged row
+    is there once, each lost row that history.json holds is back once, and history.json's messages are
+    the session's rows from the new cut on, in order."""
+    db = tmp_path_factory.mktemp("restore") / "history.db"
+    store = open_store(db)
+    try:
+        with store.write() as conn:
+            ids = []
+            for n, content in enumerate(texts):
+                send_at = 0 if data.draw(st.booleans()) and n == 0 else T0 + n
+                ids += archive.insert(
+                    conn, "s", [Message("assistant" if n % 2 else "user", content, send_at)], 1
+                )
+                if data.draw(st.booleans()):
+                    archive.insert(conn, "other", [Message("user", "elsewhere", T0)], 1)
+            rows = archive.rows_from(conn, "s", 0)
+            cut = data.draw(st.integers(0, len(rows) - 1))
+            unconfirmed = data.draw(st.integers(0, len(rows) - cut - 1))
+            hot = [
+                Message(r.role, r.content, 0 if r.send_at == 0 else r.send_at)
+                for r in rows[cut : len(rows) - unconfirmed]
+            ]
+            lost = set(data.draw(st.sets(st.sampled_from(ids), max_size=len(ids))))
+            for ident in lost:
+                conn.execute("DELETE FROM messages WHERE id = ?", (ident,))
+            used = {int(r[0]) for r in conn.execute("SELECT id FROM messages")}
+            placed = hotrestore.restore_session(conn, "s", hot, rows[cut].id or 0, used, 1)
+            after = archive.rows_from(conn, "s", 0)
+    finally:
+        store.close()
+    in_file = {r.id for r in rows[cut : len(rows) - unconfirmed]}
+    expected = Counter(r.content for r in rows if r.id not in lost or r.id in in_file)
+    assert Counter(r.content for r in after) == expected
+    from_cut = [r for r in after if (r.id or 0) >= placed.meta.start_id]
+    assert [r.content for r in from_cut[: len(hot)]] == [m.content for m in hot]
+    assert placed.meta.hot_last_id == from_cut[len(hot) - 1].id
