@@ -86,20 +86,24 @@ def _kill_after(
 ) -> bool:
     """SIGKILL ``process`` ``delay`` seconds after its start (or after ``armed()`` turned true); whether
     it was still running."""
-    start = time.monotonic()
-    if armed is not None:
-        while not armed() and process.poll() is None and time.monotonic() - start < 60:
-            time.sleep(0.002)
+    try:
         start = time.monotonic()
-    while time.monotonic() - start < delay:
+        if armed is not None:
+            while not armed() and process.poll() is None and time.monotonic() - start < 60:
+                time.sleep(0.002)
+            start = time.monotonic()
+        while time.monotonic() - start < delay:
+            if process.poll() is not None:
+                return False
+            time.sleep(0.002)
         if process.poll() is not None:
             return False
-        time.sleep(0.002)
-    if process.poll() is not None:
-        return False
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    return True
+        process.send_signal(signal.SIGKILL)
+        return True
+    finally:
+        if process.poll() is None:  # an error above: the process is not left running
+            process.send_signal(signal.SIGKILL)
+        process.wait()
 
 
 def _rows(home: Path) -> Counter[tuple[str, str, int]]:
@@ -220,7 +224,10 @@ def _forget_home(home: Path, messages: int) -> dict[int, str]:
 
 def _recorded(watch: sqlite3.Connection) -> bool:
     """Whether a forget's intent is recorded (seen through a read-only connection)."""
-    return bool(watch.execute("SELECT COUNT(*) FROM forget_intents").fetchone()[0])
+    try:
+        return bool(watch.execute("SELECT COUNT(*) FROM forget_intents").fetchone()[0])
+    except sqlite3.Error:  # busy or not made yet
+        return False
 
 
 def forget_loop(work: Path, kills: int, messages: int, rng: random.Random) -> Tally:
@@ -293,6 +300,14 @@ def _lagging(home: Path) -> int:
     return lagging
 
 
+def _grew(watch: sqlite3.Connection, before: int) -> bool:
+    """Whether the archive holds more than ``before`` messages (a batch was committed)."""
+    try:
+        return int(watch.execute("SELECT COUNT(*) FROM messages").fetchone()[0]) > before
+    except sqlite3.Error:  # not made yet
+        return False
+
+
 def import_loop(work: Path, kills: int, conversations: int, rng: random.Random) -> Tally:
     tally = Tally("import")
     export = write_json(
@@ -309,23 +324,31 @@ def import_loop(work: Path, kills: int, conversations: int, rng: random.Random) 
     calibration = work / "import-calibration"
     duration = _timed(lambda: run_cli(calibration, "import", "chatgpt", str(export), env=ENV))
     expected = _rows(calibration)
-    home = work / "import-home"
-    for _ in range(kills):
+    for round_no in range(kills):
+        home = work / f"import-{round_no}"
         process = _start(home, "import", "chatgpt", str(export))
-        killed = _kill_after(process, rng.uniform(0.0, duration))
+        if round_no % 2:  # aimed: right after the first batch's rows are committed
+            while not (home / ".store" / "history.db").exists() and process.poll() is None:
+                time.sleep(0.002)
+            watch = sqlite3.connect(f"file:{home / '.store' / 'history.db'}?mode=ro", uri=True, timeout=30)
+            try:
+                killed = _kill_after(process, rng.uniform(0.0, 0.02), armed=partial(_grew, watch, 0))
+            finally:
+                watch.close()
+        else:
+            killed = _kill_after(process, rng.uniform(0.0, duration))
         tally.kills += killed
         tally.mid_work += _lagging(home) > 0
-        after = _rows(home)
-        tally.doubled += sum((after - expected).values())
         assert run_cli(home, "sessions", env=ENV).returncode == 0  # the next open
         tally.left += _lagging(home)
-    done = run_cli(home, "import", "chatgpt", str(export), env=ENV)
-    assert done.returncode == 0, done.stderr
-    tally.acknowledged = sum(expected.values())
-    after = _rows(home)
-    tally.lost += sum((expected - after).values())
-    tally.doubled += sum((after - expected).values())
-    tally.left += _lagging(home)
+        done = run_cli(home, "import", "chatgpt", str(export), env=ENV)
+        assert done.returncode == 0, done.stderr
+        tally.acknowledged += sum(expected.values())
+        after = _rows(home)
+        tally.lost += sum((expected - after).values())
+        tally.doubled += sum((after - expected).values())
+        tally.left += _lagging(home)
+        shutil.rmtree(home)
     return tally
 
 
