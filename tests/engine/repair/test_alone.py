@@ -127,3 +127,25 @@ def test_a_repair_stopped_after_any_step_is_finished_by_the_next_open(
     assert len(list((home / ".store").glob("history.db.corrupt-*[0-9]"))) == 1
     done = run_cli(home, "repair")
     assert "nothing to repair" in done.stdout
+
+
+def test_memtray_repair_finishes_an_interrupted_repair_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    texts = damaged_home(home)
+
+    def build(*args: object, **kw: object) -> object:
+        raise Killed
+
+    monkeypatch.setattr(repair_module, "_build", build)
+    with pytest.raises(Killed):
+        Memory.repair(home)
+    monkeypatch.undo()
+    assert not (home / ".store" / "history.db").exists()  # moved aside, nothing built yet
+    checked = run_cli(home, "repair", "--check")
+    assert checked.returncode == 1 and "interrupted" in checked.stdout
+    done = run_cli(home, "repair")
+    assert done.returncode == 0, done.stderr
+    assert "an interrupted repair was found and finished" in done.stdout
+    assert archived(home) == texts
