@@ -4,9 +4,9 @@
 
 - the SQLite store and the settings kept in it (:class:`engine.settings.StoredSettings`);
 - the session log (:class:`engine.sessions.log.SessionLog`): each session's history.json (tier 1) and
-  its archive rows with the FTS indexes (tier 3), written together under the session's lock; its module
-  docstring explains the append/replay protocol and its invariants;
-- the semantic tier (``mem.semantic``, the vectors) and the search (:class:`engine.search.service.Search`,
+  its archive rows with the FTS indexes (tier 3), written together under the session's lock by the
+  append/replay protocol (``docs/architecture.md``, *The session log: append, replay, compaction*);
+- the semantic tier (``mem.semantic``, the vectors) and the search (:class:`engine.search.conductor.Search`,
   with its context index), which follow the archive as listeners of the log;
 - the error memory (``mem.errors``), the Gemini key store (``mem.keys``), the token usage
   (``mem.usage``) and the summarizer (``mem.summaries``, built on first use).
@@ -32,12 +32,11 @@ from engine.llm.keys import Keys
 from engine.llm.usage import Usage
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
-from engine.search import pipeline as search
-from engine.search.pipeline import Hit, SearchResult
-from engine.search.service import Search
+from engine.repair import journal as repairjournal
+from engine.search.conductor import Search
+from engine.search.hits import Hit, SearchResult, check_arguments
 from engine.semantic.tier import SemanticStatus, SemanticTier
 from engine.sessions import folders as session_files
-from engine.sessions import repairjournal
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
@@ -50,9 +49,9 @@ from engine.storage.store import Store
 
 if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
     from engine.embedders import Embedder
-    from engine.importers import ImportedSession, ImportReport
+    from engine.imported import ImportedSession, ImportReport
     from engine.llm.gemini import ClientFactory
-    from engine.sessions.repair import RepairReport
+    from engine.repair.rebuild import RepairReport
     from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
@@ -78,7 +77,7 @@ def _hold(paths: Paths, clock: Clock) -> Hold:
                     "an interrupted repair of the memory must be finished, but another program has the "
                     "memory open; close it and try again"
                 )
-            from engine.sessions.repair import finish_interrupted
+            from engine.repair.rebuild import finish_interrupted
 
             finish_interrupted(paths, clock=clock)
         return holders.register()
@@ -269,7 +268,7 @@ class Memory:
         refuses (MemoryInUse) and changes nothing. A repair interrupted before is finished first (the
         report's ``resumed``). Raises StorageError when the files cannot be moved or written.
         """
-        from engine.sessions.repair import repair
+        from engine.repair.rebuild import repair
 
         return repair(Paths.resolve(home))
 
@@ -436,7 +435,7 @@ class Memory:
         *,
         coverage: bool,
     ) -> SearchResult:
-        search.check_arguments(match, scope, time_range, limit)
+        check_arguments(match, scope, time_range, limit)
         if session is not None:
             self._require(session)
         after = self.clock() - TIME_RANGES[time_range] if time_range else 0

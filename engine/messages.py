@@ -184,6 +184,12 @@ def with_prefix(message: Message) -> str:
     return f"{prefix_line(message)}\n{message.content}"
 
 
+def own_text(sender: str, content: str) -> str:
+    """A message as the vectors and the context index read it: ``sender: content``, or the content alone
+    when it has no sender."""
+    return f"{sender}: {content}" if sender else content
+
+
 # The older Agenvoy format: the time sits in a header at the start of the content.
 _LEGACY_KEYS = r"當前時間|工作目錄|傳送者|當前 chat ID|當前 channel"
 _LEGACY_HEADER = re.compile(rf"^[ \t]*({_LEGACY_KEYS})[ \t]*[:：][ \t]*(.*?)[ \t\r]*$")

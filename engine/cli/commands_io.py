@@ -19,7 +19,8 @@ from typing import TextIO
 
 from engine.cli.output import open_memory, write
 from engine.errors import EngineError, InvalidInput, SessionNotFound
-from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
+from engine.importers import readers
+from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
@@ -31,7 +32,7 @@ EXTENSIONS = {"jsonl": ".jsonl", "markdown": ".md"}
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    formats = "\n".join(f"  {name:<12} {DESCRIPTIONS.get(name, '')}" for name in sorted(readers()))
+    formats = "\n".join(f"  {name:<12} {DESCRIPTIONS[name]}" for name in sorted(DESCRIPTIONS))
     p = commands.add_parser(
         "import",
         help="import conversations from a file or folder",
@@ -39,7 +40,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog=f"formats:\n{formats}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("format", choices=sorted(readers()))
+    p.add_argument("format", choices=sorted(DESCRIPTIONS))
     p.add_argument(
         "path", type=Path, nargs="?", help="the file or folder to import ('-': standard input, jsonl only)"
     )

@@ -8,7 +8,7 @@ import logging
 from engine.cli.output import write
 from engine.logs import configure
 from engine.paths import Paths
-from engine.sessions.emptied import Emptied, describe
+from engine.repair.emptied import Emptied, describe
 from engine.storage.holders import Holders
 
 
@@ -29,8 +29,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_repair(args: argparse.Namespace) -> int:
     paths = Paths.resolve(getattr(args, "home", None))
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
-    from engine.sessions import repairjournal
-    from engine.sessions.repair import check, repair
+    from engine.repair import journal as repairjournal
+    from engine.repair.rebuild import check, repair
 
     interrupted = repairjournal.read(paths.store_dir)
     lost = None if interrupted else describe(paths)  # before anything opens (and so creates) the database

@@ -16,7 +16,7 @@ from engine.paths import Paths
 if TYPE_CHECKING:
     from engine.llm.keys import Keys
     from engine.memory import Memory
-    from engine.search.pipeline import Hit
+    from engine.search.hits import Hit
 
 BACKGROUND_COMMANDS = {"daemon", "mcp"}
 

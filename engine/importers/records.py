@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import MAX_SEND_AT, Message, validate
 from engine.paths import validate_session_id
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ from engine.mcpserver.spec import (
 )
 from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
-from engine.search.pipeline import MAX_LIMIT
+from engine.search.hits import MAX_LIMIT
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
 

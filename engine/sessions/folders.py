@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.errors import InvalidSessionId
+from engine.messages import from_record
 from engine.paths import Paths, validate_session_id
+from engine.sessions.historyfile import HistoryUnreadable
 
 log = logging.getLogger("memtray.sessions")
 
@@ -145,3 +149,22 @@ def remove_folder(paths: Paths, session_id: str) -> None:
         return
     if folder.exists():
         shutil.rmtree(folder)
+
+
+def sessions_with_history(paths: Paths, read: Callable[[Path], list[Any]]) -> list[str]:
+    """The sessions (not ``priv-`` ones) whose history.json holds at least one message.
+
+    Args:
+        read: history.json's records (raises HistoryUnreadable for a damaged file, which is left out).
+    """
+    found = []
+    for session in session_ids(paths):
+        if is_private(session):
+            continue
+        try:
+            records = read(paths.history_file(session))
+        except HistoryUnreadable:
+            continue
+        if any(from_record(r) is not None for r in records):
+            found.append(session)
+    return found

@@ -2,44 +2,17 @@
 
 A session's messages live in two places: its history.json (tier 1, the recent window the LLM sees,
 compacted when it grows past ``max_history_bytes``) and its rows in the SQLite archive with the FTS
-indexes (tier 3, every message ever written). Listeners (the vectors) follow the archive through the
-:class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write transactions.
+indexes (tier 3, every message ever written). Listeners (the vectors, the context index) follow the
+archive through the :class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write
+transactions.
 
-The invariants: history.json's messages are the archive's rows of the session from the compaction cut
-(``start_id``) on, in the same order, with their text exactly as written (a message without text too;
-older versions kept those in the file only, and the pairing passes over them,
-:mod:`engine.sessions.alignment`). Rows above ``hot_last_id`` are not yet confirmed in the file: the last
-finished append's, and at most one interrupted or failed append's after them.
-
-Writes to a session happen under that session's lock (threads and processes). An append is written to
-the archive first (committed), then to history.json (atomic rename); the next call that holds the
-session's lock finds those rows at the end of the file and records them as done, so an append costs one
-write transaction. If a process dies between the two writes, that next call replays what the archive has
-and the file lacks (:mod:`engine.sessions.recovery`) and records the replayed rows as done as soon as the
-file holds them, so an acknowledged message is never lost and never doubled, and no row is written to the
-file twice whatever its text looks like. A write that fails cleanly (a full disk) takes back its archive
-rows, so a message the call did not acknowledge is not stored half-way. If the take-back fails too, the
-rows stay unconfirmed; the client's retry is then idempotent: an append whose messages equal, in order,
-the rows that end the archive and that no append acknowledged (same role, text, archived time and sender)
-takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`). Those are the
-unconfirmed rows history.json lacks, or, once a read has replayed them, the rows of that last replay
-(``replayed_from``..``replayed_to`` in the meta) while nothing follows them. Any other append writes the
-missing rows to the file before its own. A compaction commits the new cut before it rewrites
-history.json; if it is interrupted in between, the next repair drops the archived messages left at the
-file's start.
-
-Reads (history, the window, pages, search, export) take no write lock and write nothing when there is
-nothing to finish; history reads without the session's lock, and takes it only to finish an interrupted
-write or rebuild a lost or damaged file.
-
-A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`):
-its messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
-
-:meth:`SessionLog.forget` removes one message from history.json, the archive and FTS, calls every
-listener's ``message_forgotten`` hook (the context index rewrites the neighbours that quoted it), and
-deletes the session's summary and cursor so the next summary run rebuilds it from what remains. Forget,
-reset and remove then scrub the database (:meth:`~engine.storage.store.Store.scrub`: deleted pages are
-overwritten, every FTS index merged, the WAL truncated), so the deleted text is in no file of the home.
+This module implements the append/replay protocol that keeps the two copies in step. The protocol is
+written in full once, in ``docs/architecture.md``, section *The session log: append, replay, compaction*:
+the invariants and ``message_meta`` (``start_id``, ``hot_last_id``, the replayed rows), the session's
+lock, the append (archive committed first, then history.json by atomic rename, marked done by the next
+call), replay, the undo of a failed write and the client's retry, imports in batches, private
+(``priv-``) sessions, compaction and forget. What an interrupted write leaves behind is put right by
+:mod:`engine.sessions.recovery`; which rows the file holds is decided by :mod:`engine.sessions.alignment`.
 """
 
 from __future__ import annotations
@@ -54,10 +27,10 @@ from typing import Any
 
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, SessionNotFound
-from engine.importers import ImportedSession, ImportReport
+from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, importing, titles, tombstones
+from engine.sessions import alignment, archive, compaction, importing, titles, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private
@@ -445,14 +418,14 @@ class SessionLog:
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
-        zero-length or replaced database, see :mod:`engine.sessions.emptied`); return how many messages.
+        zero-length or replaced database, see :mod:`engine.repair.emptied`); return how many messages.
 
         Reads only, unless the archive is empty and some history.json holds messages.
         """
         with self._store.read() as conn:
-            if not emptied.archive_empty(conn):
+            if not archive.archive_empty(conn):
                 return 0
-        sessions = emptied.sessions_with_history(self.paths, self.files.read)
+        sessions = session_files.sessions_with_history(self.paths, self.files.read)
         restored = count = 0
         now = self._clock()
         for session in sessions:

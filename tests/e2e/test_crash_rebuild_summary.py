@@ -37,7 +37,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.clock import format_local
@@ -134,7 +133,7 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
     half_written: set[str] = set()
     acked: list[str] = []
     with Memory.open(home, background=False) as mem, mem._store.read() as conn:
-        filled = conn.execute(text("SELECT id, content FROM messages ORDER BY id")).all()
+        filled = conn.execute("SELECT id, content FROM messages ORDER BY id").all()
     try:
         post_s = 0.0
         for round_no in range(REBUILD_ROUNDS):
@@ -183,10 +182,8 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
         final_state = index_state(home, "idx")
         cut = mem.compaction_cut("idx")
         with mem._store.read() as conn:
-            rows = conn.execute(
-                text("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id")
-            ).all()
-            embedders = conn.execute(text("SELECT DISTINCT embedder FROM vectors")).scalars().all()
+            rows = conn.execute("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id").all()
+            embedders = conn.execute("SELECT DISTINCT embedder FROM vectors").scalars().all()
         assert embedders == [embedder.id]  # the forked writers embedded with MEMTRAY_EMBEDDER=hash too
         archived = Counter(r[1] for r in rows)
         assert [c[:30] for c, k in archived.items() if k > 1] == []

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.cli import main
@@ -68,7 +67,7 @@ def test_a_million_message_session_stays_usable(tmp_path: Path) -> None:
                     ],
                     T0,
                 )
-            last = int(conn.execute(text("SELECT MAX(id) FROM messages")).scalar_one())
+            last = int(conn.execute("SELECT MAX(id) FROM messages").scalar_one())
             archive.save_meta(conn, "cli-huge", archive.Meta(T0, last + 1, last))
         filled = time.perf_counter() - started
         # The last 200 through the facade: history.json holds them, the rest is archived.
@@ -123,7 +122,7 @@ def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Pa
             assert failures >= 1 and acked
             history = [m.content for m in mem.history("cli-full")]
             with mem._store.read() as conn:
-                archived = [r[0] for r in conn.execute(text("SELECT content FROM messages ORDER BY id"))]
+                archived = [r[0] for r in conn.execute("SELECT content FROM messages ORDER BY id")]
         # Nothing half-written: what was acknowledged is everywhere, what failed is nowhere.
         assert history == acked
         assert archived == acked

@@ -15,8 +15,8 @@ import pytest
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import MemoryInUse
-from engine.sessions import repair as repair_module
-from engine.sessions import repairjournal
+from engine.repair import journal as repairjournal
+from engine.repair import rebuild as repair_module
 from tests.clirun import CLI, ROOT, run_cli
 
 T0 = 1_700_000_000 * 1_000_000_000

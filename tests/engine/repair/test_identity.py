@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from engine import Memory, Message
 from engine.database import open_store
 from engine.embedders.hashing import HashEmbedder
-from engine.sessions import archive, hotrestore
+from engine.repair import hotrestore
+from engine.sessions import archive
 
 T0 = 1_700_000_000 * 1_000_000_000
 
