@@ -280,9 +280,20 @@ class Memory:
     def _require(self, session: str) -> None:
         self._log.require(session)
 
-    def sessions(self, *, include_temp: bool = True) -> list[SessionInfo]:
-        """Every session with its title and message times, the one with the latest message first."""
-        return self._log.sessions(include_temp=include_temp)
+    def sessions(
+        self, *, include_temp: bool = True, limit: int | None = None, with_files: bool = True
+    ) -> list[SessionInfo]:
+        """Every session (or the ``limit`` most recent) with its title and message times, the one with the
+        latest message first; ``with_files=False`` leaves out the size and time of its files (0)."""
+        return self._log.sessions(include_temp=include_temp, limit=limit, with_files=with_files)
+
+    def session_info(self, session: str) -> SessionInfo:
+        """What the session list shows of one session, without listing the others.
+
+        Raises:
+            SessionNotFound: no such session.
+        """
+        return self._log.session_info(session)
 
     def set_title(self, session: str, title: str) -> str:
         """Give a session the user's title ("" goes back to its first user message); return it as stored."""

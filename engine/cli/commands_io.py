@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from engine.cli.output import open_memory, write
+from engine.cli.output import open_memory, write, write_error
+from engine.cli.visible import visible
 from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.importers import readers
 from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
@@ -91,7 +92,7 @@ class Progress:
         self._show(f"importing: {done:,}/{total:,} messages{share}")
 
     def _show(self, text: str) -> None:
-        self._stream.write(f"\r{text}\x1b[K")
+        self._stream.write(f"\r{visible(text)}\x1b[K")  # a file's name may hold escapes too
         self._stream.flush()
         self._shown = True
 
@@ -153,7 +154,7 @@ def _import_from_hook(args: argparse.Namespace) -> int:
         return cmd_import(args)
     except (EngineError, ValueError) as exc:
         log.warning("claude-code hook: nothing imported: %s", exc)
-        sys.stderr.write(f"memtray: nothing imported from the hook: {exc}\n")
+        write_error(f"memtray: nothing imported from the hook: {exc}")
         return 0
 
 
@@ -162,9 +163,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_all(args)
     with open_memory(args) as mem:
         lines = exporters.render(args.format, args.session, mem.iter_archive(args.session))
-        if args.output is None:
+        if args.output is None:  # the exact text, unless a terminal would act on it
+            shown = visible if sys.stdout.isatty() else str
             for line in lines:
-                sys.stdout.write(line)
+                sys.stdout.write(shown(line))
             return 0
         data = "".join(lines).encode("utf-8")
     target = args.output.expanduser()

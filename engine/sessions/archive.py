@@ -7,6 +7,7 @@ connection so the caller decides the transaction.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -257,18 +258,25 @@ class SessionStats:
     title_source: str = ""
 
 
-def stats(conn: Connection) -> dict[str, SessionStats]:
-    """Per session: counts, first and last message times and the stored title (one pass over messages)."""
+def stats(conn: Connection, session_id: str | None = None) -> dict[str, SessionStats]:
+    """Per session (or of ``session_id`` only): counts, first and last message times and the stored title
+    (one pass over the messages' ids and times; no text is read)."""
+    where, params = ("WHERE id = ?", (session_id,)) if session_id is not None else ("", ())
     titles = {
         str(sid): (str(title or ""), str(source or ""))
-        for sid, title, source in conn.execute("SELECT id, title, title_source FROM sessions")
+        for sid, title, source in conn.execute(
+            f"SELECT id, title, title_source FROM sessions {where}", params
+        )
     }
     result: dict[str, SessionStats] = {}
+    where = "WHERE m.session_id = ?" if session_id is not None else ""
     rows = conn.execute(
         "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END), "
         "MIN(CASE WHEN m.send_at > 0 THEN m.send_at END), MAX(m.send_at) "
-        "FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id GROUP BY m.session_id"
-    )
+        f"FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id {where} "
+        "GROUP BY m.session_id",
+        params,
+    ).fetchall()
     for sid, total, archived, first_at, last_at in rows:
         title, source = titles.pop(str(sid), ("", ""))
         result[str(sid)] = SessionStats(
@@ -279,6 +287,21 @@ def stats(conn: Connection) -> dict[str, SessionStats]:
     return result
 
 
+TITLE_SOURCE_CHARS = 2000
+"""How much of a first user message a title is made from (a title is one short line of it)."""
+
+
+def first_user_texts(conn: Connection) -> dict[str, str]:
+    """Per session, the first :data:`TITLE_SOURCE_CHARS` characters of its first archived user message
+    (one query; a message's whole text is never read)."""
+    rows = conn.execute(
+        "SELECT m.session_id, substr(m.content, 1, ?) FROM messages m JOIN "
+        "(SELECT MIN(id) AS id FROM messages WHERE role = 'user' GROUP BY session_id) f ON m.id = f.id",
+        (TITLE_SOURCE_CHARS,),
+    )
+    return {str(sid): str(text) for sid, text in rows}
+
+
 def stats_title(conn: Connection, session_id: str) -> tuple[str, str]:
     """The session's stored (title, title_source); ("", "") when it has none."""
     row = conn.execute("SELECT title, title_source FROM sessions WHERE id = ?", (session_id,)).first()
@@ -286,13 +309,36 @@ def stats_title(conn: Connection, session_id: str) -> tuple[str, str]:
 
 
 def first_user_text(conn: Connection, session_id: str) -> str:
-    """The text of the session's first archived user message ("" when it has none)."""
-    row = conn.execute(
-        "SELECT content FROM messages WHERE session_id = ? AND role = 'user' AND trim(content) != '' "
-        "ORDER BY id LIMIT 1",
-        (session_id,),
-    ).first()
-    return "" if row is None else str(row[0])
+    """The first :data:`TITLE_SOURCE_CHARS` characters of the session's first archived user message that
+    is not blank ("" when it has none).
+
+    Each message's start is read as a blob (:func:`text_head`): SQLite's ``substr`` would load the whole
+    text first, 200 MB for one huge message.
+    """
+    ids = [
+        int(row[0])
+        for row in conn.execute(
+            "SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id", (session_id,)
+        )
+    ]
+    for message_id in ids:
+        head = text_head(conn, message_id)
+        if head.strip():
+            return head
+    return ""
+
+
+def text_head(conn: Connection, message_id: int) -> str:
+    """The first :data:`TITLE_SOURCE_CHARS` characters of a message, reading no more than their bytes."""
+    try:
+        with conn.raw.blobopen("messages", "content", message_id, readonly=True) as blob:
+            data = blob.read(TITLE_SOURCE_CHARS * 4)  # UTF-8: at most 4 bytes a character
+    except sqlite3.Error:  # gone meanwhile, or not stored as text: ask SQLite for it
+        row = conn.execute(
+            "SELECT substr(content, 1, ?) FROM messages WHERE id = ?", (TITLE_SOURCE_CHARS, message_id)
+        ).first()
+        return "" if row is None else str(row[0])
+    return data.decode("utf-8", "ignore")[:TITLE_SOURCE_CHARS]  # "ignore": a character cut at the end
 
 
 def set_title(conn: Connection, session_id: str, title: str, source: str, now: int) -> None:
