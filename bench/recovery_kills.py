@@ -13,8 +13,9 @@ and checks the home from outside (SQLite read-only, the files' bytes):
   often as before the damage (lost, doubled: counted over ``(session, text, time)``).
 - **forget**: ``memtray forget ID`` of a message holding a unique word. After the kill and the next
   open, the word is either everywhere it was (the kill came before the intent was recorded) or in no
-  file of the home (``left``: anything in between); then the forget is run again and the word must be
-  in no file; every other message stays once.
+  file of the home, and the session's history.json holds exactly its archived messages (``left``:
+  anything else); then the forget is run again and the word must be in no file; every other message
+  stays once.
 - **import**: ``memtray import chatgpt`` of many conversations. After the kill and the next open, every
   session with archived rows has a history.json holding them (``lagging``); the import run to the end
   then stores every message once.
@@ -260,8 +261,11 @@ def forget_loop(work: Path, kills: int, messages: int, rng: random.Random) -> Ta
         session = f"f{next(i for i in range(3) if word.startswith(f'zq{i}x'))}"
         archived = any(c.startswith(word + " ") for _, c, _ in _rows(home))
         hot = json.loads((home / "sessions" / session / "history.json").read_bytes())
-        if archived != any(r["content"].startswith(word + " ") for r in hot):
-            tally.left += 1  # in one copy, not the other: half forgotten after the next open
+        kept = Counter(c for s, c, _ in _rows(home) if s == session)
+        if archived != any(r["content"].startswith(word + " ") for r in hot) or kept != Counter(
+            r["content"] for r in hot
+        ):
+            tally.left += 1  # in one copy, not the other (or a message twice): half done after the next open
         elif not archived and _files_holding(home, word):
             tally.left += 1  # gone from both, its words still in a file
         done = run_cli(home, "forget", str(target), env=ENV)

@@ -81,11 +81,17 @@ class Forgetting:
         key = tombstones.load_key(self._paths, create=True)
         assert key is not None
         with self._locks.hold(session):
+            self._recovery.repair(session)  # history.json holds every row of the session from the cut on
             with self._store.write(durable=True) as conn:
                 if archive.by_ids(conn, [message_id]).get(message_id) is None:  # another program forgot it
                     raise AlreadyForgotten(f"message #{message_id} was forgotten already")
                 intent = self._intend(conn, MESSAGE, session, message_id)
                 tombstones.bury(conn, key, found, self._clock())
+                # Recorded as held by the file before it changes: once the message has left history.json,
+                # a forget finished after a kill must not take its row for an append's to replay.
+                last = conn.execute("SELECT MAX(id) FROM messages WHERE session_id = ?", (session,)).first()
+                if last is not None and last[0] is not None:
+                    Recovery.confirm(conn, session, int(last[0]))
             self._scrub_message(session, message_id, key)
             self._done(intent)
         log.info("forgot message #%d of session %s; its summary will be rebuilt", message_id, session)

@@ -121,7 +121,15 @@ def test_a_forget_interrupted_inside_the_scrub_is_finished_at_the_next_open(
 ) -> None:
     home = tmp_path / "home"
     with opened(home) as mem:
-        stored = mem.append("s", [Message("user", "keep me", T0), Message("assistant", SECRET, T0 + 1)])
+        # one append: its rows are not yet confirmed in history.json when the forget starts
+        stored = mem.append(
+            "s",
+            [
+                Message("user", "keep me", T0),
+                Message("assistant", SECRET, T0 + 1),
+                Message("user", "after", T0 + 2),
+            ],
+        )
         (home / "sessions" / "s" / "summary.json").write_text(json.dumps({"current_discussion": SECRET}))
         target = stored[1].id or 0
         real_write, real_scrub = mem._log.files.write, mem._store.scrub
@@ -144,7 +152,8 @@ def test_a_forget_interrupted_inside_the_scrub_is_finished_at_the_next_open(
             mem.forget_message(target)
         monkeypatch.undo()
     with opened(home) as mem:  # the open finishes it
-        assert [m.content for m in mem.history("s")] == ["keep me"]
+        assert [m.content for m in mem.history("s")] == ["keep me", "after"]  # nothing replayed twice
+        assert [m.content for m in mem.iter_archive("s")] == ["keep me", "after"]
         with pytest.raises(AlreadyForgotten):
             mem.forget_message(target)
         with pytest.raises(NotFound):
