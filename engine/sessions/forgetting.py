@@ -114,6 +114,8 @@ class Forgetting:
         if index is not None:
             with file_errors(f"history.json of session {session}"):
                 self._files.write(self._paths.history_file(session), records[:index] + records[index + 1 :])
+        with file_errors(f"history.json of session {session}"):
+            self._files.drop_leftovers(self._paths.history_file(session))  # a killed write's old text
         if row is not None:
             with self._store.write() as conn:
                 for listener in self._listeners:

@@ -685,6 +685,7 @@ class SessionLog:
             deleted = self._clear_archive(session)
             with file_errors(f"the files of session {session}"):
                 session_files.remove_files(self.paths, session, keep_summary=not include_summary)
+                self.files.drop_leftovers(self.paths.history_file(session))
             self.files.forget(self.paths.history_file(session))
             self._store.scrub()
         log.info(
@@ -710,6 +711,8 @@ class SessionLog:
         with self.locks.hold(session):
             deleted = self._clear_archive(session, unregister=True)
             self.files.forget(self.paths.history_file(session))
+            with file_errors(f"the files of session {session}"):
+                self.files.drop_leftovers(self.paths.history_file(session))
             if self.paths.session_dir(session).is_dir() or self.paths.session_dir(session).is_symlink():
                 with file_errors(f"the folder of session {session}"):
                     session_files.remove_folder(self.paths, session)
