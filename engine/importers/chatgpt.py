@@ -29,6 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import chatgpt_markers, detect, exportfile
@@ -75,15 +76,15 @@ def read(path: Path, session: str | None = None) -> ReadResult:
             try:
                 item = conversation_session(conversation, tally, where)
             except BrokenRecord as exc:
-                file_tally.broken("broken conversation", where, str(exc))
+                file_tally.broken(reasons.BROKEN_CONVERSATION, where, str(exc))
                 continue
             if item is None:
-                file_tally.skip("conversation without messages")
+                file_tally.skip(reasons.CONVERSATION_WITHOUT_MESSAGES)
                 continue
             updated = conversation.get("update_time")
             when = float(updated) if _is_number(updated) else 0.0
             if item.session in found:
-                file_tally.skip("conversation found twice (the copy updated last is imported)")
+                file_tally.skip(reasons.CONVERSATION_TWICE)
                 if found[item.session][0] > when:
                     continue
             found[item.session] = (when, item)
@@ -171,35 +172,35 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
     if msg is None:
         return None  # the tree's root: no message
     if not isinstance(msg, dict):
-        tally.broken("broken message", where, "'message' is not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'message' is not an object")
         return None
     author = msg.get("author")
     role = author.get("role") if isinstance(author, dict) else None
     if role in ("system", "tool"):
-        tally.skip(f"{role} message")
+        tally.skip(reasons.fill(reasons.ROLE_MESSAGE, role))
         return None
     if role not in ("user", "assistant"):
-        tally.broken("message with an unknown author", where, f"author role {short(role)}")
+        tally.broken(reasons.UNKNOWN_AUTHOR, where, f"author role {short(role)}")
         return None
     metadata = msg.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     if metadata.get("is_visually_hidden_from_conversation"):
-        tally.skip("hidden message")
+        tally.skip(reasons.HIDDEN)
         return None
     recipient = msg.get("recipient")
     if role == "assistant" and recipient not in (None, "all"):
-        tally.skip("assistant call to a tool")
+        tally.skip(reasons.TOOL_CALL)
         return None
     attachments = metadata.get("attachments")
     if isinstance(attachments, list):
-        tally.skip("attachment (file not imported)", len(attachments))
+        tally.skip(reasons.ATTACHMENT, len(attachments))
     text = _text(msg.get("content"), tally, where)
     if text is None:
         return None
     text = chatgpt_markers.clean(text, metadata)
     send_at = _send_at(msg.get("create_time"))
     if send_at is None:
-        tally.broken("broken message", where, f"create_time {short(msg.get('create_time'))}")
+        tally.broken(reasons.BROKEN_MESSAGE, where, f"create_time {short(msg.get('create_time'))}")
         return None
     return message(role, text, send_at, "", tally, where)
 
@@ -207,16 +208,16 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
 def _text(content: Any, tally: Tally, where: str) -> str | None:
     """The text of a message's content, or None (counted) for content that is not text."""
     if not isinstance(content, dict):
-        tally.broken("broken message", where, "'content' is not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'content' is not an object")
         return None
     ctype = content.get("content_type")
     if ctype not in TEXT_TYPES:
         shown = ctype if isinstance(ctype, str) and _CONTENT_TYPE.match(ctype) else "unknown"
-        tally.skip(f"non-text message ({shown})")
+        tally.skip(reasons.fill(reasons.NON_TEXT_MESSAGE, shown))
         return None
     parts = content.get("parts")
     if not isinstance(parts, list):
-        tally.broken("broken message", where, "'parts' is not a list")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'parts' is not a list")
         return None
     texts: list[str] = []
     for part in parts:
@@ -229,7 +230,7 @@ def _text(content: Any, tally: Tally, where: str) -> str | None:
         ):
             texts.append(part["text"])
         else:
-            tally.skip("image or file part")
+            tally.skip(reasons.IMAGE_OR_FILE_PART)
     return "\n".join(t for t in texts if t)
 
 

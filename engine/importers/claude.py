@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import detect, exportfile
@@ -66,10 +67,10 @@ def read(path: Path, session: str | None = None) -> ReadResult:
             try:
                 item = conversation_session(conversation, Tally(), where)
             except BrokenRecord as exc:
-                file_tally.broken("broken conversation", where, str(exc))
+                file_tally.broken(reasons.BROKEN_CONVERSATION, where, str(exc))
                 continue
             if item is None:
-                file_tally.skip("conversation without messages")
+                file_tally.skip(reasons.CONVERSATION_WITHOUT_MESSAGES)
                 continue
             sessions.append(item)
     return ReadResult(retarget(sessions, session), file_tally.as_dict())
@@ -129,14 +130,14 @@ def _branch(chat: list[Any], leaf: Any) -> list[tuple[int, Any]]:
 
 def _message(item: Any, tally: Tally, where: str) -> Message | None:
     if not isinstance(item, dict):
-        tally.broken("broken message", where, "not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "not an object")
         return None
     sender = item.get("sender")
     role = ROLES.get(sender) if isinstance(sender, str) else None
     if role is None:
-        tally.broken("message with an unknown sender", where, f"sender {short(sender)}")
+        tally.broken(reasons.UNKNOWN_SENDER, where, f"sender {short(sender)}")
         return None
-    for key, reason in (("attachments", "attachment (file not imported)"), ("files", "file (not imported)")):
+    for key, reason in (("attachments", reasons.ATTACHMENT), ("files", reasons.FILE)):
         value = item.get(key)
         if isinstance(value, list):
             tally.skip(reason, len(value))
@@ -145,7 +146,7 @@ def _message(item: Any, tally: Tally, where: str) -> Message | None:
         return None
     send_at = iso_to_ns(item.get("created_at"))
     if send_at is None:
-        tally.broken("broken message", where, f"created_at {short(item.get('created_at'))}")
+        tally.broken(reasons.BROKEN_MESSAGE, where, f"created_at {short(item.get('created_at'))}")
         return None
     return message(role, text, send_at, "", tally, where)
 
@@ -160,12 +161,12 @@ def _text(item: dict[str, Any], tally: Tally, where: str) -> str | None:
             else:
                 kind = part.get("type") if isinstance(part, dict) else None
                 shown = kind if isinstance(kind, str) and _PART_TYPE.match(kind) else "unknown"
-                tally.skip(f"non-text part ({shown})")
+                tally.skip(reasons.fill(reasons.NON_TEXT_PART, shown))
         return "\n\n".join(t for t in texts if t.strip())
     text = item.get("text", "")
     if text is None:
         return ""
     if not isinstance(text, str):
-        tally.broken("broken message", where, "'text' is not text")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'text' is not text")
         return None
     return text
