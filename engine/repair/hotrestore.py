@@ -37,30 +37,50 @@ class Placed:
 
 def pair(hot: Sequence[Message], rows: Sequence[Message]) -> list[int | None]:
     """For each file message, the index of its row in ``rows`` (the session's salvaged rows from the cut,
-    id order), or None. A row is the message's when role, text and sender are equal and so is the time (a
-    message written without one: a row at or after the previous match's time, since the archive gave it a
-    time of its own); matches keep the order (each is the first fitting row after the previous match)."""
+    id order), or None. A row is the message's when role, text and sender are equal and so is the time;
+    matches keep the order. Messages with a time are paired first (each with the first fitting row after
+    the previous such match), then each message written without one, only among the rows between its
+    neighbours' matches and at or after the previous match's time (the archive may have given it a time
+    of its own): so an untimed "ok" never takes the row of a timed "ok" that follows it in the file."""
     timed: dict[tuple[str, str, str, int], list[int]] = {}
     untimed: dict[tuple[str, str, str], list[int]] = {}
     for k, row in enumerate(rows):
         timed.setdefault((row.role, row.content, row.sender, row.send_at), []).append(k)
         untimed.setdefault((row.role, row.content, row.sender), []).append(k)
-    paired: list[int | None] = []
-    j, after = 0, 0
-    for message in hot:
-        found = None
+    paired: list[int | None] = [None] * len(hot)
+    j = 0
+    for i, message in enumerate(hot):
         if message.send_at:
             places = timed.get((message.role, message.content, message.sender, message.send_at), [])
             at = bisect.bisect_left(places, j)
-            found = places[at] if at < len(places) else None
-        else:
-            places = untimed.get((message.role, message.content, message.sender), [])
-            found = next(
-                (k for k in places[bisect.bisect_left(places, j) :] if rows[k].send_at >= after), None
-            )
-        paired.append(found)
+            if at < len(places):
+                paired[i] = places[at]
+                j = places[at] + 1
+    following: list[int] = [len(rows)] * len(hot)  # the row of the next timed match after each message
+    upcoming = len(rows)
+    for i in range(len(hot) - 1, -1, -1):
+        following[i] = upcoming
+        if paired[i] is not None:
+            upcoming = paired[i] or 0
+    low = 0  # the first row an untimed message may take: after every match before it
+    for i, message in enumerate(hot):
+        if message.send_at:
+            if paired[i] is not None:
+                low = (paired[i] or 0) + 1
+            continue
+        after = rows[low - 1].send_at if low > 0 else 0
+        places = untimed.get((message.role, message.content, message.sender), [])
+        found = next(
+            (
+                k
+                for k in places[bisect.bisect_left(places, low) :]
+                if k < following[i] and rows[k].send_at >= after
+            ),
+            None,
+        )
+        paired[i] = found
         if found is not None:
-            j, after = found + 1, rows[found].send_at
+            low = found + 1
     return paired
 
 

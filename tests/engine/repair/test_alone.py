@@ -4,7 +4,6 @@ it repairs. A repair interrupted at any step is finished by the next open or the
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.errors import MemoryInUse
 from engine.repair import journal as repairjournal
 from engine.repair import rebuild as repair_module
+from tests import rawdb
 from tests.clirun import CLI, ROOT, run_cli
 
 T0 = 1_700_000_000 * 1_000_000_000
@@ -30,7 +30,7 @@ def damaged_home(home: Path) -> list[str]:
             mem.append("s0", [Message("user", f"note {n + i} " + "y" * 60, T0 + n + i) for i in range(10)])
         hot = mem.history("s0")
         texts = [m.content for m in mem.iter_archive("s0")]
-    db = sqlite3.connect(home / ".store" / "history.db")
+    db = rawdb.connect(home / ".store" / "history.db")
     db.execute("UPDATE messages SET content = CAST(X'C3FF28' AS TEXT) WHERE id = ?", (hot[-3].id,))
     db.commit()
     db.close()

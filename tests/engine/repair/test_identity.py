@@ -3,7 +3,6 @@ time, sender, in order), never by text, so "ok" archived 120 times comes back 12
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from engine.database import open_store
 from engine.embedders.hashing import HashEmbedder
 from engine.repair import hotrestore
 from engine.sessions import archive
+from tests import rawdb
 
 T0 = 1_700_000_000 * 1_000_000_000
 
@@ -30,7 +30,7 @@ def chatter(n: int) -> list[Message]:
 
 
 def contents(db: Path) -> Counter[str]:
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     try:
         return Counter(str(c) for (c,) in conn.execute("SELECT content FROM messages"))
     finally:
@@ -49,7 +49,7 @@ def test_repair_keeps_every_salvaged_row_whose_text_history_json_also_holds(tmp_
     db = home / ".store" / "history.db"
     before = contents(db)
     assert before["ok"] == 80 and before["yes"] == 40
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     try:
         # an interrupted append: rows committed, history.json never written
         key = conn.execute("SELECT skey FROM messages LIMIT 1").fetchone()[0]

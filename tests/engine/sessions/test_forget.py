@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from engine.cli import main
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import AlreadyForgotten, NotFound
 from engine.sessions import tombstones
+from tests import rawdb
 from tests.engine.exportdata import gpt_linear, write_json
 from tests.engine.transcriptdata import CC_SESSION, cc_prompt, cc_reply, text, write_jsonl
 
@@ -193,7 +193,7 @@ def test_forgotten_messages_never_come_back(
     assert cli(home, "import", "chatgpt", str(export))[0] == 0
     assert archived(home, "gpt-p") == kept
     db = home / ".store" / "history.db"
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     conn.execute("DELETE FROM messages")  # an emptied archive: history.json is archived again at open
     conn.execute("DELETE FROM message_meta")
     conn.commit()
@@ -212,7 +212,7 @@ def test_the_tombstone_key_lives_in_the_home_not_the_database(tmp_path: Path) ->
         mem.forget_message(stored[0].id or 0)
         key = tombstones.load_key(mem.paths, create=False)
     assert key is not None and (home / ".store" / tombstones.KEY_FILE).stat().st_mode & 0o077 == 0
-    conn = sqlite3.connect(home / ".store" / "history.db")
+    conn = rawdb.connect(home / ".store" / "history.db")
     digests = [str(d) for (d,) in conn.execute("SELECT digest FROM forgotten")]
     conn.close()
     assert digests == [tombstones.digest(key, SECRET)]
