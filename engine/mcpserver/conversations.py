@@ -6,7 +6,10 @@ characters of JSON) and paged with an opaque ``nextCursor``.
 - ``search``: every session and all time by default (the chat window's ``chat_history`` keeps its
   in-session semantics; this one does not). Each hit names its session (id and title), time, role,
   sender, a snippet of at most 300 characters around the words that matched, its message id and the
-  ``read`` arguments that show it in context. Filters (role, sender, dates) choose the messages before
+  ``read`` arguments that show it in context, its score and what matched (``kind``: keyword, meaning or
+  both); a result says whether anything ``matched`` (never padded with near misses) and, when meaning
+  search was partial, its ``coverage``. Pages are slices of one ranking (see
+  :class:`engine.search.conductor.Search`), so paging meets each hit once. Filters (role, sender, dates) choose the messages before
   they are ranked, so a filtered page is as full as an unfiltered one; paging goes 200 hits deep.
 - ``list_sessions``: titles, first and last message times and message counts, newest last message
   first, filtered by text (title or id) and by dates.
@@ -35,7 +38,7 @@ from engine.mcpserver.spec import (
 )
 from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
-from engine.search.hits import MAX_LIMIT
+from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
 
@@ -110,22 +113,55 @@ _HIT = obj(
         "matched": {"type": "array", "items": {"type": "string"}},
         "messageId": {"type": "integer"},
         "read": _READ_HANDLE,
+        "score": {
+            "type": "number",
+            "description": "Higher is better, comparable within one search: keyword, BM25; semantic, the "
+            "cosine similarity; hybrid, the fused score.",
+        },
+        "kind": {
+            "type": "string",
+            "enum": ["keyword", "meaning", "both"],
+            "description": "What matched: the words, the meaning, or both.",
+        },
     },
-    ("session", "title", "time", "role", "sender", "snippet", "matched", "messageId", "read"),
+    (
+        "session",
+        "title",
+        "time",
+        "role",
+        "sender",
+        "snippet",
+        "matched",
+        "messageId",
+        "read",
+        "score",
+        "kind",
+    ),
 )
 SEARCH_OUTPUT = obj(
     {
         "query": {"type": "string"},
         "match": {"type": "string"},
         "hits": {"type": "array", "items": _HIT},
+        "matched": {
+            "type": "boolean",
+            "description": "Whether anything matched at all (false: the memory holds no match; no hits are "
+            "ever padded in).",
+        },
+        "coverage": {
+            "type": "string",
+            "description": "Present when meaning search was partial: how many messages it covered (the "
+            "rest are found by their words only until they are embedded).",
+        },
         "nextCursor": CURSOR,
         "summary": _SUMMARY,
     },
-    ("query", "match", "hits", "summary"),
+    ("query", "match", "hits", "matched", "summary"),
 )
 
 
-def _hit(message: Message, title: str, terms: list[str]) -> dict[str, Any]:
+def _hit(found: Hit, title: str, terms: list[str]) -> dict[str, Any]:
+    message = found.message
     shown, matched = snippet(message.content, terms)
     session = message.session or ""
     return {
@@ -138,6 +174,8 @@ def _hit(message: Message, title: str, terms: list[str]) -> dict[str, Any]:
         "matched": matched,
         "messageId": message.id or 0,
         "read": {"session": session, "around": message.id or 0},
+        "score": round(found.score, 6),
+        "kind": found.kind,
     }
 
 
@@ -156,16 +194,19 @@ def search(ctx: Context, args: Args) -> Result:
     offset = _offset("search", args)
     where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
     depth = min(MAX_LIMIT, offset + size + 1)
-    found = ctx.mem.search(query, args.get("session"), match, "all", None, depth, where=where)
-    kept = [h.message for h in found if h.message.id is not None]
+    found = ctx.mem.search_with_coverage(query, args.get("session"), match, "all", None, depth, where=where)
+    kept = [h for h in found.hits if h.message.id is not None]
     terms = query_terms(query)
     titles: dict[str, str] = {}
-    result: Result = {"query": query, "match": match, "hits": [], "summary": ""}
-    for message in kept[offset : offset + size]:
-        session = message.session or ""
+    result: Result = {"query": query, "match": match, "hits": [], "matched": bool(kept), "summary": ""}
+    partial = found.coverage is not None and not found.coverage.complete
+    if found.coverage is not None and partial:
+        result["coverage"] = found.coverage.describe()
+    for each in kept[offset : offset + size]:
+        session = each.message.session or ""
         if session not in titles:
             titles[session] = ctx.catalog.title(session)
-        hit = _hit(message, titles[session], terms)
+        hit = _hit(each, titles[session], terms)
         if result["hits"] and not paging.fits(
             {**result, "hits": [*result["hits"], hit]}, paging.PAGE_CHARS - 600
         ):
@@ -177,14 +218,17 @@ def search(ctx: Context, args: Args) -> Result:
     scope = f"{match} search over {_where(args)}" + (
         "" if "since" in args or "until" in args else ", all time"
     )
+    covered = f" ({result['coverage']}; the rest by their words only)" if "coverage" in result else ""
     if not shown:
         result["summary"] = (
-            f"No messages match {shorten(query, 80)!r} ({scope})." if offset == 0 else "No more hits."
+            f"No messages match {shorten(query, 80)!r} ({scope}){covered}."
+            if offset == 0
+            else "No more hits."
         )
     else:
         worded = sum(1 for h in result["hits"] if h["matched"])
         meaning = "" if worded == shown else f"; {shown - worded} match by meaning only (matched is empty)"
-        result["summary"] = f"Hits {offset + 1}-{offset + shown} ({scope}){meaning}. " + (
+        result["summary"] = f"Hits {offset + 1}-{offset + shown} ({scope}){meaning}{covered}. " + (
             "More: call again with nextCursor." if "nextCursor" in result else "No more hits."
         )
     return result

@@ -49,11 +49,12 @@ def keyword_search(
     tables: set[str],
 ) -> list[Hit]:
     """Natural-language keyword search: any term, BM25-ranked, over one session or all of them, among the
-    messages ``where`` admits."""
+    messages ``where`` admits; the first ``limit`` hits of one ranking (:func:`engine.search.fulltext.rank`),
+    so a search of N hits is the first N of a search of more."""
     bounds = bounds_for(conn, session_id, scope, where)
     if not query.terms or bounds is None:
         return []
-    ranked = fulltext.rank(conn, list(query.terms), bounds, tables, limit)
+    ranked = fulltext.rank(conn, list(query.terms), bounds, tables)
     cuts = start_ids(conn, session_id)
     hits: list[Hit] = []
     for message, score in ranked:
