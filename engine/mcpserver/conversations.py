@@ -36,11 +36,12 @@ from engine.mcpserver.spec import (
     nullable,
     obj,
 )
-from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
+from engine.mcpserver.text import iso, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
 from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
+from engine.timewords import parse_bound
 
 MESSAGE_CHARS = 4000
 """A message's text in a ``read`` page is cut here; ``read`` with ``message`` gives the rest."""
@@ -49,14 +50,20 @@ SLICE_CHARS = 12_000
 
 _TIME = nullable({"type": "string", "description": "ISO 8601, UTC; null when unknown."})
 _READ_HANDLE = obj({"session": {"type": "string"}, "around": {"type": "integer"}}, ("session", "around"))
-_SINCE = date("Only from this date on (YYYY-MM-DD, a whole UTC day, or an ISO date-time).")
-_UNTIL = date("Only up to this date, inclusive (YYYY-MM-DD, a whole UTC day, or an ISO date-time).")
+_SINCE = date(
+    "Only from this date on (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as 'last week', "
+    "'3 days ago', '上個月', in the user's time zone)."
+)
+_UNTIL = date(
+    "Only up to this date, inclusive (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as "
+    "'yesterday', in the user's time zone)."
+)
 _SUMMARY = {"type": "string", "description": "What this page holds, in words."}
 
 
-def _bounds(args: Args) -> tuple[int | None, int | None]:
-    since = parse_bound("since", args["since"], end=False) if "since" in args else None
-    until = parse_bound("until", args["until"], end=True) if "until" in args else None
+def _bounds(args: Args, now_ns: int | None = None) -> tuple[int | None, int | None]:
+    since = parse_bound("since", args["since"], end=False, now_ns=now_ns) if "since" in args else None
+    until = parse_bound("until", args["until"], end=True, now_ns=now_ns) if "until" in args else None
     if since is not None and until is not None and since > until:
         raise InvalidInput("since is after until: no time is in that range")
     return since, until
@@ -189,7 +196,7 @@ def search(ctx: Context, args: Args) -> Result:
     query, match = args["query"], args.get("match", "hybrid")
     if not query.strip():
         raise InvalidInput("query is blank: give words to look for")
-    since, until = _bounds(args)
+    since, until = _bounds(args, ctx.mem.clock())
     size = args.get("limit", 10)
     offset = _offset("search", args)
     where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
@@ -299,7 +306,7 @@ def _session_item(o: Overview) -> dict[str, Any]:
 
 def matching_sessions(ctx: Context, args: Args) -> list[Overview]:
     """The overviews ``list_sessions`` pages through, in order (also the resources' list)."""
-    since, until = _bounds(args)
+    since, until = _bounds(args, ctx.mem.clock())
     text = args.get("query", "").casefold()
     found = []
     for o in ctx.catalog.overviews(include_temp=args.get("include_temp", False)):

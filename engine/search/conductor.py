@@ -129,8 +129,8 @@ class Search:
         if not semantic.has_vectors():
             return [], None
         embedder_id = semantic.embedder().id
-        pairs = semantic.search_vectors(query.text, session=session, scope=scope, k=depth, where=where)
-        return floors.above(pairs, embedder_id), embedder_id
+        pairs, base = semantic.search_meaning(query.text, session=session, scope=scope, k=depth, where=where)
+        return floors.above(pairs, embedder_id, base), embedder_id
 
     def _hybrid(
         self,
