@@ -67,8 +67,10 @@ def centroid(mem: Memory, embedder_id: str) -> np.ndarray:
     return matrix.mean(axis=0)
 
 
-def measure(embedder: CachedEmbedder, name: str, sets: dict[str, list[Conversation]]) -> None:
+def measure(embedder: CachedEmbedder, name: str, sets: dict[str, list[Conversation]], only: str) -> None:
     for set_name, conversations in sets.items():
+        if set_name != only:
+            continue
         other = next(n for n in sets if n != set_name)
         with tempfile.TemporaryDirectory() as home, Memory.open(home, embedder=embedder) as mem:
             ids = {c.sample_id: import_into(mem, c) for c in conversations}
@@ -112,9 +114,9 @@ def measure(embedder: CachedEmbedder, name: str, sets: dict[str, list[Conversati
                 )
 
 
-ABSOLUTE = {"e5": [0.80], "hash": [0.10], "use": [0.25]}
+ABSOLUTE = {"e5": [0.75, 0.78, 0.80], "hash": [0.10], "use": [0.25]}
 LIFTS = {
-    "e5": [0.0, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.10],
+    "e5": [0.0, 0.02, 0.03, 0.035, 0.04, 0.045, 0.05, 0.055, 0.06, 0.07, 0.08],
     "hash": [0.0, 0.05, 0.10, 0.15, 0.20],
     "use": [0.0, 0.05, 0.10, 0.15, 0.20],
 }
@@ -127,12 +129,14 @@ def main() -> None:
     parser.add_argument("--embedders", default="hash,e5")
     parser.add_argument("--eval-dir", type=Path, default=Path("../shared/eval"))
     parser.add_argument("--cache", type=Path, default=Path("bench/out"), help="embedding cache folder")
+    parser.add_argument("--sets", default=",".join(SETS), help="the sets to measure (the other is off-topic)")
     args = parser.parse_args()
     sets = {name: load(args.eval_dir / f"{name}.json") for name in SETS}
     for name in args.embedders.split(","):
         embedder = CachedEmbedder(select(name)[0], args.cache)
-        measure(embedder, name, sets)
-        embedder.save()
+        for measured in args.sets.split(","):
+            measure(embedder, name, sets, only=measured)
+            embedder.save()  # after each set: a long run keeps what it embedded
 
 
 if __name__ == "__main__":
