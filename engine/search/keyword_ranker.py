@@ -38,6 +38,20 @@ def bounds_for(
     return bounds
 
 
+CJK_WORD = range(3, 5)
+"""A query that is one CJK run of this many characters is a word: it matches only where it occurs whole."""
+
+
+def cjk_word(query: Query) -> str | None:
+    """The CJK word a query is (``記憶體``), or None: a short CJK run alone is a word, searched whole, not
+    one of its bigrams (``記憶是一種能力`` holds ``記憶`` but not the word); a longer run is a sentence or
+    a question, whose pieces' bigrams each count."""
+    text = query.text.strip()
+    if len(query.runs) == 1 and query.runs[0] == text and len(text) in CJK_WORD and not query.phrases:
+        return text
+    return None
+
+
 def keyword_search(
     conn: Connection,
     query: Query,
@@ -57,7 +71,10 @@ def keyword_search(
     ranked = fulltext.rank(conn, list(query.terms), bounds, tables)
     cuts = start_ids(conn, session_id)
     hits: list[Hit] = []
+    word = cjk_word(query)
     for message, score in ranked:
+        if word is not None and word not in message.content:
+            continue
         cut = cuts.get(message.session or "", 0)
         row_id = message.id or 0
         if scope == "recent" and row_id < cut:

@@ -263,3 +263,19 @@ def test_cjk_searches_stay_within_their_session(cjk: Memory, clock: FakeClock) -
     assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[3], CJK_DOCS[4]}
     _, recent = cjk.seed_keyword_search("cli-zh2", "記憶體問題", "1d", 8)
     assert [h.message.content for h in recent] == ["另一個記憶體問題"]
+
+
+def test_a_three_character_cjk_word_matches_the_word_not_one_of_its_bigrams(memory: Memory) -> None:
+    memory.append(
+        "s1",
+        [
+            Message("user", "記憶是一種能力", 1_700_000_000_000_000_000),
+            Message("user", "今天我們討論記憶體的設計", 1_700_000_001_000_000_000),
+        ],
+    )
+    found = [h.message.content for h in memory.search("記憶體", session="s1", match="keyword")]
+    assert found == ["今天我們討論記憶體的設計"]
+    found = [h.message.content for h in memory.search("記憶", session="s1", match="keyword")]
+    assert sorted(found) == sorted(["記憶是一種能力", "今天我們討論記憶體的設計"])  # a two-character word
+    longer = [h.message.content for h in memory.search("記憶體怎麼設計", session="s1", match="keyword")]
+    assert "今天我們討論記憶體的設計" in longer  # a question: its pieces' bigrams each count
