@@ -79,3 +79,18 @@ def test_e5_finds_nothing_off_topic_and_still_finds_paraphrases(tmp_path: Path) 
         result = run_tool(spec, ctx, {"query": "the feline spilled my drink"}).structured_content
         assert result is not None and result["matched"] is True
         assert result["hits"][0]["kind"] in ("meaning", "both") and result["hits"][0]["score"] > 0
+
+
+def test_mcp_search_says_when_meaning_search_is_partial(tmp_path: Path) -> None:
+    with Memory.open(tmp_path / "home", embedder=HashEmbedder(), background=False) as mem:
+        mem.append(
+            "s1", [Message("user", text, T0 + n * NS) for n, text in enumerate(HISTORY)]
+        )  # not embedded
+        spec = next(s for s in mcp_tools() if s.name == "search")
+        ctx = Context(mem, Catalog(mem))
+        result = run_tool(spec, ctx, {"query": "tomatoes"}).structured_content
+        assert result is not None and result["matched"] is True
+        assert result["coverage"] == f"meaning search covers 0 of {len(HISTORY)} messages"
+        assert all(hit["kind"] == "keyword" for hit in result["hits"]) and "covers 0" in result["summary"]
+        keyword = run_tool(spec, ctx, {"query": "tomatoes", "match": "keyword"}).structured_content
+        assert keyword is not None and "coverage" not in keyword  # no meaning search, nothing to cover
