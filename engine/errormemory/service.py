@@ -34,6 +34,8 @@ from engine.errormemory.records import (
     tagged_keywords,
 )
 from engine.errors import AmbiguousId, InvalidInput, NotFound
+from engine.search.query import clean
+from engine.sessions import identity
 
 if TYPE_CHECKING:
     from engine.storage.sql import Connection
@@ -44,7 +46,6 @@ log = logging.getLogger("memtray.errormemory")
 DEFAULT_LIMIT = 4
 MAX_LIMIT = 16
 MIN_PREFIX = 8
-MAX_QUERY_CHARS = 4096
 NO_KEYWORD = "keyword is required when tool is not specified"
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -70,11 +71,6 @@ def clamp_limit(limit: int | None) -> int:
     if limit is None or limit <= 0:
         return DEFAULT_LIMIT
     return min(int(limit), MAX_LIMIT)
-
-
-def _clean_query(query: str) -> str:
-    query = query.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
-    return query[:MAX_QUERY_CHARS].strip()
 
 
 class ErrorMemory:
@@ -250,7 +246,7 @@ class ErrorMemory:
         Raises:
             InvalidInput: both ``query`` and ``tool_name`` are empty.
         """
-        query = _clean_query(query)
+        query = clean(query).strip()  # the search's own cleaning (engine.search.query), then no blanks
         tool = tool_name.strip() if tool_name else None
         tool = tool or None
         limit = clamp_limit(limit)
@@ -367,6 +363,10 @@ class ErrorMemory:
         """
         num, record = self._one(id_prefix)
         with self.store.write() as conn:
+            dedupe = rows.dedupe_of(conn, num)
+            if dedupe:  # told to the other devices by sync; no sync brings the record back
+                tombstone = {"keys": [identity.ERROR_PREFIX + dedupe]}
+                identity.record_change(conn, identity.ERROR_FORGET, "", tombstone, self.clock())
             rows.delete(conn, num)
         self.store.scrub(self.fts_tables)  # no old index segment or WAL page keeps its words
         log.info("forgot error record %s", record.id[:12])
