@@ -40,7 +40,8 @@ def bounds_for(
 
 
 CJK_WORD = range(3, 5)
-"""A query that is one CJK run of this many characters is a word: it matches only where it occurs whole."""
+"""A query that is one CJK run of this many characters is a word: it matches only where it occurs whole (both
+folded, :func:`engine.textfold.fold`, as the indexes are)."""
 
 
 def cjk_word(query: Query) -> str | None:
@@ -49,7 +50,7 @@ def cjk_word(query: Query) -> str | None:
     a question, whose pieces' bigrams each count."""
     text = query.text.strip()
     if len(query.runs) == 1 and query.runs[0] == text and len(text) in CJK_WORD and not query.phrases:
-        return text
+        return fold(text)
     return None
 
 
@@ -74,7 +75,7 @@ def keyword_search(
     hits: list[Hit] = []
     word = cjk_word(query)
     for message, score in ranked:
-        if word is not None and word not in message.content:
+        if word is not None and word not in fold(message.content):
             continue
         cut = cuts.get(message.session or "", 0)
         row_id = message.id or 0
