@@ -7,7 +7,10 @@ import sys
 
 from engine.cli.output import hit_json, message_line, open_memory, write, write_json
 from engine.clock import TIME_RANGES
+from engine.errors import InvalidInput
+from engine.messages import MessageFilter
 from engine.search.hits import MATCHES, SCOPES, Hit
+from engine.timewords import parse_bound
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,6 +20,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--match", choices=MATCHES, default="hybrid")
     p.add_argument("--scope", choices=SCOPES, default="all")
     p.add_argument("--time-range", choices=sorted(TIME_RANGES), default=None)
+    p.add_argument("--since", default=None, help="only from then on: YYYY-MM-DD, ISO, or 'last week'")
+    p.add_argument("--until", default=None, help="only up to then: YYYY-MM-DD, ISO, or '3 days ago'")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_search)
@@ -27,6 +32,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     messages are not embedded yet, one line on stderr says how many are (this process does not embed:
     the tray app or ``memtray daemon`` does, newest first); without hits, "no matches" on stderr."""
     with open_memory(args) as mem:
+        now = mem.clock()
+        since = parse_bound("--since", args.since, end=False, now_ns=now) if args.since else 0
+        until = parse_bound("--until", args.until, end=True, now_ns=now) if args.until else None
+        if until is not None and since > until:
+            raise InvalidInput("--since is after --until: no time is in that range")
         result = mem.search_with_coverage(
             args.query,
             session=args.session,
@@ -34,6 +44,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             scope=args.scope,
             time_range=args.time_range,
             limit=args.limit,
+            where=MessageFilter(since=since, until=until),
         )
         if result.coverage is not None and not result.coverage.complete:
             sys.stderr.write(

@@ -77,4 +77,4 @@ def message_json(message: Message) -> dict[str, Any]:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
-    return {**message_json(hit.message), "score": round(hit.score, 6), "source": hit.source}
+    return {**message_json(hit.message), "score": round(hit.score, 6), "source": hit.source, "kind": hit.kind}

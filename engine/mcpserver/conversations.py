@@ -6,7 +6,10 @@ characters of JSON) and paged with an opaque ``nextCursor``.
 - ``search``: every session and all time by default (the chat window's ``chat_history`` keeps its
   in-session semantics; this one does not). Each hit names its session (id and title), time, role,
   sender, a snippet of at most 300 characters around the words that matched, its message id and the
-  ``read`` arguments that show it in context. Filters (role, sender, dates) choose the messages before
+  ``read`` arguments that show it in context, its score and what matched (``kind``: keyword, meaning or
+  both); a result says whether anything ``matched`` (never padded with near misses) and, when meaning
+  search was partial, its ``coverage``. Pages are slices of one ranking (see
+  :class:`engine.search.conductor.Search`), so paging meets each hit once. Filters (role, sender, dates) choose the messages before
   they are ranked, so a filtered page is as full as an unfiltered one; paging goes 200 hits deep.
 - ``list_sessions``: titles, first and last message times and message counts, newest last message
   first, filtered by text (title or id) and by dates.
@@ -33,11 +36,12 @@ from engine.mcpserver.spec import (
     nullable,
     obj,
 )
-from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
+from engine.mcpserver.text import iso, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
-from engine.search.hits import MAX_LIMIT
+from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
+from engine.timewords import parse_bound
 
 MESSAGE_CHARS = 4000
 """A message's text in a ``read`` page is cut here; ``read`` with ``message`` gives the rest."""
@@ -46,14 +50,20 @@ SLICE_CHARS = 12_000
 
 _TIME = nullable({"type": "string", "description": "ISO 8601, UTC; null when unknown."})
 _READ_HANDLE = obj({"session": {"type": "string"}, "around": {"type": "integer"}}, ("session", "around"))
-_SINCE = date("Only from this date on (YYYY-MM-DD, a whole UTC day, or an ISO date-time).")
-_UNTIL = date("Only up to this date, inclusive (YYYY-MM-DD, a whole UTC day, or an ISO date-time).")
+_SINCE = date(
+    "Only from this date on (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as 'last week', "
+    "'3 days ago', '上個月', in the user's time zone)."
+)
+_UNTIL = date(
+    "Only up to this date, inclusive (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as "
+    "'yesterday', in the user's time zone)."
+)
 _SUMMARY = {"type": "string", "description": "What this page holds, in words."}
 
 
-def _bounds(args: Args) -> tuple[int | None, int | None]:
-    since = parse_bound("since", args["since"], end=False) if "since" in args else None
-    until = parse_bound("until", args["until"], end=True) if "until" in args else None
+def _bounds(args: Args, now_ns: int | None = None) -> tuple[int | None, int | None]:
+    since = parse_bound("since", args["since"], end=False, now_ns=now_ns) if "since" in args else None
+    until = parse_bound("until", args["until"], end=True, now_ns=now_ns) if "until" in args else None
     if since is not None and until is not None and since > until:
         raise InvalidInput("since is after until: no time is in that range")
     return since, until
@@ -107,22 +117,55 @@ _HIT = obj(
         "matched": {"type": "array", "items": {"type": "string"}},
         "messageId": {"type": "integer"},
         "read": _READ_HANDLE,
+        "score": {
+            "type": "number",
+            "description": "Higher is better, comparable within one search: keyword, BM25; semantic, the "
+            "cosine similarity; hybrid, the fused score.",
+        },
+        "kind": {
+            "type": "string",
+            "enum": ["keyword", "meaning", "both"],
+            "description": "What matched: the words, the meaning, or both.",
+        },
     },
-    ("session", "title", "time", "role", "sender", "snippet", "matched", "messageId", "read"),
+    (
+        "session",
+        "title",
+        "time",
+        "role",
+        "sender",
+        "snippet",
+        "matched",
+        "messageId",
+        "read",
+        "score",
+        "kind",
+    ),
 )
 SEARCH_OUTPUT = obj(
     {
         "query": {"type": "string"},
         "match": {"type": "string"},
         "hits": {"type": "array", "items": _HIT},
+        "matched": {
+            "type": "boolean",
+            "description": "Whether anything matched at all (false: the memory holds no match; no hits are "
+            "ever padded in).",
+        },
+        "coverage": {
+            "type": "string",
+            "description": "Present when meaning search was partial: how many messages it covered (the "
+            "rest are found by their words only until they are embedded).",
+        },
         "nextCursor": CURSOR,
         "summary": _SUMMARY,
     },
-    ("query", "match", "hits", "summary"),
+    ("query", "match", "hits", "matched", "summary"),
 )
 
 
-def _hit(message: Message, title: str, terms: list[str]) -> dict[str, Any]:
+def _hit(found: Hit, title: str, terms: list[str]) -> dict[str, Any]:
+    message = found.message
     shown, matched = snippet(message.content, terms)
     session = message.session or ""
     return {
@@ -135,6 +178,8 @@ def _hit(message: Message, title: str, terms: list[str]) -> dict[str, Any]:
         "matched": matched,
         "messageId": message.id or 0,
         "read": {"session": session, "around": message.id or 0},
+        "score": round(found.score, 6),
+        "kind": found.kind,
     }
 
 
@@ -148,21 +193,24 @@ def search(ctx: Context, args: Args) -> Result:
     query, match = args["query"], args.get("match", "hybrid")
     if not query.strip():
         raise InvalidInput("query is blank: give words to look for")
-    since, until = _bounds(args)
+    since, until = _bounds(args, ctx.mem.clock())
     size = args.get("limit", 10)
     offset = _offset("search", args)
     where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
     depth = min(MAX_LIMIT, offset + size + 1)
-    found = ctx.mem.search(query, args.get("session"), match, "all", None, depth, where=where)
-    kept = [h.message for h in found if h.message.id is not None]
+    found = ctx.mem.search_with_coverage(query, args.get("session"), match, "all", None, depth, where=where)
+    kept = [h for h in found.hits if h.message.id is not None]
     terms = query_terms(query)
     titles: dict[str, str] = {}
-    result: Result = {"query": query, "match": match, "hits": [], "summary": ""}
-    for message in kept[offset : offset + size]:
-        session = message.session or ""
+    result: Result = {"query": query, "match": match, "hits": [], "matched": bool(kept), "summary": ""}
+    partial = found.coverage is not None and not found.coverage.complete
+    if found.coverage is not None and partial:
+        result["coverage"] = found.coverage.describe()
+    for each in kept[offset : offset + size]:
+        session = each.message.session or ""
         if session not in titles:
             titles[session] = ctx.catalog.title(session)
-        hit = _hit(message, titles[session], terms)
+        hit = _hit(each, titles[session], terms)
         if result["hits"] and not paging.fits(
             {**result, "hits": [*result["hits"], hit]}, paging.PAGE_CHARS - 600
         ):
@@ -174,14 +222,17 @@ def search(ctx: Context, args: Args) -> Result:
     scope = f"{match} search over {_where(args)}" + (
         "" if "since" in args or "until" in args else ", all time"
     )
+    covered = f" ({result['coverage']}; the rest by their words only)" if "coverage" in result else ""
     if not shown:
         result["summary"] = (
-            f"No messages match {shorten(query, 80)!r} ({scope})." if offset == 0 else "No more hits."
+            f"No messages match {shorten(query, 80)!r} ({scope}){covered}."
+            if offset == 0
+            else "No more hits."
         )
     else:
         worded = sum(1 for h in result["hits"] if h["matched"])
         meaning = "" if worded == shown else f"; {shown - worded} match by meaning only (matched is empty)"
-        result["summary"] = f"Hits {offset + 1}-{offset + shown} ({scope}){meaning}. " + (
+        result["summary"] = f"Hits {offset + 1}-{offset + shown} ({scope}){meaning}{covered}. " + (
             "More: call again with nextCursor." if "nextCursor" in result else "No more hits."
         )
     return result
@@ -253,7 +304,7 @@ def _session_item(o: Overview) -> dict[str, Any]:
 
 def matching_sessions(ctx: Context, args: Args) -> list[Overview]:
     """The overviews ``list_sessions`` pages through, in order (also the resources' list)."""
-    since, until = _bounds(args)
+    since, until = _bounds(args, ctx.mem.clock())
     text = args.get("query", "").casefold()
     found = []
     for o in ctx.catalog.overviews(include_temp=args.get("include_temp", False)):

@@ -19,7 +19,6 @@ import jsonschema.exceptions
 import jsonschema.validators
 
 from engine.errors import InvalidInput
-from engine.mcpserver.text import DATE_PATTERN
 
 if TYPE_CHECKING:
     from engine.mcpserver.adapter import Context
@@ -58,7 +57,7 @@ CURSOR: dict[str, Any] = {
 
 
 def date(description: str) -> dict[str, Any]:
-    return {"type": "string", "maxLength": 40, "pattern": DATE_PATTERN, "description": description}
+    return {"type": "string", "minLength": 1, "maxLength": 40, "description": description}
 
 
 def limit(default: int, most: int, what: str) -> dict[str, Any]:

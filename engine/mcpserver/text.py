@@ -1,26 +1,24 @@
 """How the MCP tools show text and time to an agent: UTC ISO times, date bounds, snippets, titles.
 
 Times go out as ISO 8601 in UTC (``2025-01-31T18:04:05Z``). Date bounds come in as ``YYYY-MM-DD`` (the
-whole day, in UTC) or an ISO date-time (UTC unless it carries an offset). A snippet is at most
+whole day, in UTC), an ISO date-time (UTC unless it carries an offset) or words ("last week", "3 days
+ago", "上個月", in the user's time zone). A snippet is at most
 :data:`SNIPPET_CHARS` characters of a message around the first word of the query it contains.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from engine.cjk import has_cjk
 from engine.clock import NS_PER_SECOND
-from engine.errors import InvalidInput
 from engine.search.terms import STOP_WORDS
 from engine.textfold import fold, fold_spans
 
 SNIPPET_CHARS = 300
 _SNIPPET_SCAN = 200_000  # a snippet comes from a message's first 200k characters (a 10 MB message stays fast)
 
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$"
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]+)"')
@@ -32,29 +30,6 @@ def iso(ns: int) -> str | None:
         return None
     moment = datetime.fromtimestamp(ns // NS_PER_SECOND, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_bound(name: str, value: str, *, end: bool) -> int:
-    """A date bound as Unix nanoseconds; a bare date is its first (or, for an ``end``, last) instant.
-
-    Raises:
-        InvalidInput: the text is not a real date or date-time.
-    """
-    try:
-        if _DATE_ONLY.match(value):
-            day = datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
-            moment = day + timedelta(days=1) if end else day
-            ns = int(moment.timestamp()) * NS_PER_SECOND
-            return ns - 1 if end else ns
-        moment = datetime.fromisoformat(value.replace(" ", "T", 1))
-    except (ValueError, OverflowError):
-        raise InvalidInput(
-            f"{name} {value[:40]!r} is not a date: use YYYY-MM-DD or an ISO date-time such as "
-            "2025-01-31T18:00:00Z"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1_000_000) * 1000
 
 
 def squash(text: str) -> str:

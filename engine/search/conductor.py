@@ -13,6 +13,13 @@ search says so in the log and fuses the keyword rankings alone. A search's
 :class:`~engine.messages.MessageFilter` goes into every ranking (the keyword SQL, the vectors' mask), so each
 list holds its best among the admitted messages, not the admitted few of its best.
 
+Each mode ranks once, at a fixed depth, and a search's ``limit`` takes the first hits of that ranking: the
+ranking never depends on the page size or on how deep a caller pages, so a search of N hits is the first
+N of a search of 10N and pages of one ranking hold each hit once. Keyword search ranks
+:data:`engine.search.fulltext.RERANK` candidates, semantic search the :data:`RANK_DEPTH` nearest vectors,
+hybrid search fuses lists of :data:`engine.search.fusion.DEPTH` each (the depth its weights were set at)
+and, past those, the rest of a fusion of lists of :data:`RANK_DEPTH`.
+
 It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
 through the same hooks as the vectors (a new message gets its row and becomes its previous message's
 ``next``, a forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
@@ -27,7 +34,7 @@ from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import context as contextfts
 from engine.search import fusion, keyword_ranker
-from engine.search.hits import Hit, SearchResult
+from engine.search.hits import MAX_LIMIT, Hit, SearchResult
 from engine.search.query import Query, parse
 from engine.semantic import floors
 from engine.semantic.tier import SemanticTier
@@ -38,6 +45,15 @@ from engine.storage.store import Store
 log = logging.getLogger("memtray.search")
 
 Ranking = list[tuple[int, float]]
+
+
+def kind_of(by_words: bool, by_meaning: bool) -> str:
+    """What a hybrid hit's score stands for: ``keyword``, ``meaning`` or ``both``."""
+    return "both" if by_words and by_meaning else "meaning" if by_meaning else "keyword"
+
+
+RANK_DEPTH = MAX_LIMIT
+"""How many nearest vectors semantic search ranks, whatever its limit (the most a search may return)."""
 
 
 class Search:
@@ -87,8 +103,8 @@ class Search:
         if semantic is None:
             raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
         if match == "semantic":
-            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, limit)
-            hits = self._hits(pairs, where, limit, "semantic")
+            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, RANK_DEPTH)
+            hits = self._hits(pairs, where, limit, "semantic", kind="meaning")
         else:
             hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
@@ -113,8 +129,8 @@ class Search:
         if not semantic.has_vectors():
             return [], None
         embedder_id = semantic.embedder().id
-        pairs = semantic.search_vectors(query.text, session=session, scope=scope, k=depth, where=where)
-        return floors.above(pairs, embedder_id), embedder_id
+        pairs, base = semantic.search_meaning(query.text, session=session, scope=scope, k=depth, where=where)
+        return floors.above(pairs, embedder_id, base), embedder_id
 
     def _hybrid(
         self,
@@ -125,13 +141,44 @@ class Search:
         where: MessageFilter,
         limit: int,
     ) -> tuple[list[Hit], str | None]:
-        depth_k = max(fusion.DEPTH, limit)
-        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth_k)
+        """The first ``limit`` hits of one fused ranking: the fusion of lists of :data:`fusion.DEPTH` (the
+        depth its weights were set at), then, for a caller who pages past those, the rest of the fusion of
+        lists of :data:`RANK_DEPTH` (fused alike, without the hits already ranked). Both depths are fixed,
+        so the ranking does not depend on the limit."""
         try:
-            pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth_k)
+            embedder_id = semantic.embedder().id if semantic.has_vectors() else None
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
-            pairs, embedder_id = [], None
+            embedder_id = None
+        head, kinds = self._fused(semantic, query, session, scope, where, fusion.DEPTH, embedder_id)
+        hits = self._hits(head, where, limit, "hybrid", kinds=kinds)
+        if len(hits) < limit and len(head) >= fusion.DEPTH:
+            shown = {i for i, _ in head}
+            deeper, kinds = self._fused(semantic, query, session, scope, where, RANK_DEPTH, embedder_id)
+            tail = [(i, score) for i, score in deeper if i not in shown]
+            hits += self._hits(tail, where, limit - len(hits), "hybrid", kinds=kinds)
+        return hits, embedder_id
+
+    def _fused(
+        self,
+        semantic: SemanticTier,
+        query: Query,
+        session: str | None,
+        scope: str,
+        where: MessageFilter,
+        depth: int,
+        embedder_id: str | None,
+    ) -> tuple[Ranking, dict[int, str]]:
+        """The fusion of the three rankings, each ``depth`` deep, the named senders preferred; and each
+        fused message's kind of match (``keyword``, ``meaning`` or ``both``)."""
+        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth)
+        pairs: Ranking = []
+        if embedder_id is not None:
+            try:
+                pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth)
+            except VectorIndexError as exc:
+                log.warning("hybrid search without vectors (%s): keyword results only", exc)
+                pairs, embedder_id = [], None
         weights = fusion.weights(query, embedder_id)
         fused = fusion.fuse(
             [
@@ -141,8 +188,10 @@ class Search:
             ]
         )
         found = self._messages([i for i, _ in fused])
-        fused = fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
-        return self._hits(fused, where, limit, "hybrid", found), embedder_id
+        worded = {i for i, _ in context} | {i for i, _ in plain}
+        meant = {i for i, _ in pairs} if weights.semantic > 0 else set()
+        kinds = {i: kind_of(i in worded, i in meant) for i, _ in fused}
+        return fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query), kinds
 
     def keyword_ranking(
         self,
@@ -232,16 +281,17 @@ class Search:
         where: MessageFilter,
         limit: int,
         source: str,
-        found: dict[int, Message] | None = None,
+        *,
+        kind: str = "keyword",
+        kinds: dict[int, str] | None = None,
     ) -> list[Hit]:
-        if found is None:
-            found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
+        found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
         hits: list[Hit] = []
         for message_id, score in pairs:
             message = found.get(message_id)
             if message is None or not where.admits(message):
                 continue
-            hits.append(Hit(message, float(score), source))
+            hits.append(Hit(message, float(score), source, (kinds or {}).get(message_id, kind)))
             if len(hits) >= limit:
                 break
         return hits

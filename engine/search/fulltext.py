@@ -30,7 +30,8 @@ from engine.textfold import SQL_FUNCTION, fold
 CANDIDATES = 500
 """The newest matches fetched per term."""
 RERANK = 200
-"""Candidates loaded and scored in full."""
+"""Candidates loaded and scored in full: a fixed number, whatever the page size, so that a ranking never
+depends on how many of its hits are asked for (a search of 10 hits is the first 10 of one of 200)."""
 
 # route -> (FTS table, the column holding the text)
 TABLES = {
@@ -173,9 +174,10 @@ def _contains(term: Term, text: str) -> bool:
 
 
 def rank(
-    conn: Connection, terms: list[Term], bounds: Bounds, tables: set[str], limit: int
+    conn: Connection, terms: list[Term], bounds: Bounds, tables: set[str]
 ) -> list[tuple[Message, float]]:
-    """Messages matching any term, best first by BM25, at most ``max(RERANK, 4 * limit)`` of them."""
+    """Messages matching any term, best first by BM25, at most :data:`RERANK` of them: one ranking, the
+    same whatever page of it is wanted."""
     found = [(term, ids) for term in terms if (ids := term_ids(conn, term, bounds, tables, CANDIDATES))]
     if not found:
         return []
@@ -186,7 +188,7 @@ def rank(
     for (_, ids), weight in zip(found, weights, strict=True):
         for row_id in ids:
             rough[row_id] += weight
-    best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)[: max(RERANK, 4 * limit)]
+    best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)[:RERANK]
     loaded = archive.by_ids(conn, best)
     if not loaded:
         return []

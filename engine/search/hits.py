@@ -26,13 +26,18 @@ class Hit:
 
     Attributes:
         message: the message, with its id and session.
-        score: higher is better; comparable only within one result list.
+        score: higher is better; comparable only within one result list. Keyword search: BM25 (0 and up);
+            semantic search: the cosine similarity of query and message (at the embedder's floor or above);
+            hybrid search: the fused score (each list's scores scaled to 0..1 times its weight, summed).
         source: ``recent``, ``archive``, ``semantic`` or ``hybrid``.
+        kind: what matched: ``keyword`` (the words), ``meaning`` (the vectors) or ``both`` (hybrid search
+            found it both ways).
     """
 
     message: Message
     score: float
     source: str
+    kind: str = "keyword"
 
 
 @dataclass(frozen=True)

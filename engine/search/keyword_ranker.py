@@ -39,6 +39,21 @@ def bounds_for(
     return bounds
 
 
+CJK_WORD = range(3, 5)
+"""A query that is one CJK run of this many characters is a word: it matches only where it occurs whole (both
+folded, :func:`engine.textfold.fold`, as the indexes are)."""
+
+
+def cjk_word(query: Query) -> str | None:
+    """The CJK word a query is (``記憶體``), or None: a short CJK run alone is a word, searched whole, not
+    one of its bigrams (``記憶是一種能力`` holds ``記憶`` but not the word); a longer run is a sentence or
+    a question, whose pieces' bigrams each count."""
+    text = query.text.strip()
+    if len(query.runs) == 1 and query.runs[0] == text and len(text) in CJK_WORD and not query.phrases:
+        return fold(text)
+    return None
+
+
 def keyword_search(
     conn: Connection,
     query: Query,
@@ -50,14 +65,18 @@ def keyword_search(
     tables: set[str],
 ) -> list[Hit]:
     """Natural-language keyword search: any term, BM25-ranked, over one session or all of them, among the
-    messages ``where`` admits."""
+    messages ``where`` admits; the first ``limit`` hits of one ranking (:func:`engine.search.fulltext.rank`),
+    so a search of N hits is the first N of a search of more."""
     bounds = bounds_for(conn, session_id, scope, where)
     if not query.terms or bounds is None:
         return []
-    ranked = fulltext.rank(conn, list(query.terms), bounds, tables, limit)
+    ranked = fulltext.rank(conn, list(query.terms), bounds, tables)
     cuts = start_ids(conn, session_id)
     hits: list[Hit] = []
+    word = cjk_word(query)
     for message, score in ranked:
+        if word is not None and word not in fold(message.content):
+            continue
         cut = cuts.get(message.session or "", 0)
         row_id = message.id or 0
         if scope == "recent" and row_id < cut:

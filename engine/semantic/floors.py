@@ -1,27 +1,49 @@
-"""The similarity floor of message search: below it, a vector's nearest message is not a match.
+"""The floors of meaning search: below them, a vector's nearest message is not a match.
 
 Nearest neighbours always exist, so a semantic ranking of anything returns messages; without a floor a
 search for something never discussed lists the least unrelated messages as results. A semantic hit must
-reach its embedder's floor (cosine; vectors are normalised), looked up in :data:`FLOORS` by embedder family
-(the id up to its first ``-``: ``e5-small-q4`` is ``e5``).
+pass two floors, looked up by embedder family (the id up to its first ``-``: ``e5-small-q4`` is ``e5``):
 
-Each floor is the highest that cost at most 0.005 semantic hit@10 on either evaluation set (English and
-Traditional Chinese; ``bench/README.md``), so the floor drops results of unrelated queries without losing
-relevant ones. An embedder without a measured floor (Gemini, an injected one) has none: its rankings are
-used whole, as before floors existed.
+- :data:`FLOORS`, on the cosine itself (vectors are normalised);
+- :data:`LIFTS`, on its *lift*: the cosine minus the query's cosine with the centroid of the embedder's
+  vectors (:mod:`engine.semantic.centroid`), i.e. how far the message stands above the query's nearness
+  to the memory as a whole. A cosine alone cannot say "nothing here" for e5, which rates every pair of
+  texts 0.7-0.9: a nonsense string's nearest message scores as high as a paraphrase's answer, but it is
+  about as near to every message, so its lift is small.
+
+Both were measured on the dev sets (their questions as the paraphrases, nonsense strings and off-topic
+questions as the noise; ``python -m bench.nomatch``, figures in ``bench/README.md``). An embedder without
+measured floors (Gemini, an injected one) has none: its rankings are used whole.
 """
 
 from __future__ import annotations
 
 FLOORS: dict[str, float] = {"e5": 0.80, "use": 0.25, "hash": 0.10}
+LIFTS: dict[str, float] = {"e5": 0.045}
+
+
+def family(embedder_id: str) -> str:
+    return embedder_id.split("-", 1)[0]
 
 
 def floor_for(embedder_id: str) -> float | None:
-    """The similarity floor of an embedder, or None when none was measured for it."""
-    return FLOORS.get(embedder_id.split("-", 1)[0])
+    """The cosine floor of an embedder, or None when none was measured for it."""
+    return FLOORS.get(family(embedder_id))
 
 
-def above(pairs: list[tuple[int, float]], embedder_id: str) -> list[tuple[int, float]]:
-    """The ``(id, cosine)`` pairs that reach the embedder's floor (all of them without one)."""
+def lift_for(embedder_id: str) -> float | None:
+    """The lift floor of an embedder, or None when none was measured for it."""
+    return LIFTS.get(family(embedder_id))
+
+
+def above(
+    pairs: list[tuple[int, float]], embedder_id: str, base: float | None = None
+) -> list[tuple[int, float]]:
+    """The ``(id, cosine)`` pairs that pass the embedder's floors (all of them without any); ``base`` is
+    the query's cosine with the centroid of the vectors (None: the lift is not checked)."""
     floor = floor_for(embedder_id)
-    return pairs if floor is None else [(i, s) for i, s in pairs if s >= floor]
+    lift = lift_for(embedder_id)
+    low = floor if floor is not None else float("-inf")
+    if base is not None and lift is not None:
+        return [(i, s) for i, s in pairs if s >= low and s - base >= lift]
+    return [(i, s) for i, s in pairs if s >= low]

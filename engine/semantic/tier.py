@@ -48,6 +48,7 @@ from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
 from engine.semantic import annoyindex, exact, rows
 from engine.semantic.annoyindex import AnnoyArchive
+from engine.semantic.centroid import Centroids
 from engine.semantic.progress import Coverage
 from engine.semantic.rows import Stats
 from engine.semantic.worker import EmbedWorker, Progress, load
@@ -126,6 +127,7 @@ class SemanticTier:
         self._cache_bytes = 0
         self._cross: CrossIndex | None = None  # every session's vectors of the embedder in use
         self._cross_lock = threading.Lock()  # one search at a time reads or updates it
+        self._centroids = Centroids()
         self._load = self._loader(setting, embedder)
         self._local: tuple[Embedder, Choice] | None = None  # the query model of a process that does not embed
         self._local_lock = threading.Lock()
@@ -394,7 +396,35 @@ class SemanticTier:
             VectorIndexError: the embedder did not load in time.
         """
         embedder = self.embedder()
+        return self._nearest(embedder, embedder.encode_query(query), session, scope, where, k)
+
+    def search_meaning(
+        self, query: str, *, session: str | None, scope: str, k: int, where: MessageFilter = EVERY_MESSAGE
+    ) -> tuple[list[tuple[int, float]], float | None]:
+        """:meth:`search_vectors`, and the query's cosine with the centroid of the embedder's vectors (its
+        nearness to the memory as a whole, :mod:`engine.semantic.centroid`; None without vectors).
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        embedder = self.embedder()
         vector = embedder.encode_query(query)
+        with self._store.read() as conn:
+            middle = self._centroids.get(conn, embedder.id, embedder.dim)
+        import numpy as np
+
+        base = None if middle is None else float(np.dot(np.asarray(vector).reshape(-1), middle))
+        return self._nearest(embedder, vector, session, scope, where, k), base
+
+    def _nearest(
+        self,
+        embedder: Embedder,
+        vector: Vectors,
+        session: str | None,
+        scope: str,
+        where: MessageFilter,
+        k: int,
+    ) -> list[tuple[int, float]]:
         if session is None:
             ranked = self._rank_everywhere(embedder, vector, scope, where, k)
             if ranked is not None:

@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "engine.settings",
         "engine.logs",
         "engine.cjk",
+        "engine.timewords",
         "engine.textfold",
     ),
     ("engine.storage",),

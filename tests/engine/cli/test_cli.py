@@ -47,7 +47,7 @@ def test_append_history_search_roundtrip(capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = run(capsys, "search", "記憶體", "--match", "keyword", "--json")
     hits = json.loads(out)
     assert code == 0 and len(hits) == 1
-    assert set(hits[0]) == {"session", "id", "role", "content", "sendAt", "sender", "score", "source"}
+    assert set(hits[0]) == {"session", "id", "role", "content", "sendAt", "sender", "score", "source", "kind"}
     assert hits[0]["session"] == "cli-a" and hits[0]["source"] == "recent" and isinstance(hits[0]["id"], int)
     code, out, _ = run(capsys, "sessions", "--json")
     assert json.loads(out)[0]["id"] == "cli-a"

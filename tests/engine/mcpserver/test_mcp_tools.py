@@ -78,7 +78,7 @@ def test_search_covers_every_session_and_all_time(ctx: Context, memory: Memory) 
     memory.append("chat-old", [msg("user", "what colour is the bikeshed", OLD, "ann")])
     memory.append("chat-old", [msg("assistant", "the bikeshed is teal", OLD + NS)])
     memory.append("chat-new", [msg("user", long_text, OLD + 400 * DAY)])
-    memory.wait_idle(timeout=60)  # a search never waits for the embedder: let it finish first
+    assert memory.wait_idle(timeout=60)  # a search never waits for the embedder: let it finish first
     for match in ("keyword", "hybrid", "semantic"):
         found = call(ctx, "search", {"query": "bikeshed colour", "match": match})
         assert {h["session"] for h in found["hits"]} >= {"chat-old"}, match
@@ -93,7 +93,10 @@ def test_search_covers_every_session_and_all_time(ctx: Context, memory: Memory) 
         "matched": ["bikeshed", "colour"],
         "messageId": hit["messageId"],
         "read": {"session": "chat-old", "around": hit["messageId"]},
+        "score": hit["score"],
+        "kind": "keyword",
     }
+    assert hit["score"] > 0
     far = call(ctx, "search", {"query": "persimmon", "match": "keyword"})["hits"][0]
     assert len(far["snippet"]) <= 300 and "persimmon" in far["snippet"] and far["matched"] == ["persimmon"]
     assert far["snippet"].startswith("…") and far["snippet"].endswith("…")

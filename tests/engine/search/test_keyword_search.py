@@ -32,10 +32,9 @@ def found(mem: Memory, query: str, **kwargs: object) -> set[str]:
     return {h.message.content for h in mem.search(query, match="keyword", limit=50, **kwargs)}  # type: ignore[arg-type]
 
 
-def test_three_character_cjk_finds_every_row_containing_it_first(cjk: Memory) -> None:
+def test_three_character_cjk_finds_every_row_containing_it_and_no_other(cjk: Memory) -> None:
     hits = [h.message.content for h in cjk.search("記憶體", match="keyword", limit=50)]
-    assert set(hits[:3]) == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}  # both of its bigrams
-    assert hits[3:] == [CJK_DOCS[3]]  # 記憶 only: a match, ranked below
+    assert set(hits) == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}  # the word; not CJK_DOCS[3] (記憶 only)
 
 
 def test_two_character_cjk_terms_use_substring_matching(cjk: Memory) -> None:
@@ -216,7 +215,8 @@ def test_hostile_queries_never_raise(cjk: Memory, query: str) -> None:
         cjk.search(query, session="cli-zh", match="keyword", scope=match_scope)
     cjk.seed_keyword_search("cli-zh", query, "1y", 8)
     assert len(found(cjk, '"記憶體"')) == 3  # the trigram table is still there
-    assert len(found(cjk, "記憶體")) == 4  # and the bigram table
+    assert len(found(cjk, "記憶體")) == 3  # and the bigram table (the word whole)
+    assert len(found(cjk, "記憶")) == 4
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -260,6 +260,23 @@ def test_cjk_searches_stay_within_their_session(cjk: Memory, clock: FakeClock) -
     cjk.append("cli-zh2", [Message("user", "另一個記憶體問題", clock.advance(1))])
     assert found(cjk, "記憶體", session="cli-zh2") == {"另一個記憶體問題"}
     assert found(cjk, '"記憶體"', session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}
-    assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[3], CJK_DOCS[4]}
+    assert found(cjk, "記憶", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[3], CJK_DOCS[4]}
+    assert found(cjk, "記憶體", session="cli-zh") == {CJK_DOCS[0], CJK_DOCS[1], CJK_DOCS[4]}  # the word whole
     _, recent = cjk.seed_keyword_search("cli-zh2", "記憶體問題", "1d", 8)
     assert [h.message.content for h in recent] == ["另一個記憶體問題"]
+
+
+def test_a_three_character_cjk_word_matches_the_word_not_one_of_its_bigrams(memory: Memory) -> None:
+    memory.append(
+        "s1",
+        [
+            Message("user", "記憶是一種能力", 1_700_000_000_000_000_000),
+            Message("user", "今天我們討論記憶體的設計", 1_700_000_001_000_000_000),
+        ],
+    )
+    found = [h.message.content for h in memory.search("記憶體", session="s1", match="keyword")]
+    assert found == ["今天我們討論記憶體的設計"]
+    found = [h.message.content for h in memory.search("記憶", session="s1", match="keyword")]
+    assert sorted(found) == sorted(["記憶是一種能力", "今天我們討論記憶體的設計"])  # a two-character word
+    longer = [h.message.content for h in memory.search("記憶體怎麼設計", session="s1", match="keyword")]
+    assert "今天我們討論記憶體的設計" in longer  # a question: its pieces' bigrams each count
