@@ -72,6 +72,8 @@ QUERIES = {
     "cjk 2 chars rare (LIKE)": "電腦",
     "cjk 2 chars common (LIKE)": "的是",
     "mixed zh + en": "記憶體 memory",
+    "full-width english (folded)": "ｅｘｒｅｋａｌｏ",
+    "zero-width space inside (folded)": "exre\u200bkalo",
 }
 
 

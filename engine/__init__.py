@@ -9,6 +9,7 @@ The public face is small and stable; everything else is internal::
     result = mem.search_with_coverage("query")  # .hits, and .coverage of the meaning search
     mem.search("query", where=MessageFilter(role="user", sender="ann", since=..., until=...))
     query_terms("query")                      # what a search looks for, to highlight in its hits
+    fold_spans(text)                          # text as search folds it, and where each character came from
     mem.wait_idle()
     mem.close()
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from engine.sessions.folders import SessionInfo
     from engine.sessions.listeners import ResetResult
     from engine.settings import Settings
+    from engine.textfold import fold_spans
 
 _WHERE: dict[str, tuple[str, str | None]] = {
     "errors": ("engine.errors", None),
@@ -72,6 +74,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "RepairReport": ("engine.repair.rebuild", "RepairReport"),
     "Settings": ("engine.settings", "Settings"),
     "settings": ("engine.settings", None),
+    "fold_spans": ("engine.textfold", "fold_spans"),
 }
 """Where each public name lives. ``import engine`` loads none of it: a name is imported when first used
 (PEP 562), so a CLI command loads only the parts it runs."""
@@ -111,6 +114,7 @@ __all__ = [
     "agent_folders",
     "configure_logging",
     "errors",
+    "fold_spans",
     "import_agent_folders",
     "import_reasons",
     "import_transcripts",

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from engine.textfold import fold
+
 RANGES = (
     "\u2e80-\u2fdf"  # CJK radicals supplement, Kangxi radicals
     "\u3005\u3007\u3021-\u3029\u3038-\u303b"  # 々 〇, Hangzhou numerals, 〸-〻
@@ -51,5 +53,6 @@ _PAIR = re.compile(f"(?=([{RANGES}]{{2}}))")
 
 
 def cjk_bigrams(text: str) -> str:
-    """The overlapping CJK bigrams of a text, space-separated (what ``messages_bi`` indexes)."""
-    return " ".join(_PAIR.findall(text))
+    """The overlapping CJK bigrams of a text folded for search (:func:`engine.textfold.fold`),
+    space-separated (what ``messages_bi`` indexes)."""
+    return " ".join(_PAIR.findall(fold(text)))

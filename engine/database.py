@@ -11,15 +11,18 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from engine.errormemory import schema as error_memory
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
+from engine.search import migrations as search
 from engine.search.migrations import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
 from engine.storage.sql import Connection
 from engine.storage.store import Store
+from engine.sync.schema import m013_sync
 
 log = logging.getLogger("memtray.store")
 
@@ -28,6 +31,14 @@ def _vectors_then_context(conn: Connection) -> None:
     """Migration ``m002_vectors``: message vectors and the embedding queue, then the hybrid keyword index."""
     vectors.m002_vectors(conn)
     context.create(conn)
+
+
+def _unicode_fold(conn: Connection) -> None:
+    """Migration ``m011_unicode_fold``: every full-text index holds its texts folded for search
+    (:mod:`engine.textfold`): the archive's and the context index's rows that folding changes are indexed
+    again, the error memory's tables are made again."""
+    search.m011_unicode_fold(conn)
+    error_memory.m011_unicode_fold(conn)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -41,6 +52,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m008_cjk_bopomofo", m008_cjk_bopomofo),
     ("m009_session_titles", archive.m009_session_titles),
     ("m010_replayed_rows", archive.m010_replayed_rows),
+    ("m011_unicode_fold", _unicode_fold),
+    ("m012_global_ids", archive.m012_global_ids),
+    ("m013_sync", m013_sync),
 )
 
 

@@ -11,14 +11,16 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── InvalidMessage        a role, content or time the engine cannot store
     │   ├── InvalidSetting        an unknown setting or a value of the wrong type
     │   ├── InvalidKey            a Gemini key that is not one word of text
-    │   └── ImportFormatError     a file to import is not in the expected format (names the line)
+    │   ├── ImportFormatError     a file to import is not in the expected format (names the line)
+    │   └── WrongPassphrase       the sync passphrase does not open the shared folder
     ├── NotFound
     │   └── SessionNotFound       no such session
     ├── AmbiguousId               an id prefix that matches more than one record
     ├── StorageError              the environment: disk full, database locked or damaged, permissions
     │   ├── StoreLocked           another process held the store too long
     │   ├── MemoryClosed          the memory was closed (a repair replaced it, or the program quits)
-    │   └── CorruptStore          a file or the database is damaged and could not be repaired
+    │   ├── CorruptStore          a file or the database is damaged and could not be repaired
+    │   └── SyncError             the sync folder is missing, unreadable, or not set up
     ├── VectorIndexError          an embedder or a vector index could not be used
     ├── GeminiError               a Gemini call failed (summary, chat, decision, key test)
     │   ├── NoApiKey              no Gemini key is configured
@@ -70,6 +72,10 @@ class ImportFormatError(InvalidInput):
         self.line = line
 
 
+class WrongPassphrase(InvalidInput):
+    """The sync passphrase does not open the shared folder's key; nothing was written."""
+
+
 class NotFound(EngineError):
     """Something that was asked for does not exist."""
 
@@ -105,6 +111,11 @@ class MemoryClosed(StorageError):
 
 class CorruptStore(StorageError):
     """A store file is damaged and could not be repaired automatically."""
+
+
+class SyncError(StorageError):
+    """Sync through a shared folder cannot go on (no folder, sync not enabled, a file that cannot be
+    written); nothing was applied half."""
 
 
 class VectorIndexError(EngineError):

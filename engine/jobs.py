@@ -1,5 +1,6 @@
 """Maintenance jobs beside the summaries: expired error records hourly, idle temp sessions every 30 min,
-and the database's full integrity check at most daily.
+the database's full integrity check at most daily, and sync through the shared folder every minute when it
+is enabled (:mod:`engine.sync`).
 
 They join the same ``schedule.Scheduler()`` instance as the summarizer's quarter-hour job, ticked from
 outside (a QTimer in the app, the loop of ``memtray daemon``). A job only submits its work through the
@@ -20,12 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import schedule
 
-from engine.errors import CorruptStore
+from engine.errors import CorruptStore, EngineError
 
 if TYPE_CHECKING:
     from engine.memory import Memory
 
 log = logging.getLogger("memtray.jobs")
+
+SYNC_MINUTES = 1
+"""How often the tray app and ``memtray daemon`` sync (write what is new, apply what arrived)."""
 
 Submit = Callable[[Callable[[], Any]], Any]
 
@@ -67,7 +71,23 @@ def add_maintenance(
             if on_damaged is not None:
                 on_damaged(exc)
 
-    jobs = (("error purge", purge_errors), ("temp cleanup", clean_temp), ("integrity check", check_integrity))
+    def sync() -> None:
+        if not mem.sync.enabled:
+            return
+        try:
+            report = mem.sync.now()
+        except EngineError as exc:  # no key here, the folder not mounted: said once a minute, no traceback
+            log.warning("sync: %s", exc)
+            return
+        if report.segments_written or report.segments_applied:
+            log.info("sync: %s", report.describe())
+
+    jobs = (
+        ("error purge", purge_errors),
+        ("temp cleanup", clean_temp),
+        ("integrity check", check_integrity),
+        ("sync", sync),
+    )
     for name, work in jobs:
         job = _guarded(name, work)
 
@@ -81,5 +101,7 @@ def add_maintenance(
             scheduler.every().hour.at(":07").do(submit_job).tag("maintenance", "errors")
         elif name == "integrity check":
             scheduler.every().hour.at(":37").do(submit_job).tag("maintenance", "integrity")
+        elif name == "sync":
+            scheduler.every(SYNC_MINUTES).minutes.do(submit_job).tag("maintenance", "sync")
         else:
             scheduler.every(30).minutes.do(submit_job).tag("maintenance", "temp")

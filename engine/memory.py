@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded whe
     from engine.llm.gemini import ClientFactory
     from engine.repair.rebuild import RepairReport
     from engine.summary import Summaries, TurnContext
+    from engine.sync.service import Sync
 
 log = logging.getLogger("memtray.memory")
 
@@ -436,6 +437,11 @@ class Memory:
         """
         return self._log.compact(session)
 
+    def order_by_time(self, session: str) -> bool:
+        """Put a session's recent messages in time order, ties by global id (sync does it after messages
+        of another device arrived); whether anything moved."""
+        return self._log.order_by_time(session)
+
     def forget_message(self, message_id: int) -> Message:
         """Forget one archived message everywhere: history.json, the archive, FTS and the vectors.
 
@@ -482,6 +488,13 @@ class Memory:
             keys=self.keys,
             client_factory=self._client_factory,
         )
+
+    @cached_property
+    def sync(self) -> Sync:
+        """Sync through a shared folder (:mod:`engine.sync`): ``enable``, ``now``, ``status``, ``disable``."""
+        from engine.sync.service import Sync
+
+        return Sync(self._store, self, self.clock, self.keys, self.paths.locks_dir / "sync.lock")
 
     def turn_context(self, session: str, request: str = "") -> TurnContext:
         """What an LLM call gets this turn: the window with prefixes, then the turn-context message."""

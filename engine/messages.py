@@ -42,6 +42,8 @@ class Message:
         sender: the display name of who wrote it, or ``""``.
         id: the message's row id in the archive, once stored; ``None`` before.
         session: the session id, when the message came out of a store.
+        gid: its global id (:mod:`engine.sessions.identity`) when given on the way in (an import, a
+            sync); ``""``: the archive gives one when it stores the message.
     """
 
     role: str
@@ -50,9 +52,13 @@ class Message:
     sender: str = ""
     id: int | None = None
     session: str | None = None
+    gid: str = ""
 
     def with_id(self, message_id: int, session: str) -> Message:
         return replace(self, id=message_id, session=session)
+
+    def with_gid(self, gid: str) -> Message:
+        return replace(self, gid=gid)
 
 
 @dataclass(frozen=True)

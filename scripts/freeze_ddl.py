@@ -28,8 +28,19 @@ from sqlmodel import SQLModel
 from engine.errormemory.tables import ErrorRecordRow, ErrorVectorGeneration, ErrorVectorRow
 from engine.llm.tables import UsageRow
 from engine.semantic.tables import EmbedQueueRow, VectorRow
-from engine.sessions.tables import MessageBigramsRow, MessageMeta, MessageRow, SessionRow, SettingRow
+from engine.sessions.tables import (
+    ChangeRow,
+    DeviceRow,
+    MessageBigramsRow,
+    MessageGidRow,
+    MessageMeta,
+    MessageRow,
+    SessionRow,
+    SettingRow,
+    TombstoneRow,
+)
 from engine.storage.tables import MigrationRow
+from engine.sync.tables import SyncAppliedRow, SyncReceivedRow, SyncStateRow, SyncTitleRow, SyncTombstoneRow
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "engine" / "storage" / "frozen_ddl.py"
@@ -68,6 +79,12 @@ HISTORY: tuple[Created | Added, ...] = (
     Created("M005_CJK_BIGRAMS", "m005_cjk_bigrams", (MessageBigramsRow,)),
     Added("M009_SESSION_TITLES", "m009_session_titles", SessionRow, ("title", "title_source")),
     Added("M010_REPLAYED_ROWS", "m010_replayed_rows", MessageMeta, ("replayed_from", "replayed_to")),
+    Created("M012_GLOBAL_IDS", "m012_global_ids", (DeviceRow, MessageGidRow, ChangeRow, TombstoneRow)),
+    Created(
+        "M013_SYNC",
+        "m013_sync",
+        (SyncStateRow, SyncAppliedRow, SyncTombstoneRow, SyncReceivedRow, SyncTitleRow),
+    ),
 )
 """Which migration made each table and added each later column, in the order they were recorded."""
 

@@ -4,7 +4,9 @@ The terms are the engine's own (:func:`engine.query_terms`): what keyword search
 words and its CJK runs, so the viewer marks what the search matched. A term of the Latin alphabet or
 digits is marked only as a whole word, or with an inflection the word index folds into it (``s``,
 ``es``, ``ed``, ``ing``, ``'s``): "low" marks "low" and "lows", not the start of "lower"; "e" marks the
-"e" of "e-mail", not every "e" of the text. A CJK term is marked anywhere.
+"e" of "e-mail", not every "e" of the text. A CJK term is marked anywhere. The terms are folded for
+search, so they are looked for in the text folded the same way (:func:`engine.fold_spans`), and what is
+marked is the text as stored: "ＡＰＩ" for the term "api", "pass\u200bword" for "password".
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import html
 import re
 
-from engine import query_terms
+from engine import fold_spans, query_terms
 
 
 def terms(query: str) -> list[str]:
@@ -33,16 +35,23 @@ def _piece(word: str) -> str:
 
 
 def highlight_html(text: str, words: list[str], *, mark: str = "background-color:#ffe066;") -> str:
-    """``text`` as HTML with every occurrence of ``words`` (case-insensitive) marked."""
+    """``text`` as HTML with every occurrence of ``words`` (in any case, in any spelling search folds
+    alike) marked."""
     if not words:
         return html.escape(text)
-    pattern = re.compile("|".join(_piece(w) for w in words), re.IGNORECASE)
+    folded, spans = fold_spans(text)
+    pattern = re.compile("|".join(_piece(fold_spans(w)[0]) for w in words if w), re.IGNORECASE)
     parts: list[str] = []
     last = 0
-    for m in pattern.finditer(text):
-        parts.append(html.escape(text[last : m.start()]))
-        parts.append(f'<span style="{mark}font-weight:bold;">{html.escape(m.group(0))}</span>')
-        last = m.end()
+    for m in pattern.finditer(folded):
+        if m.end() == m.start():
+            continue
+        start, end = spans[m.start()][0], spans[m.end() - 1][1]
+        if start < last:
+            continue
+        parts.append(html.escape(text[last:start]))
+        parts.append(f'<span style="{mark}font-weight:bold;">{html.escape(text[start:end])}</span>')
+        last = end
     parts.append(html.escape(text[last:]))
     return "".join(parts)
 

@@ -14,6 +14,7 @@ from engine.cli import (
     commands_search,
     commands_sessions,
     commands_summary,
+    commands_sync,
 )
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
@@ -28,6 +29,7 @@ COMMAND_MODULES: list[Register] = [
     commands_errors.register,
     commands_repair.register,
     commands_mcp.register,
+    commands_sync.register,
 ]
 
 

@@ -28,6 +28,7 @@ from collections import defaultdict
 from engine.errormemory.records import ERROR_TYPE_PREFIX, classify
 from engine.search.terms import Term, parse_natural, quote
 from engine.storage.sql import Connection
+from engine.textfold import SQL_FUNCTION, fold
 
 MAX_TERMS = 16
 CANDIDATES = 1000
@@ -98,7 +99,7 @@ def _term_hits(
         )
         params = (f"{_FTS_COLUMNS} : {quote(term.text)}", now, *tool, CANDIDATES)
         return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, params)]
-    where = " OR ".join(f"m.{c} LIKE ? ESCAPE '\\'" for c in _COLUMNS)
+    where = " OR ".join(f"{SQL_FUNCTION}(m.{c}) LIKE ? ESCAPE '\\'" for c in _COLUMNS)
     sql = (
         f"SELECT m.num FROM error_memory m WHERE ({where}) AND m.expires_at > ?{tool_sql} "
         "ORDER BY m.num DESC LIMIT ?"
@@ -111,7 +112,7 @@ def _term_hits(
 
 def full_text(conn: Connection, query: str, tool_name: str | None, now: int, tables: set[str]) -> list[int]:
     """Records matching at least half of the query's terms, best first."""
-    terms = parse_natural(query, cjk_route="tri")
+    terms = parse_natural(fold(query), cjk_route="tri")  # folded, as the FTS tables hold the records
     terms = [t for t in terms if t.text.lower() not in ERROR_WORDS][:MAX_TERMS]
     if not terms:
         return []

@@ -37,6 +37,12 @@ def by_dedupe(conn: Connection, key: str) -> tuple[int, ErrorRecord] | None:
     return None if row is None else (int(row[0]), to_record(row))
 
 
+def dedupe_of(conn: Connection, num: int) -> str:
+    """The duplicate key of the record in row ``num`` ("" when there is none)."""
+    row = conn.execute("SELECT dedupe FROM error_memory WHERE num = ?", (num,)).first()
+    return "" if row is None else str(row[0] or "")
+
+
 def id_taken(conn: Connection, ident: str) -> bool:
     return conn.execute("SELECT 1 FROM error_memory WHERE id = ?", (ident,)).first() is not None
 

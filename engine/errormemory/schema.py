@@ -5,7 +5,7 @@
 :mod:`engine.errormemory.tables`, created from the statements frozen in :mod:`engine.storage.frozen_ddl`.
 
 The FTS5 tables are external-content tables over ``error_memory`` (tool name, keywords, symptom, cause,
-action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remove_diacritics 2``) and
+action), folded for search (:mod:`engine.textfold`), kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remove_diacritics 2``) and
 ``error_memory_tri`` (``trigram``, for CJK). Like the archive's, they are created by :func:`ensure_fts`
 (when the error memory opens) if the local SQLite supports them, so a store gains them when SQLite does.
 """
@@ -14,10 +14,20 @@ from __future__ import annotations
 
 from engine.storage import ddl, frozen_ddl, fts
 from engine.storage.sql import Connection
+from engine.textfold import SQL_FUNCTION
 
 _COLUMNS = ("tool_name", "keywords", "symptom", "cause", "action")
 FTS_TABLES = tuple(
-    fts.ExternalFts(name, "error_memory", "num", _COLUMNS, tokenizer, update_of=True, if_not_exists=True)
+    fts.ExternalFts(
+        name,
+        "error_memory",
+        "num",
+        _COLUMNS,
+        tokenizer,
+        values=tuple(f"{SQL_FUNCTION}({{row}}.{column})" for column in _COLUMNS),
+        update_of=True,
+        if_not_exists=True,
+    )
     for name, tokenizer in (
         ("error_memory_fts", "porter unicode61 remove_diacritics 2"),
         ("error_memory_tri", "trigram"),
@@ -41,3 +51,11 @@ def m003_error_memory(conn: Connection) -> None:
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:
     """Create the supported FTS tables and triggers that are missing; return the ones that exist."""
     return fts.ensure(conn, FTS_TABLES, supported)
+
+
+def m011_unicode_fold(conn: Connection) -> None:
+    """Drop the FTS tables and triggers that indexed the records as stored: :func:`ensure_fts` (when the error
+    memory opens) makes them again, indexing the records folded for search (:mod:`engine.textfold`)."""
+    for table in FTS_TABLES:
+        fts.drop_triggers(conn, table)
+        conn.execute(f"DROP TABLE IF EXISTS {table.name}")

@@ -35,6 +35,7 @@ from engine.errormemory.records import (
 )
 from engine.errors import AmbiguousId, InvalidInput, NotFound
 from engine.search.query import clean
+from engine.sessions import identity
 
 if TYPE_CHECKING:
     from engine.storage.sql import Connection
@@ -362,6 +363,10 @@ class ErrorMemory:
         """
         num, record = self._one(id_prefix)
         with self.store.write() as conn:
+            dedupe = rows.dedupe_of(conn, num)
+            if dedupe:  # told to the other devices by sync; no sync brings the record back
+                tombstone = {"keys": [identity.ERROR_PREFIX + dedupe]}
+                identity.record_change(conn, identity.ERROR_FORGET, "", tombstone, self.clock())
             rows.delete(conn, num)
         self.store.scrub(self.fts_tables)  # no old index segment or WAL page keeps its words
         log.info("forgot error record %s", record.id[:12])

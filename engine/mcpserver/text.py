@@ -14,6 +14,7 @@ from engine.cjk import has_cjk
 from engine.clock import NS_PER_SECOND
 from engine.errors import InvalidInput
 from engine.search.terms import STOP_WORDS
+from engine.textfold import fold, fold_spans
 
 SNIPPET_CHARS = 300
 _SNIPPET_SCAN = 200_000  # a snippet comes from a message's first 200k characters (a 10 MB message stays fast)
@@ -74,9 +75,9 @@ def shorten(text: str, limit: int) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """What of a query to look for in a hit, lower-cased, longest first: its quoted phrases, its words
-    (stop words dropped), and each 2-character piece of a CJK run."""
-    lowered = query.lower()
+    """What of a query to look for in a hit, folded for search (:mod:`engine.textfold`), longest first: its
+    quoted phrases, its words (stop words dropped), and each 2-character piece of a CJK run."""
+    lowered = fold(query)
     terms = {p.strip() for p in _PHRASE.findall(lowered) if p.strip()}
     for word in _WORD.findall(lowered):
         if has_cjk(word):
@@ -98,12 +99,12 @@ def snippet(content: str, terms: list[str], limit: int = SNIPPET_CHARS) -> tuple
     Without a match (a semantic hit) the snippet is the message's start.
     """
     flat = squash(content[:_SNIPPET_SCAN])
-    lowered = flat.lower()
+    lowered, spans = fold_spans(flat)  # a term is found in any spelling search folds alike
     found = [t for t in terms if _stem(t) in lowered]
     matched = [t for t in found if not any(t != other and t in other for other in found)]
     if len(flat) <= limit:
         return flat, matched
-    positions = sorted(lowered.find(_stem(t)) for t in matched)
+    positions = sorted(spans[lowered.find(_stem(t))][0] for t in matched)
     # The window holding the most of the matched terms, starting a third of it before the first of them.
     first = max(positions, key=lambda p: sum(p <= q < p + limit * 2 // 3 for q in positions), default=0)
     start = max(0, min(first - limit // 3, len(flat) - limit))

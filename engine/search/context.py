@@ -4,7 +4,8 @@ An answer often only makes sense with the turns around it: "Yes, last Tuesday!" 
 turn before holds the words a search uses, and the turn after often names what was just said. The table
 ``context_fts`` (FTS5, ``porter unicode61 remove_diacritics 2``; rowid = message id) keeps each message in
 three columns, ``prev`` (the session's message before it), ``own`` and ``next`` (the message after it),
-each as ``sender: content``, plus the session key. A search ranks by BM25 with the column weights of
+each as ``sender: content`` folded for search (:mod:`engine.textfold`, since ``m011_unicode_fold``),
+plus the session key. A search ranks by BM25 with the column weights of
 :data:`COLUMN_WEIGHTS`: a message's own words count most, its neighbours' help. Measured on LoCoMo
 (``bench/README.md``), this one ranking beats both a message alone and a message with its previous turn
 at every cut-off. Plain keyword search (``match="keyword"``) is unchanged.
@@ -31,6 +32,7 @@ from engine.search.query import Query
 from engine.sessions import archive
 from engine.storage import fts
 from engine.storage.sql import Connection
+from engine.textfold import fold
 
 TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")
@@ -49,6 +51,11 @@ BATCH = 2000
 _INSERT = f"INSERT OR REPLACE INTO {TABLE}(rowid, prev, own, next, skey) VALUES (?, ?, ?, ?, ?)"
 
 
+def _indexed(sender: str, content: str) -> str:
+    """What the table holds of a message: ``sender: content`` folded for search (:mod:`engine.textfold`)."""
+    return fold(own_text(sender, content))
+
+
 def create(conn: Connection) -> None:
     """Create the table (if FTS5 exists) and index every archived message."""
     try:
@@ -61,7 +68,7 @@ def create(conn: Connection) -> None:
     last: tuple[int, str, str, str, str] | None = None  # (id, session, prev, own, skey): waits for its next
     rows = conn.execute("SELECT id, session_id, skey, sender, content FROM messages ORDER BY session_id, id")
     for message_id, session, skey, sender, content in rows:  # streamed: only a batch is held in memory
-        own = own_text(sender or "", content)
+        own = _indexed(sender or "", content)
         same_session = last is not None and last[1] == session
         if last is not None:
             batch.append((last[0], last[2], last[3], own if same_session else "", last[4]))
@@ -106,7 +113,7 @@ def _neighbour(conn: Connection, session: str, message_id: int, after: bool) -> 
         else "SELECT id, sender, content FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1"
     )
     row = conn.execute(sql, (session, message_id)).first()
-    return None if row is None else (int(row[0]), own_text(row[1] or "", row[2]))
+    return None if row is None else (int(row[0]), _indexed(row[1] or "", row[2]))
 
 
 def _set_next(conn: Connection, message_id: int, value: str) -> None:
@@ -125,7 +132,7 @@ def add(conn: Connection, messages: Sequence[Message]) -> None:
     for message in messages:
         if message.id is None or not message.session:
             continue
-        session, own = message.session, own_text(message.sender, message.content)
+        session, own = message.session, _indexed(message.sender, message.content)
         before = latest.get(session)
         if before is not None:
             before[3] = own
@@ -234,7 +241,7 @@ def _bounded_search(
         if not matched:
             continue
         df = max([float(len(matched)), *(counter.matches(ids) for ids in per_column)])
-        lists.append((word.casefold(), bm25.idf(df, total), per_column))
+        lists.append((word, bm25.idf(df, total), per_column))
     rough: dict[int, float] = defaultdict(float)
     for _, weight, per_column in lists:
         for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
@@ -255,7 +262,7 @@ def _bounded_search(
             tf = 0.0
             for c, (column_weight, text_c) in enumerate(zip(COLUMN_WEIGHTS, columns, strict=True)):
                 older = len(per_column[c]) >= fulltext.CANDIDATES and row_id < per_column[c][-1]
-                if row_id in sets[c] or (older and folded in text_c.casefold()):
+                if row_id in sets[c] or (older and folded in fold(text_c)):
                     tf += column_weight
             held.append((weight, tf))
         scored.append((row_id, bm25.score(held, sum(len(t) for t in columns), average)))

@@ -25,6 +25,7 @@ from engine.search.terms import Term, quote
 from engine.sessions import archive
 from engine.sessions.schema import trigram_skey
 from engine.storage.sql import Connection
+from engine.textfold import SQL_FUNCTION, fold
 
 CANDIDATES = 500
 """The newest matches fetched per term."""
@@ -97,9 +98,16 @@ def _like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-def like_ids(conn: Connection, text: str, bounds: Bounds, limit: int) -> list[int]:
-    """Ids of rows containing ``text`` (case-insensitive for ASCII), newest first."""
-    condition = "m.content LIKE ? ESCAPE '\\' AND m.id >= ? AND m.id < ?"
+def like_ids(conn: Connection, text: str, bounds: Bounds, limit: int, *, folded: bool = False) -> list[int]:
+    """Ids of rows containing ``text`` (case-insensitive for ASCII), newest first.
+
+    ``folded``: match the rows' text folded for search (:mod:`engine.textfold`; a Python call per row, for
+    scans of a few rows). Else the stored text is matched as it is, so a scan of the whole archive stays
+    in SQLite: a query folded to another form than the stored one (a half-width katakana, a compatibility
+    ideograph searched alone) is not found there.
+    """
+    content = f"{SQL_FUNCTION}(m.content)" if folded else "m.content"
+    condition = f"{content} LIKE ? ESCAPE '\\' AND m.id >= ? AND m.id < ?"
     params: list[object] = [_like_pattern(text), bounds.min_id, bounds.max_id]
     if bounds.session_id:
         condition = "m.session_id = ? AND " + condition
@@ -161,7 +169,7 @@ class RowCounter:
 
 
 def _contains(term: Term, text: str) -> bool:
-    return term.text.casefold() in text.casefold()
+    return term.text in fold(text)
 
 
 def rank(

@@ -14,6 +14,7 @@ from engine.search.hits import Hit
 from engine.search.query import Query
 from engine.sessions import archive
 from engine.storage.sql import Connection
+from engine.textfold import fold
 
 
 def start_ids(conn: Connection, session_id: str | None) -> dict[str, int]:
@@ -96,14 +97,14 @@ def seed_keyword_search(
             if len(archive_hits) >= limit:
                 break
     recent_bounds = fulltext.Bounds(session_id=session_id, min_id=cut, where=MessageFilter(since=after_ns))
-    recent_ids = fulltext.like_ids(conn, term.text, recent_bounds, limit * 2)
+    recent_ids = fulltext.like_ids(conn, term.text, recent_bounds, limit * 2, folded=True)
     seen = {(h.message.role, h.message.content) for h in archive_hits}
     recent_hits: list[Hit] = []
-    needle = term.text.casefold()
+    needle = term.text
     found = archive.by_ids(conn, recent_ids)
     for row_id in recent_ids:
         message = found.get(row_id)
-        if message is None or needle not in message.content.casefold():
+        if message is None or needle not in fold(message.content):
             continue
         if (message.role, message.content) in seen:
             continue

@@ -1,6 +1,8 @@
 """A search query, parsed once: :func:`parse` makes the :class:`Query` every part of a search reads.
 
-Cleaning (NULs and lone surrogates out, at most :data:`MAX_QUERY_CHARS`) happens here and only here; the
+Cleaning (NULs and lone surrogates out, at most :data:`MAX_QUERY_CHARS`) happens here and only here, and
+so does folding: the terms, phrases and CJK runs are those of the text folded for search
+(:func:`engine.textfold.fold`, as every index holds its text), the cleaned text itself stays as typed. The
 keyword ranking, the context index, the vectors, the sender rule of hybrid fusion and the viewer's
 highlighting all take the parsed query (or its cleaned text), so they agree on its words, stop words and
 CJK runs (:mod:`engine.search.terms`, :mod:`engine.cjk`).
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from engine import cjk
 from engine.search import terms
 from engine.search.terms import Term
+from engine.textfold import fold
 
 MAX_QUERY_CHARS = 4096
 
@@ -41,8 +44,8 @@ class Query:
     """One query, cleaned and parsed.
 
     Attributes:
-        text: the cleaned text (what the vectors embed, what sender names are looked for in).
-        terms: the natural-language terms, routed by script (any of them may match; stop words out).
+        text: the cleaned text, as typed (what the vectors embed, what sender names are looked for in).
+        terms: the natural-language terms of the folded text, routed by script (any of them may match; stop words out).
         phrase: the whole text searched as one phrase (the ``chat_history`` tool's keyword mode); None
             when it is blank.
         phrases: the ``"double-quoted phrases"``.
@@ -79,21 +82,22 @@ class Query:
 
 
 def parse(text: str) -> Query:
-    """Clean and parse ``text``."""
+    """Clean ``text`` and parse it folded for search."""
     text = clean(text)
-    phrases = tuple(p.strip() for p in terms.PHRASE.findall(text) if p.strip())
-    runs = tuple(cjk.RUN.findall(terms.PHRASE.sub(" ", text)))
+    folded = fold(text)
+    phrases = tuple(p.strip() for p in terms.PHRASE.findall(folded) if p.strip())
+    runs = tuple(cjk.RUN.findall(terms.PHRASE.sub(" ", folded)))
     return Query(
         text=text,
-        terms=tuple(terms.parse_natural(text)),
-        phrase=terms.route_phrase(text),
+        terms=tuple(terms.parse_natural(folded)),
+        phrase=terms.route_phrase(folded),
         phrases=phrases,
         runs=runs,
-        has_cjk=cjk.has_cjk(text),
+        has_cjk=cjk.has_cjk(folded),
     )
 
 
 def query_terms(text: str) -> list[str]:
     """The texts that a search for ``text`` looks for, to highlight in its results (see
-    :meth:`Query.highlights`)."""
+    :meth:`Query.highlights`), folded for search as the indexes hold them."""
     return parse(text).highlights()

@@ -13,7 +13,8 @@ run has no spaces to split it into words, so it is split at its stop characters
 bigrams in ``messages_bi``, an index of CJK bigrams (two characters is the most common Chinese word
 length): 晚上睡不好怎麼辦 looks for 晚上, 上睡, 睡不 and 不好. A query of stop characters only keeps
 them. A single CJK character (or anything an index cannot hold) is a ``LIKE`` substring scan, newest
-first. A quoted CJK phrase of 3+ characters goes to the trigram table ``messages_tri``, whole.
+first. A quoted phrase of 3+ characters holding CJK goes to the trigram table ``messages_tri``, whole (a
+substring of the folded text, whatever the length of its CJK runs: ``"不足,請重啟"`` finds ``不足，請重啟``).
 """
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ def route_phrase(text: str) -> Term | None:
     runs = cjk.RUN.findall(text)
     if len(runs) == 1 and len(runs[0]) == 2 and runs[0] == text:
         return Term(text, "bi")
-    if any(len(run) < 3 for run in runs) or (runs and len(text) < 3):
+    if runs and len(text) < 3:
         return Term(text, "like")
     if runs:
         return Term(text, "tri")

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.cjk import cjk_bigrams
 from engine.messages import Message
+from engine.sessions import identity
 from engine.storage import bulk
 from engine.storage.sql import Connection
 
@@ -97,6 +98,7 @@ def insert_sessions(
         ids = list(range(first, first + len(messages)))
         first += len(messages)
         result.append(ids)
+        identity.record_gids(conn, ids, messages)
         bigrams.extend(
             (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
         )

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from engine.imported import ImportedSession
 from engine.messages import Message
-from engine.sessions import archive
+from engine.sessions import archive, identity
 
 BATCH_MESSAGES = 5000
 """Messages per batch (a conversation is never split): large enough that the per-transaction costs
@@ -56,11 +56,21 @@ def batches(
         yield batch
 
 
-def fresh(item: ImportedSession, known: set[tuple[str, str, int]]) -> list[Message]:
-    """The messages of ``item`` the session does not hold yet: ``known`` has the archive's (role, text,
-    time) of the session (:func:`engine.sessions.archive.fingerprints`), time as it would be archived."""
+def fresh(
+    item: ImportedSession, known: set[tuple[str, str, int]], dead: set[str] | frozenset[str] = frozenset()
+) -> list[Message]:
+    """The messages of ``item`` the session does not hold yet and that were never forgotten: ``known``
+    has the archive's (role, text, time) of the session (:func:`engine.sessions.archive.fingerprints`),
+    time as it would be archived; ``dead`` the tombstones' import keys. Each comes with its global id: its
+    own (a synced message), else the import key's (:func:`engine.sessions.identity.with_import_gids`)."""
     times = archive.archive_times(item.messages)
-    return [m for m, t in zip(item.messages, times, strict=True) if (m.role, m.content, t) not in known]
+    named = identity.with_import_gids(item.session, item.messages, times)
+    return [
+        m
+        for m, t in zip(named, times, strict=True)
+        if (m.role, m.content, t) not in known
+        and not (dead and identity.message_key(item.session, m.role, m.content, t) in dead)
+    ]
 
 
 def in_parallel(work: Callable[[T], R], items: Sequence[T]) -> list[R | Exception]:

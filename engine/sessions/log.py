@@ -32,7 +32,7 @@ from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, importing, titles
+from engine.sessions import alignment, archive, compaction, identity, importing, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private, ordering_time
@@ -196,7 +196,9 @@ class SessionLog:
             raise InvalidInput("a temporary chat keeps no title")
         cleaned = titles.clean(title)
         with self.locks.hold(session), self._store.write() as conn:
-            archive.set_title(conn, session, cleaned, titles.USER, self._clock())
+            now = self._clock()
+            archive.set_title(conn, session, cleaned, titles.USER, now)
+            identity.record_change(conn, identity.TITLE, session, {"title": cleaned}, now)
         return cleaned
 
     # -- writing ----------------------------------------------------------------------------------
@@ -388,7 +390,10 @@ class SessionLog:
             for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
                 held.enter_context(self.locks.hold(session))
             with self._store.read() as conn:
-                news = [importing.fresh(item, archive.fingerprints(conn, item.session)) for item in batch]
+                dead = identity.tombstones(conn)  # a forgotten message is never imported again
+                news = [
+                    importing.fresh(item, archive.fingerprints(conn, item.session), dead) for item in batch
+                ]
             present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
             todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
             for session, new in todo:
@@ -607,6 +612,53 @@ class SessionLog:
         )
         return CompactResult(session, cut, len(remaining), before, after, start_at, elapsed)
 
+    def order_by_time(self, session: str) -> bool:
+        """Put the session's recent messages (history.json and their rows, from the compaction cut on) in
+        time order, ties by global id: what sync does after messages of another device arrived, so that the
+        window is the newest messages of the merged archive, the same on every device. Returns whether
+        anything moved.
+
+        The rows are taken out and stored again in order (new row ids, the same global ids; the listeners
+        drop and re-derive them, as for a forget and an append). history.json is removed first: a process
+        killed before the new file is written finds it lost and rebuilds it from the rows.
+        """
+        if is_private(session) or not self.exists(session):
+            return False
+        with self.locks.hold(session):
+            self._recovery.repair(session)
+            with self._store.read() as conn:
+                meta = archive.meta(conn, session)
+                rows = archive.rows_from(conn, session, meta.start_id)
+                gids = identity.gids_of(conn, [m.id or 0 for m in rows])
+            ordered = sorted(rows, key=lambda m: (m.send_at, gids.get(m.id or 0, "")))
+            if [m.id for m in ordered] == [m.id for m in rows]:
+                return False
+            path = self.paths.history_file(session)
+            with file_errors(f"history.json of session {session}"):
+                path.unlink(missing_ok=True)
+                self.files.forget(path)
+            with self._store.write() as conn:
+                for m in rows:
+                    for listener in self.listeners:
+                        listener.message_forgotten(conn, session, m.id or 0)
+                archive.delete_range(
+                    conn, session, min(m.id or 0 for m in rows), max(m.id or 0 for m in rows)
+                )
+                again = [
+                    Message(m.role, m.content, m.send_at, m.sender, gid=gids.get(m.id or 0, ""))
+                    for m in ordered
+                ]
+                ids = archive.insert(conn, session, again, self._clock())
+                stored = [m.with_id(i, session) for m, i in zip(again, ids, strict=True)]
+                for listener in self.listeners:
+                    listener.messages_added(conn, stored)
+                start_id = ids[0] if meta.start_id else 0
+                archive.save_meta(conn, session, archive.Meta(meta.start_at, start_id, ids[-1]))
+            with file_errors(f"history.json of session {session}"):
+                self.files.write(path, [to_record(m) for m in stored])
+        log.info("session %s: %d recent messages put in time order", session, len(rows))
+        return True
+
     # -- forgetting, reset, removal ---------------------------------------------------------------
 
     def forget(self, message_id: int) -> Message:
@@ -628,6 +680,9 @@ class SessionLog:
                 with file_errors(f"history.json of session {session}"):
                     self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
             with self._store.write() as conn:
+                forgotten = identity.deleted_detail(conn, session, message_id)
+                if forgotten["gids"]:
+                    identity.record_change(conn, identity.FORGET, session, forgotten, self._clock())
                 for listener in self.listeners:
                     listener.message_forgotten(conn, session, message_id)
                 archive.delete_message(conn, message_id)
@@ -675,6 +730,12 @@ class SessionLog:
 
     def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
         with self._store.write() as conn:
+            cleared = identity.deleted_detail(conn, session)
+            kind = identity.REMOVE if unregister else identity.RESET
+            if cleared["gids"]:
+                identity.record_change(conn, kind, session, cleared, self._clock())
+            if unregister:
+                identity.drop_titles(conn, session)
             for listener in self.listeners:
                 listener.session_cleared(conn, session)
             deleted = archive.delete_session(conn, session)

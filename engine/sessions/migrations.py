@@ -1,6 +1,6 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``, ``m010_replayed_rows``) and its full-text indexes, (re)made after every open by
-:func:`ensure_fts`. The tables are the classes of :mod:`engine.sessions.tables`; the steps run the
+``m009_session_titles``, ``m010_replayed_rows``, ``m012_global_ids``) and its full-text indexes, (re)made
+after every open by :func:`ensure_fts`. The tables are the classes of :mod:`engine.sessions.tables`; the steps run the
 statements frozen from them in :mod:`engine.storage.frozen_ddl`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
@@ -8,7 +8,10 @@ statements frozen from them in :mod:`engine.storage.frozen_ddl`.
 
 from __future__ import annotations
 
+import time
+
 from engine.cjk import cjk_bigrams
+from engine.sessions import identity
 from engine.sessions.schema import CJK_GLOB, FTS_TABLES
 from engine.storage import ddl, frozen_ddl, fts
 from engine.storage.sql import Connection
@@ -48,6 +51,20 @@ def m010_replayed_rows(conn: Connection) -> None:
     """``message_meta.replayed_from`` and ``replayed_to``: the ids of the rows the last replay wrote to
     history.json, so a client's retry of that failed append takes them (:func:`engine.sessions.recovery.retried`)."""
     ddl.add_missing(conn, frozen_ddl.M010_REPLAYED_ROWS)
+
+
+def m012_global_ids(conn: Connection) -> None:
+    """A device id for this home, a global id for every message (existing ones get ``<device>.<row id>``),
+    the journal of forgets, resets, removals and titles, and the tombstones (:mod:`engine.sessions.identity`)."""
+    ddl.create_missing(conn, frozen_ddl.M012_GLOBAL_IDS)
+    if conn.execute("SELECT 1 FROM device LIMIT 1").first() is None:
+        conn.execute(
+            "INSERT INTO device(id, created_at) VALUES (?, ?)", (identity.new_device_id(), time.time_ns())
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO message_gids(id, gid) "
+        "SELECT id, (SELECT id FROM device ORDER BY created_at LIMIT 1) || '.' || id FROM messages"
+    )
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

@@ -8,9 +8,20 @@ from __future__ import annotations
 
 from engine import cjk
 from engine.storage.fts import ExternalFts
+from engine.textfold import SQL_FUNCTION
 
 # The trigram table indexes only rows with a CJK character (engine.cjk says which characters are CJK).
 CJK_GLOB = cjk.GLOB
+
+NON_ASCII_GLOB = "'*[^' || char(1) || '-' || char(127) || ']*'"
+"""SQL: a GLOB pattern matching a text that holds a character outside ASCII."""
+FOLDED_CONTENT = (
+    f"CASE WHEN {{row}}.content GLOB {NON_ASCII_GLOB} THEN {SQL_FUNCTION}({{row}}.content) "
+    "ELSE {row}.content END"
+)
+"""What the word and trigram tables index of a message (since ``m011_unicode_fold``): its text folded for
+search (:mod:`engine.textfold`), never the stored text itself. A text of ASCII only is indexed as it is,
+without calling Python: both tokenizers fold ASCII case themselves, so it gives the same entries."""
 
 SKEY_BASE = 0xE001
 SKEY_SPAN = 6000
@@ -40,6 +51,7 @@ FTS_TABLES = (
         "id",
         ("content", "skey"),
         "porter unicode61 remove_diacritics 2",
+        values=(FOLDED_CONTENT, "{row}.skey"),
         automerge=AUTOMERGE,
     ),
     # CJK bigrams (two-character words: 電腦, 記憶), kept in messages_cjk by archive.insert; see m005.
@@ -52,8 +64,8 @@ FTS_TABLES = (
         "id",
         ("content", "skey"),
         "trigram",
-        values=("{row}.content", TRIGRAM_SKEY_SQL),
-        only_where=f"{{row}}.content GLOB '{CJK_GLOB}'",
+        values=(FOLDED_CONTENT, TRIGRAM_SKEY_SQL),
+        only_where=f"{{row}}.content GLOB {NON_ASCII_GLOB} AND {SQL_FUNCTION}({{row}}.content) GLOB '{CJK_GLOB}'",
         automerge=AUTOMERGE,
     ),
 )

@@ -83,3 +83,50 @@ class SettingRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class DeviceRow(SQLModel, table=True):
+    """This home's device id (one row, made by ``m012_global_ids``): the prefix of the global id of every
+    message written here (:mod:`engine.sessions.identity`)."""
+
+    __tablename__ = "device"
+
+    id: str = Field(primary_key=True)  # 16 random hex digits, made once per home
+    created_at: int = 0  # Unix ns: the oldest row is the device's id
+
+
+class MessageGidRow(SQLModel, table=True):
+    """A message's global id beside its local row id; the row goes with its message (cascade)."""
+
+    __tablename__ = "message_gids"
+
+    id: int | None = Field(default=None, primary_key=True, foreign_key="messages.id", ondelete="CASCADE")
+    gid: str = Field(unique=True)  # <device>.<row id>, or k:<import key> for an imported message
+
+
+class ChangeRow(SQLModel, table=True):
+    """A change to the archive other than a new message, in the order it was made: a forget, a reset, a
+    removal or a user's title (what a sync tells other devices, :mod:`engine.sync`).
+
+    ``detail`` is JSON: ``{"gids": [...], "keys": [...]}`` for the messages a forget, reset or removal
+    deleted (their global ids and import-key digests, never their text); ``{"title": ...}`` for a title.
+    """
+
+    __tablename__ = "session_changes"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    seq: int | None = Field(default=None, primary_key=True)  # the order changes were made in
+    kind: str  # forget, reset, remove, title, error-forget
+    session_id: str  # "" for an error-memory record's forget
+    detail: str  # JSON, see the class
+    at: int = 0  # Unix ns when it was made (a title's clock)
+
+
+class TombstoneRow(SQLModel, table=True):
+    """The import key (:func:`engine.sessions.identity.message_key`) of a message forgotten, reset or
+    removed, here or on another device: an import never stores it again."""
+
+    __tablename__ = "tombstones"
+
+    key: str = Field(primary_key=True)  # the import key's digest (e:<duplicate key> for an error record)
+    at: int = 0  # Unix ns when it was recorded

@@ -265,3 +265,146 @@ M010_REPLAYED_ROWS: list[Column] = [
     ),
 ]
 """The columns of m010_replayed_rows."""
+
+M012_GLOBAL_IDS: list[Table] = [
+    (
+        "device",
+        [
+            (
+                "\n"
+                "CREATE TABLE device (\n"
+                "\tid VARCHAR NOT NULL, \n"
+                "\tcreated_at INTEGER NOT NULL, \n"
+                "\tPRIMARY KEY (id)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "message_gids",
+        [
+            (
+                "\n"
+                "CREATE TABLE message_gids (\n"
+                "\tid INTEGER NOT NULL, \n"
+                "\tgid VARCHAR NOT NULL, \n"
+                "\tPRIMARY KEY (id), \n"
+                "\tFOREIGN KEY(id) REFERENCES messages (id) ON DELETE CASCADE, \n"
+                "\tUNIQUE (gid)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "session_changes",
+        [
+            (
+                "\n"
+                "CREATE TABLE session_changes (\n"
+                "\tseq INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \n"
+                "\tkind VARCHAR NOT NULL, \n"
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\tdetail VARCHAR NOT NULL, \n"
+                "\tat INTEGER NOT NULL\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "tombstones",
+        [
+            (
+                "\n"
+                "CREATE TABLE tombstones (\n"
+                '\t"key" VARCHAR NOT NULL, \n'
+                "\tat INTEGER NOT NULL, \n"
+                '\tPRIMARY KEY ("key")\n'
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+]
+"""The tables of m012_global_ids."""
+
+M013_SYNC: list[Table] = [
+    (
+        "sync_state",
+        [
+            (
+                "\n"
+                "CREATE TABLE sync_state (\n"
+                '\t"key" VARCHAR NOT NULL, \n'
+                "\tvalue VARCHAR NOT NULL, \n"
+                '\tPRIMARY KEY ("key")\n'
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "sync_applied",
+        [
+            (
+                "\n"
+                "CREATE TABLE sync_applied (\n"
+                "\tdevice VARCHAR NOT NULL, \n"
+                "\tseq INTEGER NOT NULL, \n"
+                "\tapplied_at INTEGER NOT NULL, \n"
+                "\tPRIMARY KEY (device)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "sync_tombstones",
+        [
+            (
+                "\n"
+                "CREATE TABLE sync_tombstones (\n"
+                '\t"key" VARCHAR NOT NULL, \n'
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\tat INTEGER NOT NULL, \n"
+                '\tPRIMARY KEY ("key")\n'
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "sync_received",
+        [
+            (
+                "\n"
+                "CREATE TABLE sync_received (\n"
+                "\tid INTEGER NOT NULL, \n"
+                "\tkind VARCHAR NOT NULL, \n"
+                "\tPRIMARY KEY (id), \n"
+                "\tFOREIGN KEY(id) REFERENCES messages (id) ON DELETE CASCADE\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "sync_titles",
+        [
+            (
+                "\n"
+                "CREATE TABLE sync_titles (\n"
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\tat INTEGER NOT NULL, \n"
+                "\tdevice VARCHAR NOT NULL, \n"
+                "\ttitle_key VARCHAR NOT NULL, \n"
+                "\tPRIMARY KEY (session_id)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+]
+"""The tables of m013_sync."""

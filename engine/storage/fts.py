@@ -89,6 +89,34 @@ def create_external(conn: Connection, table: ExternalFts) -> None:
     """Create ``table`` and its triggers, and index the source's rows."""
     name, src, cols = table.name, table.source, ", ".join(table.columns)
     create_table(conn, name, table.columns, table.tokenizer, content=src, content_rowid=table.rowid)
+    create_triggers(conn, table)
+    where = table.only_where
+    if where or table.values:  # FTS5's 'rebuild' would index the source's columns as they are
+        condition = f" WHERE {where.replace('{row}', src)}" if where else ""
+        conn.execute(
+            f"INSERT INTO {name}(rowid, {cols}) SELECT {table.rowid}, {table.row_values(src)} "
+            f"FROM {src}{condition}"
+        )
+    else:
+        rebuild(conn, name)
+    if table.automerge is not None:
+        set_automerge(conn, name, table.automerge)
+    log.info("created full-text index %s (%s over %s: %s)", name, table.tokenizer, src, cols)
+
+
+TRIGGER_SUFFIXES = ("ai", "ad", "au", "aud", "aui")
+"""Every suffix :func:`create_triggers` has given a table's triggers."""
+
+
+def drop_triggers(conn: Connection, table: ExternalFts) -> None:
+    """Drop the triggers that keep ``table`` in step with its source (any of their forms)."""
+    for suffix in TRIGGER_SUFFIXES:
+        conn.execute(f"DROP TRIGGER IF EXISTS {table.name}_{suffix}")
+
+
+def create_triggers(conn: Connection, table: ExternalFts) -> None:
+    """The triggers that copy each insert, delete and update of the source into ``table``."""
+    name, src, cols = table.name, table.source, ", ".join(table.columns)
     where = table.only_where
     new_rows = f"WHEN {where.replace('{row}', 'new')} " if where else ""
     old_rows = f"WHEN {where.replace('{row}', 'old')} " if where else ""
@@ -105,16 +133,6 @@ def create_external(conn: Connection, table: ExternalFts) -> None:
     else:
         conn.execute(f"{trigger}_aud AFTER UPDATE ON {src} {old_rows}BEGIN {delete} END")
         conn.execute(f"{trigger}_aui AFTER UPDATE ON {src} {new_rows}BEGIN {insert} END")
-    if where:
-        conn.execute(
-            f"INSERT INTO {name}(rowid, {cols}) SELECT {table.rowid}, {table.row_values(src)} "
-            f"FROM {src} WHERE {where.replace('{row}', src)}"
-        )
-    else:
-        rebuild(conn, name)
-    if table.automerge is not None:
-        set_automerge(conn, name, table.automerge)
-    log.info("created full-text index %s (%s over %s: %s)", name, table.tokenizer, src, cols)
 
 
 def ensure(conn: Connection, tables: Iterable[ExternalFts], supported: set[str]) -> list[str]:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
 
+from engine import textfold
 from engine.errors import CorruptStore, MemoryClosed, StorageError, StoreLocked
 from engine.storage import diskerrors, fts
 from engine.storage.integrity import header_fault
@@ -150,6 +151,7 @@ def _connect(path: Path, *, frozen: bool = False) -> sqlite3.Connection:
             "secure_delete=ON",
         ):
             raw.execute(f"PRAGMA {pragma}")
+        raw.create_function(textfold.SQL_FUNCTION, 1, textfold.sql_fold, deterministic=True)
     except BaseException:
         raw.close()
         raise

@@ -300,3 +300,10 @@ def test_the_search_options_are_the_engines_each_with_a_label() -> None:
     assert set(MATCH_LABELS) == set(MATCHES)
     assert {value for _label, value in TIME_RANGES} == {None, *ENGINE_TIME_RANGES}
     assert MAX_RESULTS == MAX_LIMIT  # asks for as many hits as the engine gives
+
+
+def test_highlighting_marks_every_spelling_search_folds_alike() -> None:
+    text = "the REST ＡＰＩ, the ﬁle, pass\u200bword and cre\u0300me at the Straße"
+    html = highlight_html(text, terms("api file password crème strasse"))
+    marked = [part.split("</span>")[0] for part in html.split('font-weight:bold;">')[1:]]
+    assert marked == ["ＡＰＩ", "ﬁle", "pass\u200bword", "cre\u0300me", "Straße"]

@@ -219,7 +219,7 @@ def test_the_scheduler_only_submits_summaries_to_the_network_pool_and_maintenanc
     done: list[bool] = []
     scheduler = make_scheduler(smem, summaries, state, lambda: done.append(True))
     tags = sorted({tag for job in scheduler.scheduler.get_jobs() for tag in job.tags})
-    assert tags == ["errors", "integrity", "maintenance", "summaries", "temp"]
+    assert tags == ["errors", "integrity", "maintenance", "summaries", "sync", "temp"]
     started = time.perf_counter()
     scheduler.run_all()  # every job now, as a tick would when they are due
     assert time.perf_counter() - started < 0.3

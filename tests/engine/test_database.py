@@ -25,9 +25,10 @@ TRI_KEY = (
     "char(57344, 57345 + CAST(substr(new.skey, 2) AS INTEGER) / 6000, "
     "57345 + CAST(substr(new.skey, 2) AS INTEGER) % 6000)"
 )
+NON_ASCII = "'*[^' || char(1) || '-' || char(127) || ']*'"
 EM_COLUMNS = "tool_name, keywords, symptom, cause, action"
-EM_OLD = "old.tool_name, old.keywords, old.symptom, old.cause, old.action"
-EM_NEW = "new.tool_name, new.keywords, new.symptom, new.cause, new.action"
+EM_OLD = ", ".join(f"memtray_fold(old.{c})" for c in EM_COLUMNS.split(", "))
+EM_NEW = ", ".join(f"memtray_fold(new.{c})" for c in EM_COLUMNS.split(", "))
 SCHEMA = {
     "context_fts": "CREATE VIRTUAL TABLE context_fts USING fts5(prev, own, next, skey, "
     "tokenize='porter unicode61 remove_diacritics 2')",
@@ -36,7 +37,8 @@ SCHEMA = {
     "messages_bi": "CREATE VIRTUAL TABLE messages_bi USING fts5(grams, skey, content='messages_cjk', "
     "content_rowid='id', tokenize='unicode61')",
     "messages_fts_aud": "CREATE TRIGGER messages_fts_aud AFTER UPDATE ON messages BEGIN INSERT INTO "
-    "messages_fts(messages_fts, rowid, content, skey) VALUES ('delete', old.id, old.content, old.skey); END",
+    "messages_fts(messages_fts, rowid, content, skey) VALUES ('delete', old.id, CASE WHEN old.content GLOB '*[^' || char(1) || '-' || char(127) || ']*' "
+    "THEN memtray_fold(old.content) ELSE old.content END, old.skey); END",
     "messages_bi_ai": "CREATE TRIGGER messages_bi_ai AFTER INSERT ON messages_cjk BEGIN INSERT INTO "
     "messages_bi(rowid, grams, skey) VALUES (new.id, new.grams, new.skey); END",
     "error_memory_fts": f"CREATE VIRTUAL TABLE error_memory_fts USING fts5({EM_COLUMNS}, "
@@ -46,13 +48,16 @@ SCHEMA = {
     f"{EM_OLD}); INSERT INTO error_memory_fts(rowid, {EM_COLUMNS}) VALUES (new.num, {EM_NEW}); END",
 }
 TRIGRAM_SCHEMA = {
-    "messages_tri_ai": f"CREATE TRIGGER messages_tri_ai AFTER INSERT ON messages WHEN new.content GLOB "
-    f"'{TRI}' BEGIN INSERT INTO messages_tri(rowid, content, skey) VALUES (new.id, new.content, {TRI_KEY}); "
+    "messages_tri_ai": f"CREATE TRIGGER messages_tri_ai AFTER INSERT ON messages WHEN new.content GLOB {NON_ASCII} "
+    f"AND memtray_fold(new.content) GLOB '{TRI}' BEGIN INSERT INTO messages_tri(rowid, content, skey) VALUES "
+    f"(new.id, CASE WHEN new.content GLOB {NON_ASCII} THEN memtray_fold(new.content) ELSE new.content END, "
+    f"{TRI_KEY}); "
     "END",
     "error_memory_tri": f"CREATE VIRTUAL TABLE error_memory_tri USING fts5({EM_COLUMNS}, "
     "content='error_memory', content_rowid='num', tokenize='trigram')",
 }
-"""SQL the engine wrote before the FTS5 tables shared one helper: databases hold it, so it must not change."""
+"""SQL the engine wrote before the FTS5 tables shared one helper, with the folding m011 gave the triggers
+(``memtray_fold`` around each indexed text): databases hold it, so it must not change."""
 
 
 def test_migrations_keep_their_recorded_names_and_order() -> None:

@@ -35,11 +35,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "engine.settings",
         "engine.logs",
         "engine.cjk",
+        "engine.textfold",
     ),
     ("engine.storage",),
     ("engine.sessions", "engine.semantic", "engine.llm", "engine.embedders", "engine.importers"),
     ("engine.search",),
     ("engine.summary", "engine.errormemory"),
+    # sync applies what other devices wrote through the memory's own public methods (a protocol it is
+    # handed), so it sits above the parts it reads and below the facade that builds it.
+    ("engine.sync",),
     # engine.database imports every part's migrations; repair rebuilds the whole database through it.
     ("engine.database",),
     ("engine.repair",),
@@ -243,9 +247,11 @@ def test_engine_modules_import_no_cycle() -> None:
 def test_the_checks_can_fail() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _layer("engine.cjk") == 0 and _layer("engine.storage.store") == 1
-    assert _layer("engine.sessions.archive") == 2 and _layer("engine.repair.rebuild") == 6
-    assert _layer("engine.database") == 5 and _layer("engine.memory") == 7
-    assert _layer("engine") == 7 and _layer("engine.new_module") is None and _layer("desktop.app") == 9
+    assert _layer("engine.sessions.archive") == 2 and _layer("engine.repair.rebuild") == 7
+    assert (
+        _layer("engine.sync.apply") == 5 and _layer("engine.database") == 6 and _layer("engine.memory") == 8
+    )
+    assert _layer("engine") == 8 and _layer("engine.new_module") is None and _layer("desktop.app") == 10
     relative = ast.parse("from . import fts\nfrom .fts import ensure").body
     assert [_targets("engine.storage.store", node) for node in relative] == [  # type: ignore[arg-type]
         ["engine.storage.fts"],

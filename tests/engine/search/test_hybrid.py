@@ -12,6 +12,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.search import context as contextfts
 from engine.search import fulltext, fusion
 from engine.search.query import named_in, parse
+from engine.textfold import fold
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS
@@ -111,7 +112,7 @@ def _neighbours_in_index(mem: Memory) -> dict[int, tuple[str, str, str]]:
 def _expected_neighbours(mem: Memory, sessions: list[str]) -> dict[int, tuple[str, str, str]]:
     expected: dict[int, tuple[str, str, str]] = {}
     for session in sessions:
-        texts = [(m.id or 0, f"{m.sender}: {m.content}") for m in mem.archive_page(session)]
+        texts = [(m.id or 0, fold(f"{m.sender}: {m.content}")) for m in mem.archive_page(session)]
         texts.sort()
         for n, (message_id, own) in enumerate(texts):
             prev = texts[n - 1][1] if n > 0 else ""

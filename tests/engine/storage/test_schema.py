@@ -242,6 +242,11 @@ def _fill(path: Path, done: set[str]) -> dict[str, int]:
     return counts
 
 
+INDEX_ONLY = {"m011_unicode_fold"}
+"""Migrations that change what the full-text indexes hold, not a table: a home stopped before them has the
+classes' tables already."""
+
+
 @pytest.mark.parametrize("k", range(1, len(database.MIGRATIONS)))
 def test_a_home_stopped_after_each_migration_migrates_to_the_classes_schema(
     tmp_path: Path, k: int, described: Schema
@@ -251,7 +256,8 @@ def test_a_home_stopped_after_each_migration_migrates_to_the_classes_schema(
     db = tmp_path / "history.db"
     Store(db, migrations=database.MIGRATIONS[:k]).close()
     counts = _fill(db, {name for name, _ in database.MIGRATIONS[:k]})
-    assert schema_of(db) != described
+    if any(name not in INDEX_ONLY for name, _ in database.MIGRATIONS[k:]):
+        assert schema_of(db) != described
     database.open_store(db).close()
     assert_described(schema_of(db), described)
     conn = sqlite3.connect(db)

@@ -1,0 +1,8 @@
+"""Sync through a folder another program keeps in step (Syncthing, Dropbox, a network share, a USB stick).
+
+Each device writes only its own files, under ``<folder>/memtray/<device id>/``: immutable, encrypted
+segments (:mod:`engine.sync.segment`) and a manifest (:mod:`engine.sync.folder`). ``sync now`` writes what
+is new here (:mod:`engine.sync.export`) and applies what the others wrote (:mod:`engine.sync.apply`),
+through the memory's own public methods: the same import, forget, reset and removal as any caller's.
+:class:`engine.sync.service.Sync` puts it together.
+"""

@@ -1,0 +1,323 @@
+"""Applying another device's segment here, through the memory's own public methods.
+
+In each segment, in this order:
+
+1. **tombstones** (forget, reset, remove): their import keys are recorded first (so no later segment and
+   no later sync brings those messages back), then the listed messages present here are deleted by the
+   memory's own ``forget_message``, or by ``reset``/``remove`` when they are every message the session
+   has here (the privacy scrub and the local journal are the same code path as a user's);
+2. **messages**: those not known here (by global id, or by import key: the same message captured on
+   two devices is one, and both keep the smaller global id) are stored by the memory's import, which
+   writes history.json, the archive, the FTS indexes and the embedding queue, keyword-searchable at once;
+3. **titles**: the newest change by (time, device) wins on every device.
+
+Then the device's applied cursor moves past the segment, in one transaction. Every step is idempotent, so
+a segment whose apply was interrupted (a killed process) is applied again whole.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from engine.errormemory import rows as error_rows
+from engine.errors import InvalidInput, NotFound
+from engine.imported import ImportedSession, ImportReport
+from engine.messages import Message
+from engine.sessions import identity
+from engine.storage.sql import Connection
+from engine.storage.store import Store
+from engine.sync import errorrecords, state
+from engine.sync.segment import Row, Segment
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.errormemory import ErrorMemory
+    from engine.sessions.listeners import ResetResult
+
+log = logging.getLogger("memtray.sync")
+
+
+class Target(Protocol):
+    """What apply needs of the memory (:class:`engine.memory.Memory` has it)."""
+
+    def exists(self, session: str) -> bool: ...
+    def import_sessions(
+        self, imported: Sequence[ImportedSession], progress: Callable[[int, int], None] | None = None
+    ) -> ImportReport: ...
+    def forget_message(self, message_id: int) -> Message: ...
+    def reset(self, session: str, *, include_summary: bool = False) -> ResetResult: ...
+    def remove(self, session: str) -> ResetResult: ...
+    def set_title(self, session: str, title: str) -> str: ...
+    def order_by_time(self, session: str) -> bool: ...
+    @property
+    def errors(self) -> ErrorMemory: ...
+
+
+@dataclass
+class Applied:
+    """What applying did."""
+
+    messages: int = 0
+    present: int = 0
+    forgotten: int = 0
+    titles: int = 0
+    errors: list[str] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)
+    errors_changed: int = 0
+
+    def add(self, other: Applied) -> None:
+        self.messages += other.messages
+        self.present += other.present
+        self.forgotten += other.forgotten
+        self.titles += other.titles
+        self.errors += other.errors
+        self.sessions |= other.sessions
+        self.errors_changed += other.errors_changed
+
+
+def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> Applied:
+    """Apply one segment of another device (see the module's docstring) and move its cursor."""
+    done = Applied()
+    _apply_tombstones(store, target, segment, now, done)
+    _apply_messages(store, target, segment, done)
+    _apply_titles(store, target, segment, done)
+    _retry_pending_titles(store, target, done)
+    _apply_errors(store, target, segment, now, done)
+    with store.write() as conn:
+        state.set_applied(conn, segment.device, segment.seq, now)
+        state.add_unordered(conn, done.sessions)
+    return done
+
+
+def order_sessions(store: Store, target: Target) -> int:
+    """Put every session that got messages in time order (:meth:`Target.order_by_time`), so its window is
+    the newest messages of the merged archive; how many moved. Rows that were sent or received keep that
+    mark under their new row ids (they are not sent again)."""
+    with store.read() as conn:
+        todo = sorted(state.unordered(conn))
+    moved = 0
+    for session in todo:
+        if _in_order(store, session):
+            with store.write() as conn:
+                state.drop_unordered(conn, session)
+            continue
+        with store.read() as conn:
+            cursor = state.get_int(conn, state.EXPORTED_ID)
+            marks: dict[str, list[str]] = {"received": [], "moved": []}
+            for gid, kind, mid in conn.execute(
+                "SELECT g.gid, r.kind, m.id FROM messages m JOIN message_gids g ON g.id = m.id "
+                "LEFT JOIN sync_received r ON r.id = m.id WHERE m.session_id = ?",
+                (session,),
+            ):
+                if kind == "received":
+                    marks["received"].append(str(gid))
+                elif kind == "moved" or int(mid) <= cursor:
+                    marks["moved"].append(str(gid))
+        if target.order_by_time(session):
+            moved += 1
+            for kind, gids in marks.items():
+                _mark_received(store, gids, kind)
+        with store.write() as conn:
+            state.drop_unordered(conn, session)
+    return moved
+
+
+def _session_rows(store: Store, session: str) -> list[tuple[int, str, str]]:
+    """(row id, global id, import key) of every archived message of a session."""
+    with store.read() as conn:
+        rows = conn.execute(
+            "SELECT m.id, g.gid, m.role, m.content, m.send_at FROM messages m JOIN message_gids g ON g.id = m.id "
+            "WHERE m.session_id = ?",
+            (session,),
+        ).all()
+    return [(int(i), str(g), identity.message_key(session, str(r), str(c), int(t))) for i, g, r, c, t in rows]
+
+
+def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, done: Applied) -> None:
+    changes = [
+        c for c in segment.changes if c.get("kind") in (identity.FORGET, identity.RESET, identity.REMOVE)
+    ]
+    if not changes:
+        return
+    every = [(str(k), str(c["session"])) for c in changes for k in c.get("keys", [])]
+    with store.write() as conn:
+        state.add_tombstones(conn, every, now)  # known here: a forget applied here is not sent back
+        identity.add_tombstones(conn, [k for k, _ in every], now)  # and no import here stores them again
+    for change in changes:
+        session, kind = str(change["session"]), str(change["kind"])
+        keys, gids = set(map(str, change.get("keys", []))), set(map(str, change.get("gids", [])))
+        rows = _session_rows(store, session)
+        hit = [i for i, g, k in rows if k in keys or g in gids]
+        try:
+            if kind != identity.FORGET and target.exists(session) and len(hit) == len(rows):
+                if kind == identity.REMOVE:
+                    target.remove(session)
+                else:
+                    target.reset(session)
+                done.forgotten += len(hit)
+                continue
+            for message_id in hit:
+                target.forget_message(message_id)
+                done.forgotten += 1
+        except NotFound:
+            continue  # gone already (another path deleted it): nothing left to delete
+
+
+def _apply_errors(store: Store, target: Target, segment: Segment, now: int, done: Applied) -> None:
+    """Error-memory records (newest write wins), and forgotten ones deleted by the memory's own forget."""
+    forgets = [c for c in segment.changes if c.get("kind") == identity.ERROR_FORGET]
+    every = [str(k) for c in forgets for k in c.get("keys", [])]
+    if every:
+        with store.write() as conn:
+            state.add_tombstones(conn, [(k, "") for k in every], now)
+            identity.add_tombstones(conn, every, now)
+    for key in every:
+        with store.read() as conn:
+            found = error_rows.by_dedupe(conn, key.removeprefix(identity.ERROR_PREFIX))
+        if found is not None:
+            try:
+                target.errors.forget(found[1].id)
+            except NotFound:
+                pass
+    if segment.errors:
+        with store.write() as conn:
+            done.errors_changed += errorrecords.apply(conn, segment.errors, now)
+
+
+def _apply_messages(store: Store, target: Target, segment: Segment, done: Applied) -> None:
+    if not segment.messages:
+        return
+    by_session: dict[str, list[Row]] = defaultdict(list)
+    for row in segment.messages:
+        by_session[row[1]].append(row)
+    with store.read() as conn:
+        dead = identity.tombstones(conn)
+    merges: list[tuple[str, str]] = []
+    imported: list[ImportedSession] = []
+    wanted: list[str] = []
+    for session, rows in by_session.items():
+        local = _local_keys(store, session, sorted({row[4] for row in rows}))
+        fresh: list[Message] = []
+        for gid, _, role, content, send_at, sender in rows:
+            key = identity.message_key(session, role, content, send_at)
+            if key in dead:
+                continue
+            if key in local:  # here already (or the same message captured here too: one message, and
+                if gid < local[key]:  # both devices keep the smaller global id)
+                    merges.append((local[key], gid))
+                done.present += 1
+                continue
+            fresh.append(Message(role, content, send_at, sender, gid=gid))
+            local[key] = gid
+        if fresh:
+            fresh.sort(key=lambda m: (m.send_at, m.gid))  # untimed first: their times stay 0
+            imported.append(ImportedSession(session, fresh, title=segment.titles.get(session)))
+            wanted.extend(m.gid for m in fresh)
+    if merges:
+        with store.write() as conn:
+            conn.execute("UPDATE message_gids SET gid = ? WHERE gid = ?", [(new, old) for old, new in merges])
+    if imported:
+        try:
+            report = target.import_sessions(imported)
+        except InvalidInput as exc:  # a session id or message this memtray refuses: told, not applied
+            done.errors.append(f"segment {segment.seq} of {segment.device}: {exc}")
+            log.warning("sync: segment %d of %s could not be stored: %s", segment.seq, segment.device, exc)
+            return
+        done.messages += report.messages_added
+        done.sessions.update(item.session for item in imported)
+        _mark_received(store, wanted)
+
+
+def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, str]:
+    """Import key -> global id of the session's messages archived at one of ``times``."""
+    found: dict[str, str] = {}
+    with store.read() as conn:
+        for start in range(0, len(times), 500):
+            chunk = tuple(times[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for role, content, send_at, gid in conn.execute(
+                "SELECT m.role, m.content, m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id "
+                f"WHERE m.session_id = ? AND m.send_at IN ({marks})",
+                (session, *chunk),
+            ):
+                found[identity.message_key(session, str(role), str(content), int(send_at))] = str(gid)
+    return found
+
+
+def _in_order(store: Store, session: str) -> bool:
+    """Whether the session's recent rows (from its compaction cut on) are in time order, ties by global
+    id, already: one cheap read, so most sessions never take their lock."""
+    with store.read() as conn:
+        rows = conn.execute(
+            "SELECT m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
+            "AND m.id >= COALESCE((SELECT start_id FROM message_meta WHERE session_id = ?), 0) ORDER BY m.id",
+            (session, session),
+        ).all()
+    keys = [(int(t), str(g)) for t, g in rows]
+    return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
+
+
+def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") -> None:
+    """Mark the rows of these global ids as not to be sent (see :class:`engine.sync.tables.SyncReceivedRow`)."""
+    with store.write() as conn:
+        for start in range(0, len(gids), 500):
+            chunk = tuple(gids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            conn.execute(
+                f"INSERT OR IGNORE INTO sync_received(id, kind) SELECT id, ? FROM message_gids WHERE gid IN ({marks})",
+                (kind, *chunk),
+            )
+
+
+def _apply_titles(store: Store, target: Target, segment: Segment, done: Applied) -> None:
+    for change in segment.changes:
+        if change.get("kind") != identity.TITLE:
+            continue
+        session, title, at = str(change["session"]), str(change.get("title", "")), int(change.get("at", 0))
+        with store.write() as conn:
+            clock = state.title_clock(conn, session)
+            if clock is not None and (at, segment.device) <= clock[:2]:
+                continue  # an older change than the one in force
+            state.set_title_clock(conn, session, at, segment.device, title)
+        _set_title(store, target, session, title, done)
+
+
+def _set_title(store: Store, target: Target, session: str, title: str, done: Applied) -> None:
+    if target.exists(session):
+        target.set_title(session, title)
+        done.titles += 1
+        with store.write() as conn:
+            pending = _pending(conn)
+            if pending.pop(session, None) is not None:
+                _save_pending(conn, pending)
+    else:  # its messages have not arrived yet: set when they do
+        with store.write() as conn:
+            pending = _pending(conn)
+            pending[session] = title
+            _save_pending(conn, pending)
+
+
+def _retry_pending_titles(store: Store, target: Target, done: Applied) -> None:
+    with store.read() as conn:
+        pending = _pending(conn)
+    for session, title in pending.items():
+        if target.exists(session):
+            _set_title(store, target, session, title, done)
+
+
+PENDING_TITLES = "pending_titles"
+
+
+def _pending(conn: Connection) -> dict[str, str]:
+    raw = state.get(conn, PENDING_TITLES, "{}")
+    return {str(k): str(v) for k, v in json.loads(raw or "{}").items()}
+
+
+def _save_pending(conn: Connection, pending: dict[str, str]) -> None:
+    state.put(conn, PENDING_TITLES, json.dumps(pending, ensure_ascii=False))

@@ -1,0 +1,103 @@
+"""What this device writes: the messages written here since the last segment, and the changes of its
+journal (forgets, resets, removals, titles), as the next segments (:mod:`engine.sync.segment`).
+
+Messages that arrived from another device (``sync_received``) are not sent on; a change that only echoes
+one that arrived (a forget applied here journals a forget of its own) is not either: its keys are known
+tombstones already, or its title is the one in force.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.sessions import identity
+from engine.storage.sql import Connection
+from engine.sync import state
+from engine.sync.segment import Row
+
+MAX_MESSAGES = 20_000
+"""Messages per segment at most (a few MB of text): a new device applies in batches of this size."""
+
+
+@dataclass
+class Batch:
+    """The content of the next segment and the cursors it moves to once written."""
+
+    messages: list[Row] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    last_id: int = 0
+    last_change: int = 0
+    tombstones: dict[str, str] = field(default_factory=dict)
+    title_clocks: list[tuple[str, int, str]] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.messages or self.changes or self.titles)
+
+
+def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
+    """The next segment's content (empty when nothing is new), read in the caller's transaction."""
+    batch = Batch(
+        last_id=state.get_int(conn, state.EXPORTED_ID), last_change=state.get_int(conn, state.EXPORTED_CHANGE)
+    )
+    rows = conn.execute(
+        "SELECT m.id, g.gid, m.session_id, m.role, m.content, m.send_at, m.sender FROM messages m "
+        "JOIN message_gids g ON g.id = m.id WHERE m.id > ? "
+        "AND NOT EXISTS (SELECT 1 FROM sync_received r WHERE r.id = m.id) ORDER BY m.id LIMIT ?",
+        (batch.last_id, limit),
+    ).all()
+    for mid, gid, session, role, content, send_at, sender in rows:
+        batch.messages.append(
+            (str(gid), str(session), str(role), str(content), int(send_at), str(sender or ""))
+        )
+        batch.last_id = int(mid)
+    if len(rows) < limit:  # every message written so far is in: the cursor may pass received ones too
+        top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").scalar_one()
+        batch.last_id = max(batch.last_id, int(top))
+    sessions = sorted({row[1] for row in batch.messages})
+    for start in range(0, len(sessions), 500):
+        chunk = sessions[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for sid, title in conn.execute(
+            f"SELECT id, title FROM sessions WHERE title_source = 'imported' AND id IN ({marks})",
+            tuple(chunk),
+        ):
+            batch.titles[str(sid)] = str(title)
+    known = state.tombstones(conn)
+    for seq, kind, session, detail, at in conn.execute(
+        "SELECT seq, kind, session_id, detail, at FROM session_changes WHERE seq > ? ORDER BY seq",
+        (batch.last_change,),
+    ):
+        batch.last_change = int(seq)
+        data = json.loads(detail)
+        if kind == identity.TITLE:
+            title = str(data.get("title", ""))
+            clock = state.title_clock(conn, str(session))
+            if clock is not None and clock[2] == state.title_key(title):
+                continue  # the title in force already (one that arrived, applied here)
+            # A title set here after one that arrived wins, whatever the clocks say (a Lamport clock).
+            when = max(int(at), clock[0] + 1) if clock is not None else int(at)
+            batch.changes.append({"kind": kind, "session": session, "title": title, "at": when})
+            batch.title_clocks.append((str(session), when, title))
+            continue
+        keys = [str(k) for k in data.get("keys", [])]
+        if keys and set(keys) <= known | batch.tombstones.keys():
+            continue  # an echo of tombstones that arrived
+        batch.changes.append({"kind": kind, "session": session, "gids": data.get("gids", []), "keys": keys})
+        batch.tombstones.update((k, str(session)) for k in keys)
+    return batch
+
+
+def commit(conn: Connection, me: str, batch: Batch, next_seq: int, now: int) -> None:
+    """Record that ``batch`` is written (as segment ``next_seq - 1``), in the caller's transaction."""
+    state.put(conn, state.EXPORTED_ID, batch.last_id)
+    state.put(conn, state.EXPORTED_CHANGE, batch.last_change)
+    state.put(conn, state.NEXT_SEQ, next_seq)
+    state.add_tombstones(conn, batch.tombstones.items(), now)
+    for session, at, title in batch.title_clocks:
+        clock = state.title_clock(conn, session)
+        if clock is None or (at, me) >= clock[:2]:
+            state.set_title_clock(conn, session, at, me, title)

@@ -1,0 +1,118 @@
+"""This device's sync bookkeeping in its database: settings of the sync (``sync_state``), the applied
+cursor of each other device, the tombstones known here and the title clocks (:mod:`engine.sync.tables`).
+
+Functions take an open connection so the caller decides the transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+
+from engine.storage.sql import Connection
+
+FOLDER, NAME, NEXT_SEQ, EXPORTED_ID, EXPORTED_CHANGE, FOLDER_ID = (
+    "folder",
+    "name",
+    "next_seq",
+    "exported_id",
+    "exported_change",
+    "folder_id",
+)
+
+
+def get(conn: Connection, key: str, default: str = "") -> str:
+    row = conn.execute("SELECT value FROM sync_state WHERE key = ?", (key,)).first()
+    return default if row is None else str(row[0])
+
+
+def get_int(conn: Connection, key: str) -> int:
+    return int(get(conn, key, "0") or 0)
+
+
+def put(conn: Connection, key: str, value: str | int) -> None:
+    conn.execute(
+        "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, str(value)),
+    )
+
+
+def applied(conn: Connection) -> dict[str, int]:
+    """The last segment applied of each other device."""
+    return {str(d): int(s) for d, s in conn.execute("SELECT device, seq FROM sync_applied")}
+
+
+def set_applied(conn: Connection, device: str, seq: int, now: int) -> None:
+    conn.execute(
+        "INSERT INTO sync_applied(device, seq, applied_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(device) DO UPDATE SET seq = excluded.seq, applied_at = excluded.applied_at",
+        (device, seq, now),
+    )
+
+
+def tombstones(conn: Connection) -> set[str]:
+    return {str(k) for (k,) in conn.execute("SELECT key FROM sync_tombstones")}
+
+
+def add_tombstones(conn: Connection, keys: Iterable[tuple[str, str]], now: int) -> None:
+    """Record tombstones sent or received: (import key, session) pairs."""
+    rows = [(k, s, now) for k, s in keys]
+    if not rows:
+        return
+    conn.execute("INSERT OR IGNORE INTO sync_tombstones(key, session_id, at) VALUES (?, ?, ?)", rows)
+
+
+def tombstones_by_session(conn: Connection) -> dict[str, list[str]]:
+    """Every tombstone known here, by session ("": error-memory records)."""
+    found: dict[str, list[str]] = {}
+    for key, session in conn.execute("SELECT key, session_id FROM sync_tombstones ORDER BY session_id, key"):
+        found.setdefault(str(session), []).append(str(key))
+    return found
+
+
+def title_key(title: str) -> str:
+    return hashlib.blake2b(
+        title.encode("utf-8", "surrogatepass"), digest_size=16, person=b"memtray-title"
+    ).hexdigest()
+
+
+def title_clock(conn: Connection, session: str) -> tuple[int, str, str] | None:
+    """The title change in force for a session: (time, device, title digest)."""
+    row = conn.execute(
+        "SELECT at, device, title_key FROM sync_titles WHERE session_id = ?", (session,)
+    ).first()
+    return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+
+def set_title_clock(conn: Connection, session: str, at: int, device: str, title: str) -> None:
+    conn.execute(
+        "INSERT INTO sync_titles(session_id, at, device, title_key) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(session_id) DO UPDATE SET at = excluded.at, device = excluded.device, "
+        "title_key = excluded.title_key",
+        (session, at, device, title_key(title)),
+    )
+
+
+UNORDERED = "unordered"
+
+
+def unordered(conn: Connection) -> set[str]:
+    """Sessions that got messages and are not yet put in time order."""
+    return set(json.loads(get(conn, UNORDERED, "[]") or "[]"))
+
+
+def add_unordered(conn: Connection, sessions: Iterable[str]) -> None:
+    todo = unordered(conn) | set(sessions)
+    put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
+
+
+def drop_unordered(conn: Connection, session: str) -> None:
+    todo = unordered(conn) - {session}
+    put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
+
+
+def clear(conn: Connection) -> None:
+    """Forget the folder and every cursor (``sync disable``); the tombstones stay."""
+    for table in ("sync_state", "sync_applied", "sync_titles", "sync_received"):
+        conn.execute(f"DELETE FROM {table}")
