@@ -128,3 +128,48 @@ def test_a_missing_folder_is_told_in_words(box: SyncBox, qtbot: Any, tmp_path: P
     box.check_folder()
     qtbot.waitUntil(lambda: "does not exist" in box.message.text(), timeout=5000)
     assert box.message.text().startswith("Sync cannot go on:")
+
+
+def test_tab_walks_the_sync_group_in_order_and_each_control_has_a_name(
+    state: AppState, qtbot: Any, tmp_path: Path
+) -> None:
+    from tests.desktop.test_keyboard import activate, names, spoken, tab_walk
+
+    window = SettingsWindow(state)
+    qtbot.addWidget(window)
+    activate(window, qtbot)
+    box = window.sync
+    qtbot.waitUntil(lambda: box.status.text() != "", timeout=5000)
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    choose(box, qtbot, folder)  # an empty folder: the confirmation field is shown
+    walked = tab_walk(window, box.folder)
+    inside = [w for w in walked if box.isAncestorOf(w)]
+    expected = [box.folder, box.choose, box.device_name, box.passphrase, box.confirm, box.enable]
+    assert inside[: len(expected)] == expected, names(inside)
+    assert not box.sync_now.isEnabled() and box.sync_now not in walked  # off: nothing to sync
+    assert all(spoken(w)[0].strip() for w in inside), [names([w]) for w in inside if not spoken(w)[0]]
+    assert spoken(box.passphrase)[0] == "Sync passphrase" and "same passphrase" in spoken(box.passphrase)[1]
+
+
+@pytest.mark.allow_warnings
+def test_a_folder_gone_after_enabling_is_the_last_error_in_the_status_and_the_tray(
+    box: SyncBox, state: AppState, qtbot: Any, tmp_path: Path
+) -> None:
+    import shutil
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    choose(box, qtbot, folder)
+    enable(box, qtbot, PASS)
+    shutil.rmtree(folder)  # the drive was unplugged, the share unmounted
+    box.sync_now.click()
+    qtbot.waitUntil(lambda: "Last error:" in box.status.text(), timeout=10_000)
+    assert (
+        box.message.text().startswith("Sync cannot go on: the sync folder")
+        and "is not there" in box.message.text()
+    )
+    qtbot.waitUntil(
+        lambda: any(line.startswith("Sync: the sync folder") for line in status_of(state).lines), timeout=5000
+    )
+    assert status_of(state).level == "paused"
