@@ -3,7 +3,9 @@
 Choosing a folder asks the engine (network pool: files only) whether it already holds memtray's sync: then
 the passphrase joins it; otherwise enabling creates it and the passphrase is asked twice. Enabling derives
 the key from the passphrase (Argon2id, about a second) and writes the sync's state, so it runs on the store
-worker, as do "Sync now", "Disable" and the status read: the GUI thread never waits. Failures are told by
+worker, as do "Sync now", "Disable" and the status read: the GUI thread never waits. The status block
+follows the app's state too (:attr:`desktop.state.Snapshot.sync`, re-read every minute), so it shows what
+the background sync of :mod:`engine.jobs` did. Failures are told by
 :func:`desktop.errors.describe` ("the passphrase does not open this folder").
 """
 
@@ -148,6 +150,7 @@ class SyncBox(QGroupBox):
         self.enable.clicked.connect(self.enable_sync)
         self.sync_now.clicked.connect(self.run_sync)
         self.disable.clicked.connect(self.disable_sync)
+        state.state_did_change.connect(self._on_state_did_change)
         self._show_enabled(False)
         self.load()
 
@@ -171,7 +174,7 @@ class SyncBox(QGroupBox):
         self.runner.run_query(
             lambda: mem.sync.is_set_up(folder),
             lambda joining: self._on_folder_checked(folder, joining),
-            self._on_failed,
+            lambda exc: self._on_folder_failed(folder, exc),
             pool="network",
             owner=self,
         )
@@ -191,12 +194,25 @@ class SyncBox(QGroupBox):
             )
         )
 
+    def _on_folder_failed(self, folder: str, exc: BaseException) -> None:
+        if folder == self.folder.text().strip():
+            self.mode.setText(describe(exc, translate("Sync", "setting up sync")).text)
+
     def _on_status(self, status: SyncStatus) -> None:
         self.status.setText(status_text(status))
         self._show_enabled(status.enabled)
         if status.enabled:
             self.folder.setText(status.folder)
             self.device_name.setText(status.name)
+            self.check_folder()
+
+    def _on_state_did_change(self) -> None:
+        """The app re-read the engine (every minute, and after each change): the status block follows; the
+        fields being edited stay as they are."""
+        status = self.state.snapshot.sync
+        if status is not None:
+            self.status.setText(status_text(status))
+            self._show_enabled(status.enabled)
 
     def _show_enabled(self, enabled: bool) -> None:
         self.sync_now.setEnabled(enabled)

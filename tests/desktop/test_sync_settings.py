@@ -126,8 +126,11 @@ def test_a_wrong_passphrase_is_told_in_words(box: SyncBox, homes: Homes, qtbot: 
 def test_a_missing_folder_is_told_in_words(box: SyncBox, qtbot: Any, tmp_path: Path) -> None:
     box.folder.setText(str(tmp_path / "nowhere"))
     box.check_folder()
-    qtbot.waitUntil(lambda: "does not exist" in box.message.text(), timeout=5000)
-    assert box.message.text().startswith("Sync cannot go on:")
+    qtbot.waitUntil(lambda: "does not exist" in box.mode.text(), timeout=5000)
+    assert box.mode.text().startswith("Sync cannot go on:") and box.joining is None
+    box.passphrase.setText(PASS)
+    box.enable.click()  # enabling says the same, in the message line
+    qtbot.waitUntil(lambda: "does not exist" in box.message.text(), timeout=10_000)
 
 
 def test_tab_walks_the_sync_group_in_order_and_each_control_has_a_name(
