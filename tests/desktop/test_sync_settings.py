@@ -4,6 +4,7 @@ tray's status line and its "Sync now"."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,30 @@ def test_a_folder_gone_after_enabling_is_the_last_error_in_the_status_and_the_tr
         lambda: any(line.startswith("Sync: the sync folder") for line in status_of(state).lines), timeout=5000
     )
     assert status_of(state).level == "paused"
+
+
+def test_the_tray_s_sync_now_applies_what_the_other_device_wrote_and_says_so(
+    state: AppState, memory: Memory, homes: Homes, qtbot: Any, tmp_path: Path
+) -> None:
+    from desktop.operations import Operations
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    other_home(homes, folder)
+    memory.sync.enable(folder, PASS, "desk")  # as `memtray sync enable` would (the test thread may wait)
+    state.refresh()
+    qtbot.waitUntil(lambda: "Sync on, not synced yet" in status_of(state).lines, timeout=5000)
+    actions, operations = AppActions(state), Operations(state)
+    actions.sync_requested.connect(operations.sync_now)
+    operations.memory_did_change.connect(state.refresh)  # as the app wires them
+    entry = next(e for e in actions.entries() if e is not None and getattr(e, "name", "") == "sync-now")
+    assert entry.enabled and entry.run is not None
+    with qtbot.waitSignal(operations.operation_did_finish, timeout=10_000) as blocker:
+        entry.run()
+    outcome = blocker.args[0]
+    assert (outcome.title, outcome.ok) == ("Synced", True)
+    # the seeded home's own messages go out; the far laptop's one comes in
+    assert re.fullmatch(
+        r"Sent [1-9][\d,]* new messages\. Received 1 new message from the other devices\.", outcome.text
+    )
+    qtbot.waitUntil(lambda: "Synced just now" in status_of(state).lines, timeout=5000)
