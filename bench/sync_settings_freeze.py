@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 PASS = "correct horse battery staple"
@@ -31,7 +31,9 @@ PASS = "correct horse battery staple"
 def report(name: str, seconds: float, stalls: list[float]) -> None:
     worst = max(stalls, default=0.0)
     p99 = statistics.quantiles(stalls, n=100)[98] if len(stalls) >= 100 else worst
-    print(f"{name:<10} {seconds:7.2f} s   worst stall {worst:6.1f} ms   p99 {p99:6.1f} ms   ({len(stalls)} ticks)")
+    print(
+        f"{name:<10} {seconds:7.2f} s   worst stall {worst:6.1f} ms   p99 {p99:6.1f} ms   ({len(stalls)} ticks)"
+    )
 
 
 def measure(messages: int) -> None:
@@ -53,8 +55,12 @@ def measure(messages: int) -> None:
     folder = base / "Sync"
     folder.mkdir()
     runner = TaskRunner()
-    mem = Memory.open(base / "a", embedder=HashEmbedder(), keys=Keys(backend=MemoryKeyring()), background=False)
-    other = Memory.open(base / "b", embedder=HashEmbedder(), keys=Keys(backend=MemoryKeyring()), background=False)
+    mem = Memory.open(
+        base / "a", embedder=HashEmbedder(), keys=Keys(backend=MemoryKeyring()), background=False
+    )
+    other = Memory.open(
+        base / "b", embedder=HashEmbedder(), keys=Keys(backend=MemoryKeyring()), background=False
+    )
     state = AppState(runner)
     state.set_memory(mem, summaries=None, errors=None, keys=None, semantic=False)
     window = SettingsWindow(state)
@@ -95,6 +101,7 @@ def measure(messages: int) -> None:
     runner.shutdown()
     mem.close()
     other.close()
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def main() -> None:
