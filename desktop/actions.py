@@ -82,6 +82,7 @@ class AppActions(QObject):
         import_requested(): "Import…" (another tool's export).
         chat_requested(object): "New chat" (None) or "Continue ▸ <session>" (the session id).
         summarize_requested(): "Summarize now".
+        sync_requested(): "Sync now" (sync through the shared folder).
         compact_requested(object): a session id, or None for every session.
         reset_requested(str): a session id (the confirmation comes next).
         choose_requested(str): "Compact…" (``compact``) or "Reset…" (``reset``): choose the session first.
@@ -99,6 +100,7 @@ class AppActions(QObject):
     import_requested = Signal()
     chat_requested = Signal(object)
     summarize_requested = Signal()
+    sync_requested = Signal()
     compact_requested = Signal(object)
     reset_requested = Signal(str)
     choose_requested = Signal(str)
@@ -126,6 +128,7 @@ class AppActions(QObject):
         has_summaries = state.summaries is not None
         paused = state.summaries_paused
         embedding_paused = state.embedding_paused
+        sync_on = state.snapshot.sync is not None and state.snapshot.sync.enabled
         key = QKeySequence.StandardKey
         status = status_of(state)
         lines: list[Item] = [
@@ -199,6 +202,19 @@ class AppActions(QObject):
                 tooltip=""
                 if has_summaries
                 else translate("Actions", "The summarizer is not part of this build"),
+            ),
+            Entry(
+                "sync-now",
+                translate("Actions", "S&ync now"),
+                self.sync_requested.emit,
+                bar="memory",
+                enabled=ready and sync_on,
+                tooltip=translate(
+                    "Actions",
+                    "Write what is new here to the sync folder and apply what the other devices wrote",
+                )
+                if sync_on
+                else translate("Actions", "Sync is off: set it up in Settings"),
             ),
             Entry(
                 "compact",

@@ -234,6 +234,7 @@ class Memtray(QObject):
         actions.import_requested.connect(lambda: self.show_viewer().show_import())
         actions.chat_requested.connect(self.show_chat)
         actions.summarize_requested.connect(self.operations.summarize_now)
+        actions.sync_requested.connect(self.operations.sync_now)
         actions.compact_requested.connect(self.operations.compact)
         actions.reset_requested.connect(self._on_reset_requested)
         actions.choose_requested.connect(self.show_chooser)

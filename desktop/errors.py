@@ -49,6 +49,12 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = translate("Errors", "A Gemini key is one word of text, without spaces: check what was pasted.")
     elif isinstance(exc, e.InvalidSetting):
         text = translate("Errors", "That setting was not saved: {detail}.")
+    elif isinstance(exc, e.WrongPassphrase):
+        text = translate(
+            "Errors",
+            "The passphrase does not open this sync folder: it was set up with another one. Type the "
+            "passphrase you chose on your first device. Nothing was changed.",
+        )
     elif isinstance(exc, e.InvalidInput):
         text = translate("Errors", "memtray could not use that input: {detail}.")
     elif isinstance(exc, e.AmbiguousId):
@@ -79,6 +85,8 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
             "The memory was closed while this was still running (a repair replaced it, or memtray is "
             "quitting). Nothing was changed; try again.",
         )
+    elif isinstance(exc, e.SyncError):
+        text = translate("Errors", "Sync cannot go on: {detail}.")
     elif isinstance(exc, e.StorageError):
         text = translate(
             "Errors",

@@ -23,6 +23,7 @@ from engine import CompactResult, ResetResult
 from engine.errors import EngineError, NoApiKey
 from engine.sessions import target_bytes
 from engine.summary import GenerateResult
+from engine.sync import SyncReport
 
 log = logging.getLogger("memtray.desktop.operations")
 
@@ -141,6 +142,20 @@ def compact_words(results: list[CompactResult], seconds: float, context: Compact
             took=took, others=translate("Operations", "%n other session(s)", "", len(results) - touched)
         ),
     )
+
+
+def sync_words(report: SyncReport) -> Outcome:
+    """What one "Sync now" did, in a sentence or two."""
+    title = translate("Operations", "Synced")
+    text = translate("Operations", "Sent %Ln new message(s).", "", report.messages_sent)
+    text += " " + translate(
+        "Operations", "Received %Ln new message(s) from the other devices.", "", report.applied.messages
+    )
+    if report.waiting:
+        text += " " + translate(
+            "Operations", "Still arriving: %n file(s) of the other devices.", "", len(report.waiting)
+        )
+    return Outcome(title, text)
 
 
 def reset_words(result: ResetResult, seconds: float, name: str = "") -> Outcome:
@@ -395,6 +410,25 @@ class Operations(QObject):
             pool="network",
             label=label,
         )
+
+    # -- sync -------------------------------------------------------------------------------------
+
+    def sync_now(self) -> None:
+        """Write what is new here to the sync folder and apply what the other devices wrote (store worker:
+        it reads and writes SQLite); the tray's status line follows from the state's next refresh."""
+        mem = self.state.memory
+        if mem is None:
+            return
+        self.runner.run_query(
+            mem.sync.now,
+            lambda report: self._done(sync_words(report)),
+            lambda exc: self._sync_failed(exc),
+            label=translate("Operations", "Syncing"),
+        )
+
+    def _sync_failed(self, exc: BaseException) -> None:
+        self._failed(exc, translate("Operations", "syncing"))
+        self.state.refresh()  # the engine noted the error: the status line says it
 
     def set_summaries_paused(self, paused: bool) -> None:
         mem = self.state.memory

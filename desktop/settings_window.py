@@ -1,5 +1,6 @@
 """The settings window: Gemini key, models, reply language, history limits, embedder, schedule, autostart,
-the app's language.
+the app's language, and sync between devices (its own group, :mod:`desktop.sync_settings`, which acts at
+once rather than on Save).
 
 Values come from the state the app holds; Save sends only what changed to ``Memory.update_settings`` on the
 store worker. "Start memtray when I log in" is not a setting of the data folder: it is read from the login
@@ -54,6 +55,7 @@ from desktop.icons import app_icon
 from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
+from desktop.sync_settings import SyncBox
 from desktop.windowkeys import add_close_keys
 from engine import Settings, agent_folders
 from engine import settings as engine_settings
@@ -273,6 +275,7 @@ class SettingsWindow(QWidget):
         folder_row.addWidget(self.data_folder, 1)
         folder_row.addWidget(self.open_folder)
         form3.addRow(translate("Settings", "Data folder"), folder_row)
+        self.sync = SyncBox(state)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.save_button)
@@ -283,6 +286,7 @@ class SettingsWindow(QWidget):
         inner.addWidget(gemini)
         inner.addWidget(memory)
         inner.addWidget(app_box)
+        inner.addWidget(self.sync)
         inner.addStretch(1)
         self.scroll_area = QScrollArea()  # on a small screen the groups scroll; the buttons stay in view
         accessible(self.scroll_area, translate("Settings", "Settings"))

@@ -4,7 +4,8 @@
 worker refreshes, plus the work in progress reported by the task runner. The tray menu is rebuilt from
 it when it opens; nothing in here touches SQLite or files.
 
-The snapshot also carries the semantic tier's status (the embedder in use and the embedding backlog).
+The snapshot also carries the sync's status (``Memory.sync.status()``: the tray's "Synced 2 min ago") and
+the semantic tier's status (the embedder in use and the embedding backlog).
 While there is a backlog, or the embedder is still loading, the state is re-read every
 :data:`EMBED_POLL_MS` so the status bar follows the work. A re-embedding after an embedder switch reports
 ``done/total`` on the engine's worker thread; :class:`AppState` turns that into a queued signal and
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
     from desktop.tasks import Task, TaskRunner
     from engine import Memory, SemanticStatus
+    from engine.sync import SyncStatus
 
 log = logging.getLogger("memtray.desktop.state")
 
@@ -56,6 +58,8 @@ class Snapshot:
     summarizer_note: str = ""
     embedding: SemanticStatus | None = None
     embedding_paused: bool = False
+    sync: SyncStatus | None = None
+    """Where sync through a shared folder stands (None when it could not be read)."""
 
 
 def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
@@ -81,7 +85,12 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
         embedding = mem.semantic.status()
     except Exception:  # the backlog is a nicety; it must not hide the sessions
         log.exception("could not read the embedding status")
-    return Snapshot(sessions, settings, last, note, embedding, mem.embedding_paused)
+    sync: SyncStatus | None = None
+    try:
+        sync = mem.sync.status()
+    except Exception:  # the sync's status is a nicety too
+        log.exception("could not read the sync status")
+    return Snapshot(sessions, settings, last, note, embedding, mem.embedding_paused, sync)
 
 
 def _relay(state: AppState) -> Callable[[int, int], None]:

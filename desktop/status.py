@@ -12,6 +12,7 @@ estimate, kept by the state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
@@ -64,6 +65,20 @@ class Status:
         return next((item for item in self.items if item.kind == kind), None)
 
 
+def ago(ns: int | None, now: float | None = None) -> str:
+    """``3 min ago``, ``2 h ago``, ``5 days ago``, or ``never``."""
+    if not ns:
+        return translate("Time", "never")
+    seconds = (now if now is not None else datetime.now().timestamp()) - ns / 1e9
+    if seconds < 60:
+        return translate("Time", "just now")
+    if seconds < 3600:
+        return translate("Time", "%n min ago", "", int(seconds // 60))
+    if seconds < 86400:
+        return translate("Time", "%n h ago", "", int(seconds // 3600))
+    return translate("Time", "%n day(s) ago", "", int(seconds // 86400))
+
+
 def duration_text(seconds: float) -> str:
     """``about 20 min``, ``about 2 h``, ``less than a minute``."""
     if seconds < 60:
@@ -101,10 +116,37 @@ def status_of(state: AppState) -> Status:
     found += _embedding_items(state)
     if state.summaries is not None and state.summaries_paused:
         found.append(Item(PAUSED, OTHER, translate("Status", "Summaries paused")))
+    sync = _sync_item(state)
     if not found:
-        return Status(IDLE, (Item(IDLE, OTHER, translate("Status", "Up to date")),))
+        idle = Item(IDLE, OTHER, translate("Status", "Up to date"))
+        if sync is not None and sync.level == IDLE:
+            return Status(IDLE, (idle, sync))
+        found.append(idle)
+    if sync is not None:
+        found.append(sync)
     ordered = sorted(found, key=lambda item: -LEVELS.index(item.level))  # stable: same level, same order
     return Status(ordered[0].level, tuple(ordered))
+
+
+def sync_line(state: AppState, now: float | None = None) -> str:
+    """``Synced 2 min ago``, ``Sync: no key on this device…``, ``Sync: <the engine's words>``; "" when sync is
+    off or its status is not known."""
+    item = _sync_item(state, now)
+    return item.text if item is not None else ""
+
+
+def _sync_item(state: AppState, now: float | None = None) -> Item | None:
+    sync = state.snapshot.sync
+    if sync is None or not sync.enabled:
+        return None
+    if sync.key != "present":
+        text = translate("Status", "Sync: no key on this device (enter the passphrase in Settings)")
+        return Item(PAUSED, OTHER, text)
+    if sync.last_error:
+        return Item(PAUSED, OTHER, translate("Status", "Sync: {error}").format(error=sync.last_error))
+    if not sync.last_sync:
+        return Item(IDLE, OTHER, translate("Status", "Sync on, not synced yet"))
+    return Item(IDLE, OTHER, translate("Status", "Synced {when}").format(when=ago(sync.last_sync, now)))
 
 
 def _embedding_items(state: AppState) -> list[Item]:

@@ -12,7 +12,6 @@ settings windows and :class:`desktop.operations.Operations`.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QGuiApplication
@@ -20,26 +19,12 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from desktop.actions import AppActions, all_actions, find_action
 from desktop.state import AppState
-from desktop.status import status_of
+from desktop.status import ago, status_of
 from desktop.trayicon import panel_is_dark, state_icon
 
 log = logging.getLogger("memtray.desktop.tray")
 
 translate = QCoreApplication.translate
-
-
-def ago(ns: int | None, now: float | None = None) -> str:
-    """``3 min ago``, ``2 h ago``, ``5 days ago``, or ``never``."""
-    if not ns:
-        return translate("Time", "never")
-    seconds = (now if now is not None else datetime.now().timestamp()) - ns / 1e9
-    if seconds < 60:
-        return translate("Time", "just now")
-    if seconds < 3600:
-        return translate("Time", "%n min ago", "", int(seconds // 60))
-    if seconds < 86400:
-        return translate("Time", "%n h ago", "", int(seconds // 3600))
-    return translate("Time", "%n day(s) ago", "", int(seconds // 86400))
 
 
 def tooltip_text(state: AppState) -> str:

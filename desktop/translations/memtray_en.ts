@@ -190,6 +190,27 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>Sent %Ln new message(s).</source>
+        <translation>
+            <numerusform>Sent %Ln new message.</numerusform>
+            <numerusform>Sent %Ln new messages.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Received %Ln new message(s) from the other devices.</source>
+        <translation>
+            <numerusform>Received %Ln new message from the other devices.</numerusform>
+            <numerusform>Received %Ln new messages from the other devices.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Still arriving: %n file(s) of the other devices.</source>
+        <translation>
+            <numerusform>Still arriving: %n file of the other devices.</numerusform>
+            <numerusform>Still arriving: %n files of the other devices.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%Ln message(s) deleted; summary and error memory kept ({took}).</source>
         <translation>
             <numerusform>%Ln message deleted; summary and error memory kept ({took}).</numerusform>
@@ -339,6 +360,16 @@
         <translation>
             <numerusform>Rebuilding the search index of %Ln session…</numerusform>
             <numerusform>Rebuilding the search index of %Ln sessions…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Sync</name>
+    <message numerus="yes">
+        <source>Waiting to be sent: %Ln message(s)</source>
+        <translation>
+            <numerusform>Waiting to be sent: %Ln message</numerusform>
+            <numerusform>Waiting to be sent: %Ln messages</numerusform>
         </translation>
     </message>
 </context>

@@ -302,6 +302,18 @@
         <translation>立即產生摘要(&amp;Z)</translation>
     </message>
     <message>
+        <source>S&amp;ync now</source>
+        <translation>立即同步(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>Write what is new here to the sync folder and apply what the other devices wrote</source>
+        <translation>把這裡的新內容寫進同步資料夾，並套用其他裝置寫入的內容</translation>
+    </message>
+    <message>
+        <source>Sync is off: set it up in Settings</source>
+        <translation>同步未開啟：請在「設定」中設定</translation>
+    </message>
+    <message>
         <source>Com&amp;pact…</source>
         <translation>整理近期紀錄(&amp;P)…</translation>
     </message>
@@ -850,6 +862,10 @@
         <translation>這項設定沒有儲存：{detail}。</translation>
     </message>
     <message>
+        <source>The passphrase does not open this sync folder: it was set up with another one. Type the passphrase you chose on your first device. Nothing was changed.</source>
+        <translation>這個密語打不開此同步資料夾：它是用另一個密語設定的。請輸入你在第一台裝置上設定的密語。沒有任何變更。</translation>
+    </message>
+    <message>
         <source>memtray could not use that input: {detail}.</source>
         <translation>memtray 無法使用這項輸入：{detail}。</translation>
     </message>
@@ -880,6 +896,10 @@
     <message>
         <source>The memory was closed while this was still running (a repair replaced it, or memtray is quitting). Nothing was changed; try again.</source>
         <translation>這項工作還在進行時，記憶已關閉（修復取代了它，或 memtray 正在結束）。沒有任何變更，請再試一次。</translation>
+    </message>
+    <message>
+        <source>Sync cannot go on: {detail}.</source>
+        <translation>無法繼續同步：{detail}。</translation>
     </message>
     <message>
         <source>The memory could not be read or written ({detail}). Check free disk space and permissions.</source>
@@ -1316,6 +1336,28 @@
         </translation>
     </message>
     <message>
+        <source>Synced</source>
+        <translation>已同步</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sent %Ln new message(s).</source>
+        <translation>
+            <numerusform>已送出 %Ln 則新訊息。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Received %Ln new message(s) from the other devices.</source>
+        <translation>
+            <numerusform>從其他裝置收到 %Ln 則新訊息。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Still arriving: %n file(s) of the other devices.</source>
+        <translation>
+            <numerusform>其他裝置還有 %n 個檔案尚未傳到。</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>Reset “{session}”</source>
         <translation>已重設「{session}」</translation>
     </message>
@@ -1432,6 +1474,14 @@
     <message>
         <source>Summarizing</source>
         <translation>正在產生摘要</translation>
+    </message>
+    <message>
+        <source>Syncing</source>
+        <translation>正在同步</translation>
+    </message>
+    <message>
+        <source>syncing</source>
+        <translation>同步</translation>
     </message>
     <message>
         <source>pausing summaries</source>
@@ -2149,6 +2199,22 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>Up to date</source>
         <translation>一切就緒</translation>
     </message>
+    <message>
+        <source>Sync: no key on this device (enter the passphrase in Settings)</source>
+        <translation>同步：這台裝置沒有金鑰（請在「設定」中輸入密語）</translation>
+    </message>
+    <message>
+        <source>Sync: {error}</source>
+        <translation>同步：{error}</translation>
+    </message>
+    <message>
+        <source>Sync on, not synced yet</source>
+        <translation>同步已開啟，尚未同步過</translation>
+    </message>
+    <message>
+        <source>Synced {when}</source>
+        <translation>已同步（{when}）</translation>
+    </message>
     <message numerus="yes">
         <source>Embedding paused: %Ln message(s) waiting</source>
         <translation>
@@ -2227,6 +2293,171 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>loading the summary</source>
         <translation>載入摘要</translation>
+    </message>
+</context>
+<context>
+    <name>Sync</name>
+    <message>
+        <source>Sync is off.</source>
+        <translation>同步未開啟。</translation>
+    </message>
+    <message>
+        <source>This device: {name} ({device})</source>
+        <translation>這台裝置：{name}（{device}）</translation>
+    </message>
+    <message>
+        <source>Last sync: {when}</source>
+        <translation>上次同步：{when}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Waiting to be sent: %Ln message(s)</source>
+        <translation>
+            <numerusform>等待送出：%Ln 則訊息</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The key is not on this device: enter the passphrase and enable again.</source>
+        <translation>這台裝置上沒有金鑰：請輸入密語後再啟用一次。</translation>
+    </message>
+    <message>
+        <source>Last error: {error}</source>
+        <translation>上次的錯誤：{error}</translation>
+    </message>
+    <message>
+        <source>No other device has written to the folder yet.</source>
+        <translation>還沒有其他裝置寫入這個資料夾。</translation>
+    </message>
+    <message>
+        <source>{name}: applied {applied} of {written} ({pending} pending)</source>
+        <translation>{name}：已套用 {written} 份中的 {applied} 份（{pending} 份待處理）</translation>
+    </message>
+    <message>
+        <source>Sync between your devices</source>
+        <translation>在你的裝置之間同步</translation>
+    </message>
+    <message>
+        <source>a folder Syncthing, Dropbox or a share keeps in step</source>
+        <translation>由 Syncthing、Dropbox 或共用資料夾保持同步的資料夾</translation>
+    </message>
+    <message>
+        <source>Sync folder</source>
+        <translation>同步資料夾</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>選擇…</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder</source>
+        <translation>選擇同步資料夾</translation>
+    </message>
+    <message>
+        <source>this computer&apos;s name</source>
+        <translation>這台電腦的名稱</translation>
+    </message>
+    <message>
+        <source>This device&apos;s name</source>
+        <translation>這台裝置的名稱</translation>
+    </message>
+    <message>
+        <source>Sync passphrase</source>
+        <translation>同步密語</translation>
+    </message>
+    <message>
+        <source>Every device of this folder uses the same passphrase; it encrypts what is synced</source>
+        <translation>這個資料夾的每台裝置都使用同一個密語；同步的內容以它加密</translation>
+    </message>
+    <message>
+        <source>Passphrase again</source>
+        <translation>再輸入一次密語</translation>
+    </message>
+    <message>
+        <source>Enable sync</source>
+        <translation>啟用同步</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Disable sync</source>
+        <translation>停用同步</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>資料夾</translation>
+    </message>
+    <message>
+        <source>Device name</source>
+        <translation>裝置名稱</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>密語</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>狀態</translation>
+    </message>
+    <message>
+        <source>The memory is not open yet.</source>
+        <translation>記憶庫還沒開啟。</translation>
+    </message>
+    <message>
+        <source>This folder already holds memtray&apos;s sync: enter its passphrase to join it.</source>
+        <translation>這個資料夾已經有 memtray 的同步資料：輸入它的密語即可加入。</translation>
+    </message>
+    <message>
+        <source>memtray will set up sync in this folder: choose a passphrase (every device needs it).</source>
+        <translation>memtray 會在這個資料夾設定同步：請設定一個密語（每台裝置都需要它）。</translation>
+    </message>
+    <message>
+        <source>Enable again</source>
+        <translation>重新啟用</translation>
+    </message>
+    <message>
+        <source>Choose the folder your sync program keeps in step</source>
+        <translation>選擇由你的同步程式保持同步的資料夾</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder first.</source>
+        <translation>請先選擇同步資料夾。</translation>
+    </message>
+    <message>
+        <source>Enter the passphrase.</source>
+        <translation>請輸入密語。</translation>
+    </message>
+    <message>
+        <source>The two passphrases differ: type them again.</source>
+        <translation>兩次輸入的密語不一樣：請重新輸入。</translation>
+    </message>
+    <message>
+        <source>Opening the folder with the passphrase…</source>
+        <translation>正在用密語開啟資料夾…</translation>
+    </message>
+    <message>
+        <source>Sync is on: this device joined the folder.</source>
+        <translation>同步已開啟：這台裝置已加入此資料夾。</translation>
+    </message>
+    <message>
+        <source>Sync is on.</source>
+        <translation>同步已開啟。</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>正在同步…</translation>
+    </message>
+    <message>
+        <source>Synced.</source>
+        <translation>已同步。</translation>
+    </message>
+    <message>
+        <source>Sync is off; the folder&apos;s files were left as they are.</source>
+        <translation>同步已停用；資料夾裡的檔案保持原樣。</translation>
+    </message>
+    <message>
+        <source>setting up sync</source>
+        <translation>設定同步</translation>
     </message>
 </context>
 <context>

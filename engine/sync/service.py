@@ -12,7 +12,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from engine.clock import Clock
-from engine.errors import SyncError
+from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
@@ -64,6 +64,10 @@ class SyncStatus:
     written: int = 0
     unsent: int = 0
     devices: list[DeviceStatus] = field(default_factory=list)
+    last_sync: int = 0
+    """When ``sync now`` last finished here (Unix ns; 0: never)."""
+    last_error: str = ""
+    """Why the last ``sync now`` failed, in the engine's words ("" when it did not)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -116,9 +120,7 @@ class Sync:
             SyncError: the folder does not exist or cannot be written.
             WrongPassphrase: the folder was set up with another passphrase.
         """
-        path = Path(folder).expanduser().resolve()
-        if not path.is_dir():
-            raise SyncError(f"the sync folder {path} does not exist (create it, or choose the synced folder)")
+        path = self._existing(folder)
         config = crypto.read_config(path)
         if config is None:
             config, key = crypto.create(path, passphrase)
@@ -134,6 +136,21 @@ class Sync:
         self._write_manifest(path, key)
         log.info("sync enabled with folder %s", path)
         return self.status()
+
+    def is_set_up(self, folder: Path | str) -> bool:
+        """Whether ``folder`` already holds a memtray sync (enabling joins it) or not (enabling creates it).
+
+        Raises:
+            SyncError: the folder does not exist, or its sync.json cannot be read.
+        """
+        return crypto.read_config(self._existing(folder)) is not None
+
+    @staticmethod
+    def _existing(folder: Path | str) -> Path:
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            raise SyncError(f"the sync folder {path} does not exist (create it, or choose the synced folder)")
+        return path
 
     def unlock_for_this_run(self, passphrase: str) -> None:
         """Derive the folder's key from ``passphrase`` and hold it for this run only."""
@@ -173,6 +190,15 @@ class Sync:
             SyncError: sync is not enabled, the key is missing, or the folder cannot be written.
             StoreLocked: another program is syncing this memory for longer than a minute.
         """
+        try:
+            report = self._now()
+        except EngineError as exc:
+            self._note(error=str(exc) or type(exc).__name__)
+            raise
+        self._note(error="", at=self._clock())
+        return report
+
+    def _now(self) -> SyncReport:
         folder, key = self._folder(), self._key()
         try:
             with self._lock.acquire(timeout=LOCK_TIMEOUT_S):
@@ -184,9 +210,19 @@ class Sync:
                 self._write_manifest(folder, key)
                 return report
         except Timeout as exc:
-            from engine.errors import StoreLocked
-
             raise StoreLocked("another program is syncing this memory; try again later") from exc
+
+    def _note(self, error: str, at: int | None = None) -> None:
+        """Keep the outcome of ``sync now`` for :meth:`status` (only while sync is enabled)."""
+        try:
+            with self._store.write() as conn:
+                if not state.get(conn, state.FOLDER):
+                    return
+                state.put(conn, state.LAST_ERROR, error[:500])
+                if at is not None:
+                    state.put(conn, state.LAST_SYNC, at)
+        except EngineError as exc:  # the outcome is a nicety; the sync's own error (if any) goes on
+            log.warning("could not note the sync's outcome: %s", exc)
 
     def _export(self, folder: Path, key: bytes, report: SyncReport) -> None:
         me = self.device
@@ -306,10 +342,22 @@ class Sync:
                 ).scalar_one()
             )
             me = identity.device_id(conn)
+            last_sync, last_error = state.get_int(conn, state.LAST_SYNC), state.get(conn, state.LAST_ERROR)
         if not folder:
             return SyncStatus(False, device=me)
         key = self.keys.get(folder_id)
-        status = SyncStatus(True, folder, me, name, "present" if key else "missing", written, unsent)
+        status = SyncStatus(
+            True,
+            folder,
+            me,
+            name,
+            "present" if key else "missing",
+            written,
+            unsent,
+            [],
+            last_sync,
+            last_error,
+        )
         path = Path(folder)
         for device in layout.devices(path):
             if device == me:

@@ -20,6 +20,8 @@ FOLDER, NAME, NEXT_SEQ, EXPORTED_ID, EXPORTED_CHANGE, FOLDER_ID = (
     "exported_change",
     "folder_id",
 )
+LAST_SYNC, LAST_ERROR = "last_sync", "last_error"
+"""When ``sync now`` last finished (Unix ns), and why the last one failed ("" when it did not)."""
 
 
 def get(conn: Connection, key: str, default: str = "") -> str:

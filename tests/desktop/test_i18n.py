@@ -365,6 +365,8 @@ def describe_every_error(home: Path) -> list[tuple[str, str]]:
         e.GeminiUnavailable("503"),
         e.GeminiError("bad json"),
         e.KeyringUnavailable("none"),
+        e.WrongPassphrase("the passphrase does not open the folder"),
+        e.SyncError("the sync folder /x is not there"),
         OSError(28, "No space left on device", str(home)),
         OSError(13, "Permission denied", str(home)),
         KeyError("boom"),
