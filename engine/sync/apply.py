@@ -155,7 +155,9 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
         rows = _session_rows(store, session)
         hit = [i for i, g, k in rows if k in keys or g in gids]
         try:
-            if kind != identity.FORGET and target.exists(session) and len(hit) == len(rows):
+            # A reset or removal of the messages it names; a session holding none of them (they were
+            # forgotten here, or it was started anew) keeps what it has, its title too.
+            if kind != identity.FORGET and target.exists(session) and hit and len(hit) == len(rows):
                 if kind == identity.REMOVE:
                     target.remove(session)
                 else:
@@ -165,6 +167,10 @@ def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, 
             for message_id in hit:
                 target.forget_message(message_id)
                 done.forgotten += 1
+            if hit and target.exists(session) and not _session_rows(store, session):
+                # A snapshot tells a removal as forgets: a session they empty goes, its title with it, as
+                # on the device that removed it (a message written there since starts it anew, untitled).
+                target.remove(session)
         except NotFound:
             continue  # gone already (another path deleted it): nothing left to delete
 

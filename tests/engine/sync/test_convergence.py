@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import Memory
@@ -165,6 +165,31 @@ def check(world: World, base: Path) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@example(  # a removal packed into a snapshot (told as forgets), then a message in the same session
+    count=2,
+    ops=[
+        ("import", 0, 0, 0),
+        ("sync", 0, 0, 0),
+        ("deliver", 0, 0, 0),
+        ("remove", 0, 3, 0),
+        ("append", 0, 3, 0),
+    ],
+    seed=9,
+    pack_after=2,
+)
+@example(  # a title set after a removal, a re-append and a forget on the other device
+    count=2,
+    ops=[
+        ("append", 0, 0, 0),
+        ("append", 1, 0, 0),
+        ("remove", 0, 0, 0),
+        ("append", 0, 0, 0),
+        ("forget", 1, 0, 0),
+        ("title", 1, 0, 0),
+    ],
+    seed=0,
+    pack_after=2,
+)
 @given(
     count=st.sampled_from([2, 3]),
     ops=st.lists(OPS, max_size=30),

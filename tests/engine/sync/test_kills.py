@@ -103,7 +103,7 @@ def test_killed_while_writing_then_while_applying(tmp_path: Path) -> None:
     finally:
         homes.close_all()
     home_a, home_b = tmp_path / "homes" / "a", tmp_path / "homes" / "b"
-    killed = kill_during(home_a, [0.8, 1.5, 1.9, 2.3])
+    killed = kill_during(home_a, [0.5, 0.8, 1.5, 1.9, 2.3])
     whole_segments(folder)
     finish(home_a)
     whole_segments(folder)
