@@ -55,4 +55,6 @@ _PAIR = re.compile(f"(?=([{RANGES}]{{2}}))")
 def cjk_bigrams(text: str) -> str:
     """The overlapping CJK bigrams of a text folded for search (:func:`engine.textfold.fold`),
     space-separated (what ``messages_bi`` indexes)."""
+    if text.isascii():  # no CJK character (most texts): nothing to fold or search
+        return ""
     return " ".join(_PAIR.findall(fold(text)))

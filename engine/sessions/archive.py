@@ -94,14 +94,16 @@ def insert_sessions(
     first = last - len(rows) + 1  # one write transaction: the rows got consecutive ids
     result: list[list[int]] = []
     bigrams: list[tuple[int, str, str]] = []
+    every: list[Message] = []
     for (_, messages), key in zip(appends, keys, strict=True):
         ids = list(range(first, first + len(messages)))
         first += len(messages)
         result.append(ids)
-        identity.record_gids(conn, ids, messages)
+        every.extend(messages)
         bigrams.extend(
             (i, key, grams) for i, m in zip(ids, messages, strict=True) if (grams := cjk_bigrams(m.content))
         )
+    identity.record_gids(conn, range(first - len(rows), first), every)
     if bigrams:
         bulk.insert_rows(conn, "INSERT INTO messages_cjk(id, skey, grams) VALUES", bigrams)
     return result

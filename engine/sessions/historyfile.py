@@ -33,9 +33,13 @@ class HistoryUnreadable(Exception):
     from the archive)."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps`` with these options, made once (``dumps`` would make an encoder for every record)."""
+
+
 def dumps(record: Any) -> bytes:
     """Compact JSON, as the file is written."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _ENCODER.encode(record).encode("utf-8")
 
 
 @dataclass

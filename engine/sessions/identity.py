@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.messages import Message
+from engine.storage import bulk
 from engine.storage.sql import Connection
 
 IMPORT_PREFIX = "k:"
@@ -52,16 +53,8 @@ def device_id(conn: Connection) -> str:
 def message_key(session: str, role: str, content: str, send_at: int) -> str:
     """The import key's digest: 32 hex digits of BLAKE2b over (session, role, exact text, archived time),
     each part preceded by its length."""
-    parts = [p.encode("utf-8", "surrogatepass") for p in (session, role, content)]
-    data = b"%d:%s%d:%s%d:%s%d" % (
-        len(parts[0]),
-        parts[0],
-        len(parts[1]),
-        parts[1],
-        len(parts[2]),
-        parts[2],
-        int(send_at),
-    )
+    s, r, c = (p.encode("utf-8", "surrogatepass") for p in (session, role, content))
+    data = b"%d:%s%d:%s%d:%s%d" % (len(s), s, len(r), r, len(c), c, int(send_at))
     return hashlib.blake2b(data, digest_size=16, person=b"memtray-msg-key").hexdigest()
 
 
@@ -90,10 +83,8 @@ def record_gids(conn: Connection, ids: Sequence[int], messages: Sequence[Message
     if not ids:
         return
     device = device_id(conn)
-    conn.execute(
-        "INSERT INTO message_gids(id, gid) VALUES (?, ?)",
-        [(i, m.gid or f"{device}.{i}") for i, m in zip(ids, messages, strict=True)],
-    )
+    rows = [(i, m.gid or f"{device}.{i}") for i, m in zip(ids, messages, strict=True)]
+    bulk.insert_rows(conn, "INSERT INTO message_gids(id, gid) VALUES", rows)
 
 
 def gids_of(conn: Connection, ids: Sequence[int]) -> dict[int, str]:

@@ -99,13 +99,14 @@ def order_sessions(store: Store, target: Target) -> int:
     """Put every session that got messages in time order (:meth:`Target.order_by_time`), so its window is
     the newest messages of the merged archive; how many moved. Rows that were sent or received keep that
     mark under their new row ids (they are not sent again)."""
-    with store.read() as conn:
+    with store.write() as conn:  # those in order already (most): checked and dropped in one transaction
         todo = sorted(state.unordered(conn))
+        ordered = {session for session in todo if _in_order(conn, session)}
+        if ordered:
+            state.drop_unordered(conn, ordered)
     moved = 0
     for session in todo:
-        if _in_order(store, session):
-            with store.write() as conn:
-                state.drop_unordered(conn, session)
+        if session in ordered:
             continue
         with store.read() as conn:
             cursor = state.get_int(conn, state.EXPORTED_ID)
@@ -124,7 +125,7 @@ def order_sessions(store: Store, target: Target) -> int:
             for kind, gids in marks.items():
                 _mark_received(store, gids, kind)
         with store.write() as conn:
-            state.drop_unordered(conn, session)
+            state.drop_unordered(conn, [session])
     return moved
 
 
@@ -256,15 +257,14 @@ def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, s
     return found
 
 
-def _in_order(store: Store, session: str) -> bool:
+def _in_order(conn: Connection, session: str) -> bool:
     """Whether the session's recent rows (from its compaction cut on) are in time order, ties by global
     id, already: one cheap read, so most sessions never take their lock."""
-    with store.read() as conn:
-        rows = conn.execute(
-            "SELECT m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
-            "AND m.id >= COALESCE((SELECT start_id FROM message_meta WHERE session_id = ?), 0) ORDER BY m.id",
-            (session, session),
-        ).all()
+    rows = conn.execute(
+        "SELECT m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id WHERE m.session_id = ? "
+        "AND m.id >= COALESCE((SELECT start_id FROM message_meta WHERE session_id = ?), 0) ORDER BY m.id",
+        (session, session),
+    ).all()
     keys = [(int(t), str(g)) for t, g in rows]
     return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
 

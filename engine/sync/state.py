@@ -109,8 +109,8 @@ def add_unordered(conn: Connection, sessions: Iterable[str]) -> None:
     put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
 
 
-def drop_unordered(conn: Connection, session: str) -> None:
-    todo = unordered(conn) - {session}
+def drop_unordered(conn: Connection, sessions: Iterable[str]) -> None:
+    todo = unordered(conn) - set(sessions)
     put(conn, UNORDERED, json.dumps(sorted(todo), ensure_ascii=False))
 
 
