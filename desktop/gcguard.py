@@ -71,7 +71,6 @@ class MainThreadCollector(QObject):
         counts, thresholds = gc.get_count(), gc.get_threshold()
         if counts[0] <= thresholds[0]:
             return
-        generation = 2 if counts[2] > thresholds[2] else 1 if counts[1] > thresholds[1] else 0
-        if generation == 2 and full_collections_held():
-            generation = 1  # the full one waits until the work is over (the gen 2 count keeps it due)
+        full = counts[2] > thresholds[2] and not full_collections_held()  # a held one stays due
+        generation = 2 if full else 1 if counts[1] > thresholds[1] else 0
         gc.collect(generation)
