@@ -71,6 +71,9 @@ class MainThreadCollector(QObject):
         counts, thresholds = gc.get_count(), gc.get_threshold()
         if counts[0] <= thresholds[0]:
             return
-        full = counts[2] > thresholds[2] and not full_collections_held()  # a held one stays due
-        generation = 2 if full else 1 if counts[1] > thresholds[1] else 0
+        generation = 2 if counts[2] > thresholds[2] else 1 if counts[1] > thresholds[1] else 0
+        if generation == 2 and full_collections_held():
+            # The full one waits (the generation 2 count keeps it due); generation 1 is collected at each
+            # tick meanwhile, so that it never grows to the millions of objects an import makes.
+            generation = 1
         gc.collect(generation)
