@@ -53,8 +53,16 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = translate("Errors", "memtray could not use that input: {detail}.")
     elif isinstance(exc, e.AmbiguousId):
         text = translate("Errors", "{detail}. Type more of the id.")
+    elif isinstance(exc, e.AlreadyForgotten):
+        text = translate("Errors", "Already done: {detail}. Nothing is left to forget.")
     elif isinstance(exc, e.NotFound):
         text = translate("Errors", "Not found: {detail}.")
+    elif isinstance(exc, e.MemoryInUse):
+        text = translate(
+            "Errors",
+            "Another program has the memory open (the MCP server, memtray daemon or a command). Close it, "
+            "then try again. Nothing was changed.",
+        )
     elif isinstance(exc, e.StoreLocked):
         text = translate(
             "Errors", "Another memtray program kept the memory busy for too long. Try again in a moment."

@@ -55,6 +55,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m011_unicode_fold", _unicode_fold),
     ("m012_global_ids", archive.m012_global_ids),
     ("m013_sync", m013_sync),
+    ("m014_forget_records", archive.m014_forget_records),
 )
 
 

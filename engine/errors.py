@@ -84,6 +84,10 @@ class SessionNotFound(NotFound):
     """No session with this id exists."""
 
 
+class AlreadyForgotten(NotFound):
+    """The message or session asked for was forgotten already (a retried forget: nothing left to do)."""
+
+
 class AmbiguousId(EngineError):
     """An id prefix that matches more than one record.
 
@@ -102,6 +106,10 @@ class StorageError(EngineError):
 
 class StoreLocked(StorageError):
     """Another process kept the store or a session locked for too long."""
+
+
+class MemoryInUse(StoreLocked):
+    """Another program holds the memory open while a repair needs it alone (or a repair runs)."""
 
 
 class MemoryClosed(StorageError):

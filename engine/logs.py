@@ -74,7 +74,11 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """A rotating log whose files are owner-only (0600), whatever the umask."""
 
     def _open(self) -> Any:
-        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        # A log file that is a symbolic link is refused (ELOOP, an OSError: the log goes to the console):
+        # following it would make memtray write to, and change the mode of, a file it does not own.
+        fd = os.open(
+            self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
         if os.name == "posix":
             os.fchmod(fd, 0o600)
         return os.fdopen(fd, self.mode, encoding=self.encoding, errors=self.errors)

@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Any
 from engine import database
 from engine.clock import TIME_RANGES, Clock, system_clock
 from engine.errormemory import ErrorMemory
+from engine.errors import MemoryInUse
 from engine.llm.keys import Keys
 from engine.llm.usage import Usage
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
+from engine.repair import journal as repairjournal
 from engine.search.conductor import Search
 from engine.search.hits import Hit, SearchResult, check_arguments
 from engine.semantic.tier import SemanticStatus, SemanticTier
@@ -42,6 +44,7 @@ from engine.sessions.log import SessionLog
 from engine.settings import Settings, StoredSettings, from_stored
 from engine.storage import integrity
 from engine.storage.diskerrors import file_errors
+from engine.storage.holders import Hold, Holders
 from engine.storage.store import Store
 
 if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
@@ -56,6 +59,29 @@ log = logging.getLogger("memtray.memory")
 
 EMBEDDER_ENV = "MEMTRAY_EMBEDDER"
 """Overrides the ``embedder`` setting for one run (``hash`` in the test suite, ``use`` on a slow machine)."""
+
+
+def _hold(paths: Paths, clock: Clock) -> Hold:
+    """This program's hold on the memory of ``paths`` (:mod:`engine.storage.holders`), taken after
+    finishing a repair that was interrupted (its journal is there): under the gate no repair runs, and
+    no program holds the memory while a repair's journal is there, since every opener finishes it first.
+
+    Raises:
+        MemoryInUse: a repair is running in another program (past the wait), or an interrupted one
+            cannot be finished because another program holds the memory.
+    """
+    holders = Holders(paths.store_dir)
+    with holders.gate() as writable:
+        if writable and (paths.store_dir / repairjournal.NAME).exists():
+            if holders.others():
+                raise MemoryInUse(
+                    "an interrupted repair of the memory must be finished, but another program has the "
+                    "memory open; close it and try again"
+                )
+            from engine.repair.rebuild import finish_interrupted
+
+            finish_interrupted(paths, clock=clock)
+        return holders.register()
 
 
 class Memory:
@@ -86,6 +112,7 @@ class Memory:
         self.keys = keys
         self._store = store
         self._closed = False
+        self._hold = Hold(None)  # Memory.open's hold on the memory (engine.storage.holders)
         self._settings = StoredSettings(database.SettingsTable(store))
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
@@ -105,6 +132,8 @@ class Memory:
         self._log.listeners.append(self.semantic)
         self._search = Search(store, self.semantic)
         self._log.listeners.append(self._search)  # it keeps the context index in step with the archive
+        self._log.finish_forgets()  # a forget a kill interrupted is finished before anything reads
+        self._log.settle_imports()  # so is the history.json of an import killed after its commit
         self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)
@@ -135,22 +164,33 @@ class Memory:
         """
         with file_errors("its home folder"):
             paths = Paths.resolve(home)
-        store = database.open_store(paths.database)
-        log.info(
-            "memory opened at %s (SQLite %s, FTS: %s)",
-            paths.home,
-            store.features.sqlite_version,
-            ", ".join(sorted(store.fts_tables)) or "none",
-        )
-        return cls(
-            paths,
-            store,
-            clock=clock or system_clock,
-            keys=keys if keys is not None else Keys(),
-            embedder=embedder,
-            background=background,
-            client_factory=client_factory,
-        )
+        hold = _hold(paths, clock or system_clock)
+        try:
+            store = database.open_store(paths.database)
+            log.info(
+                "memory opened at %s (SQLite %s, FTS: %s)",
+                paths.home,
+                store.features.sqlite_version,
+                ", ".join(sorted(store.fts_tables)) or "none",
+            )
+            try:
+                memory = cls(
+                    paths,
+                    store,
+                    clock=clock or system_clock,
+                    keys=keys if keys is not None else Keys(),
+                    embedder=embedder,
+                    background=background,
+                    client_factory=client_factory,
+                )
+            except BaseException:
+                store.close()
+                raise
+        except BaseException:
+            hold.release()
+            raise
+        memory._hold = hold
+        return memory
 
     # -- settings ---------------------------------------------------------------------------------
 
@@ -225,8 +265,9 @@ class Memory:
     def repair(home: Path | str | None = None) -> RepairReport:
         """``memtray repair``: rebuild a damaged database of ``home`` (nothing to do for a healthy one).
 
-        Every program holding the memory open must be closed first. Raises StorageError when the files
-        cannot be moved or written.
+        Every program holding the memory open must be closed first: while one holds it, the repair
+        refuses (MemoryInUse) and changes nothing. A repair interrupted before is finished first (the
+        report's ``resumed``). Raises StorageError when the files cannot be moved or written.
         """
         from engine.repair.rebuild import repair
 
@@ -445,17 +486,32 @@ class Memory:
     def forget_message(self, message_id: int) -> Message:
         """Forget one archived message everywhere: history.json, the archive, FTS and the vectors.
 
-        The deleted rows are overwritten (``secure_delete``), the FTS indexes are merged so no old segment
-        keeps the words, and the write-ahead log is truncated. The session's summary.json and cursor are
-        deleted so the next summary run rebuilds the summary from what remains.
+        The intent is recorded (synced to disk) before anything is scrubbed, so a forget interrupted by a
+        crash is finished when the memory next opens. The deleted rows are overwritten
+        (``secure_delete``), the FTS indexes are merged so no old segment keeps the words, and the
+        write-ahead log is truncated. The session's summary.json and cursor are deleted so the next
+        summary run rebuilds the summary from what remains. A tombstone (session, role, time and a keyed
+        hash of the text, never the text) keeps an import, a transcript read again or a repair from
+        bringing the message back (:mod:`engine.sessions.forgetting`).
 
         Returns:
             The forgotten message.
 
         Raises:
+            AlreadyForgotten: the message was forgotten before (a retry: nothing left to do).
             NotFound: no archived message has this id.
         """
         return self._log.forget(message_id)
+
+    def forget_session(self, session: str) -> ResetResult:
+        """Forget a whole session: every message as :meth:`forget_message` does (tombstones included), then
+        the session itself as :meth:`remove` does; finished at the next open if interrupted.
+
+        Raises:
+            AlreadyForgotten: the session was forgotten before.
+            SessionNotFound: no such session.
+        """
+        return self._log.forget_session(session)
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
         """Clear a session's history and archive; keep summary.json and the cursor unless asked.
@@ -543,6 +599,7 @@ class Memory:
             listener.close()
         self._store.close()
         self._closed = True
+        self._hold.release()  # last: a repair waiting for this program may start now
 
     def __enter__(self) -> Memory:
         return self

@@ -71,10 +71,14 @@ def validate_session_id(session_id: str) -> str:
 
 
 def make_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) if needed, owner-only, and return it."""
+    """Create ``path`` (and parents) if needed, owner-only, and return it.
+
+    A folder that is a symbolic link is used as it is: its target is someone else's choice (and maybe
+    someone else's folder), so memtray never changes its mode.
+    """
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if os.name == "posix" and path.stat().st_mode & 0o777 != 0o700:  # unchanged: a read-only home opens
-        os.chmod(path, 0o700)
+    if os.name == "posix" and not path.is_symlink() and path.lstat().st_mode & 0o777 != 0o700:
+        os.chmod(path, 0o700)  # unchanged: a read-only home opens
     return path
 
 

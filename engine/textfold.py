@@ -86,9 +86,15 @@ times in a row (the word table's value, the trigram table's condition and value)
 
 
 def sql_fold(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
-    """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is."""
+    """:func:`fold` as an SQL function: a text folded, any other value (NULL, a number) as it is.
+
+    The triggers pass a text's bytes (``CAST(content AS BLOB)``): ``sqlite3`` cannot hand Python a text that
+    is not UTF-8 (a row garbled on a damaged page), and the statement would fail. Bytes that do not decode
+    are read with U+FFFD in their place, so such a row can still be indexed, changed or deleted."""
     global _last
-    if not isinstance(value, str):
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    elif not isinstance(value, str):
         return value
     last = _last  # one read: another thread's (text, fold) pair is replaced whole, never half
     if last[0] == value:

@@ -31,6 +31,8 @@ from engine.semantic.tables import EmbedQueueRow, VectorRow
 from engine.sessions.tables import (
     ChangeRow,
     DeviceRow,
+    ForgetIntentRow,
+    ForgottenRow,
     MessageBigramsRow,
     MessageGidRow,
     MessageMeta,
@@ -38,6 +40,7 @@ from engine.sessions.tables import (
     SessionRow,
     SettingRow,
     TombstoneRow,
+    UnsettledRow,
 )
 from engine.storage.tables import MigrationRow
 from engine.sync.tables import SyncAppliedRow, SyncReceivedRow, SyncStateRow, SyncTitleRow, SyncTombstoneRow
@@ -85,6 +88,7 @@ HISTORY: tuple[Created | Added, ...] = (
         "m013_sync",
         (SyncStateRow, SyncAppliedRow, SyncTombstoneRow, SyncReceivedRow, SyncTitleRow),
     ),
+    Created("M014_FORGET_RECORDS", "m014_forget_records", (ForgottenRow, ForgetIntentRow, UnsettledRow)),
 )
 """Which migration made each table and added each later column, in the order they were recorded."""
 

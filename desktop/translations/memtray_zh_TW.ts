@@ -858,8 +858,16 @@
         <translation>{detail}。請把編號多輸入幾個字元。</translation>
     </message>
     <message>
+        <source>Already done: {detail}. Nothing is left to forget.</source>
+        <translation>已經完成：{detail}。沒有需要再忘記的內容。</translation>
+    </message>
+    <message>
         <source>Not found: {detail}.</source>
         <translation>找不到：{detail}。</translation>
+    </message>
+    <message>
+        <source>Another program has the memory open (the MCP server, memtray daemon or a command). Close it, then try again. Nothing was changed.</source>
+        <translation>另一個程式正開著這份記憶（MCP 伺服器、memtray daemon 或某個指令）。請先關閉它，再試一次。什麼都沒有變更。</translation>
     </message>
     <message>
         <source>Another memtray program kept the memory busy for too long. Try again in a moment.</source>

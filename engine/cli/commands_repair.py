@@ -9,6 +9,7 @@ from engine.cli.output import write
 from engine.logs import configure
 from engine.paths import Paths
 from engine.repair.emptied import Emptied, describe
+from engine.storage.holders import Holders
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,7 +18,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="check the database; if it is damaged, move it aside and rebuild it",
         description="Check the memory database. If it is damaged, move it aside (history.db.corrupt-<time>), "
         "salvage the messages that can still be read, and restore every session's recent messages from its "
-        "history.json. Archived messages on damaged pages cannot be recovered. Close the tray app first.",
+        "history.json. Archived messages on damaged pages cannot be recovered. It refuses while another "
+        "program (the tray app, 'memtray mcp', a daemon) has the memory open: close it first. A repair that "
+        "was interrupted is finished by the next repair, or by the next command that opens the memory.",
     )
     p.add_argument("--check", action="store_true", help="only check; change nothing")
     p.set_defaults(handler=cmd_repair)
@@ -26,11 +29,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_repair(args: argparse.Namespace) -> int:
     paths = Paths.resolve(getattr(args, "home", None))
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
+    from engine.repair import journal as repairjournal
     from engine.repair.rebuild import check, repair
 
-    lost = describe(paths)  # before anything opens (and so creates) the database
+    interrupted = repairjournal.read(paths.store_dir)
+    lost = None if interrupted else describe(paths)  # before anything opens (and so creates) the database
     if args.check:
-        problem = lost.sentence(paths.database) if lost else check(paths)
+        if interrupted:
+            write(
+                f"a repair was interrupted (the damaged database is {interrupted.moved}); "
+                "'memtray repair' finishes it"
+            )
+            return 1
+        with Holders(paths.store_dir).gate():  # not while a repair in another program moves the file
+            problem = lost.sentence(paths.database) if lost else check(paths)
         write(problem or "the memory database is fine")
         return 1 if problem else 0
     if lost:
@@ -40,6 +52,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         write("the memory database is fine; nothing to repair")
         return 0
     assert report.moved_to is not None
+    if report.resumed:
+        write("an interrupted repair was found and finished")
     write(f"the damaged database was moved aside to {report.moved_to}")
     if report.expected_exact:
         of = str(report.expected)

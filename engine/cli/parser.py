@@ -8,6 +8,7 @@ from collections.abc import Callable
 from engine.cli import (
     commands_config,
     commands_errors,
+    commands_forget,
     commands_io,
     commands_mcp,
     commands_repair,
@@ -22,6 +23,7 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 # Each module adds its commands; later parts of memtray add their module here.
 COMMAND_MODULES: list[Register] = [
     commands_sessions.register,
+    commands_forget.register,
     commands_io.register,
     commands_search.register,
     commands_config.register,

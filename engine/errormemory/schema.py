@@ -24,7 +24,7 @@ FTS_TABLES = tuple(
         "num",
         _COLUMNS,
         tokenizer,
-        values=tuple(f"{SQL_FUNCTION}({{row}}.{column})" for column in _COLUMNS),
+        values=tuple(f"{SQL_FUNCTION}(CAST({{row}}.{column} AS BLOB))" for column in _COLUMNS),
         update_of=True,
         if_not_exists=True,
     )

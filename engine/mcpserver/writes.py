@@ -231,7 +231,7 @@ FORGET_SESSION_OUTPUT = obj(
 
 def forget_session(ctx: Context, args: Args) -> Result:
     session = validate_session_id(args["session"])
-    removed = ctx.mem.remove(session)
+    removed = ctx.mem.forget_session(session)  # for good: an import does not bring it back
     ctx.catalog.forget(session)
     return {
         "session": session,

@@ -11,6 +11,7 @@ A file that cannot be parsed is never overwritten silently: :func:`quarantine` m
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
 import threading
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.storage.atomic import atomic_write
+from engine.storage.atomic import atomic_write, tmp_prefix
 
 log = logging.getLogger("memtray.history")
 
@@ -154,6 +155,15 @@ class HotFiles:
         self.forget(path)
         log.warning("history file %s was unreadable; moved aside to %s", path, target.name)
         return target
+
+    def drop_leftovers(self, path: Path) -> int:
+        """Delete the temporary files a killed write of ``path`` left behind (they hold its old text);
+        the caller holds the session's lock, so no write of ``path`` is under way. Returns how many."""
+        dropped = 0
+        for leftover in self._tmp_dir.glob(f"{glob.escape(tmp_prefix(path))}*.tmp"):
+            leftover.unlink(missing_ok=True)
+            dropped += 1
+        return dropped
 
     def clean_tmp(self, older_than_s: float = 600.0) -> None:
         """Remove temporary files a crash left behind (old enough not to belong to a live writer)."""

@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.clock import Clock
-from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
+from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, identity, importing, titles
+from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private, ordering_time
+from engine.sessions.forgetting import Forgetting
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
 from engine.sessions.recovery import Recovery, replayed_tail, retried
@@ -49,6 +50,8 @@ from engine.storage.store import Store
 log = logging.getLogger("memtray.sessions")
 
 MAX_APPEND = 100_000
+FORGOTTEN = "forgotten earlier"
+"""An import's skip reason for messages the memory was told to forget (they never come back)."""
 
 
 class SessionLog:
@@ -74,6 +77,9 @@ class SessionLog:
         self.files.clean_tmp()
         self.listeners: list[ArchiveListener] = []
         self._recovery = Recovery(paths, store, self.files, clock, self.listeners)
+        self._forgetting = Forgetting(
+            paths, store, self.files, self.locks, self._recovery, self.listeners, clock
+        )
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -295,8 +301,11 @@ class SessionLog:
         with file_errors(f"history.json of session {staged.session}"):
             return self.files.append(self.paths.history_file(staged.session), new_records)
 
-    def _settle(self, written: Sequence[tuple[_Staged, int]]) -> None:
-        """After history.json got the appends (``(append, file size)``): mark done what must be, compact."""
+    def _settle(self, written: Sequence[tuple[_Staged, int]], *, settled: bool = False) -> None:
+        """After history.json got the appends (``(append, file size)``): mark done what must be, compact.
+
+        ``settled``: an import's batch: its sessions written now leave ``unsettled_sessions``.
+        """
         # The rows written now are marked done by the next writer of this session, which finds them at
         # the end of history.json (Recovery.pending): one write transaction per append instead of two.
         # Replayed rows are marked now, so no row is ever written to the file twice; so are the rows of
@@ -304,8 +313,13 @@ class SessionLog:
         limit = self._settings().max_history_bytes
         due = [(staged, size > limit) for staged, size in written]
         now = [(staged, compact) for staged, compact in due if staged.replay or staged.adopted or compact]
-        if now:
+        if now or (settled and written):
             with self._store.write() as conn:
+                if settled:
+                    conn.execute(
+                        "DELETE FROM unsettled_sessions WHERE session_id = ?",
+                        [(s.session,) for s, _ in written],
+                    )
                 for staged, _ in now:
                     Recovery.confirm(conn, staged.session, staged.ids[-1])
                     if staged.replay:
@@ -365,8 +379,10 @@ class SessionLog:
         total = sum(len(s.messages) for s in imported)
         done = 0
         for batch in importing.batches(imported):
-            new, old = self._import_batch(batch)
+            new, old, forgotten = self._import_batch(batch)
             added, present = added + new, present + old
+            if forgotten:
+                skipped[FORGOTTEN] = skipped.get(FORGOTTEN, 0) + forgotten
             for item in batch:
                 for reason, count in item.skipped.items():
                     skipped[reason] = skipped.get(reason, 0) + count
@@ -375,8 +391,9 @@ class SessionLog:
                 progress(done, total)
         return ImportReport(len(imported), added, present, skipped)
 
-    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int]:
-        """Store a batch of conversations (each session once); return (messages added, already present).
+    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int, int]:
+        """Store a batch of conversations (each session once); return (messages added, already present,
+        passed over because they were forgotten: :mod:`engine.sessions.tombstones`).
 
         Each session gets one append, in this order: every session's archive rows (and imported title)
         in one write transaction, committed first; then every history.json, concurrently, each in one
@@ -391,10 +408,15 @@ class SessionLog:
                 held.enter_context(self.locks.hold(session))
             with self._store.read() as conn:
                 dead = identity.tombstones(conn)  # a forgotten message is never imported again
-                news = [
-                    importing.fresh(item, archive.fingerprints(conn, item.session), dead) for item in batch
+                buried = tombstones.Buried(self.paths, conn)
+                found = [
+                    importing.fresh(item, archive.fingerprints(conn, item.session), dead, buried)
+                    for item in batch
                 ]
+            news = [new for new, _ in found]
+            forgotten = sum(count for _, count in found)
             present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
+            present -= forgotten
             todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
             for session, new in todo:
                 with file_errors("the session folder"):
@@ -406,6 +428,10 @@ class SessionLog:
             now = self._clock()
             with self._store.write() as conn:
                 staged = self._stage_all(conn, [(s, new, records[s]) for s, new in shared], now)
+                # Committed with the rows: the sessions whose history.json lags them until written. A
+                # kill before that leaves them here, and the next open writes those files.
+                if lagging := [(s.session,) for s in staged if not s.held]:
+                    conn.execute("INSERT OR IGNORE INTO unsettled_sessions(session_id) VALUES (?)", lagging)
                 for item in batch:
                     if item.title and not is_private(item.session) and self.exists(item.session):
                         self._import_title(conn, item.session, item.title)
@@ -415,13 +441,15 @@ class SessionLog:
             for s, exc in failed:
                 if isinstance(exc, EngineError):
                     self._undo_append(s.session, s.ids)
-            self._settle([(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)])
+            self._settle(
+                [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)], settled=True
+            )
             if failed:
                 raise failed[0][1]
             for item in batch:
                 if item.summary is not None:
                     self._install_summary(item.session, item.summary)
-        return sum(len(new) for _, new in todo), present
+        return sum(len(new) for _, new in todo), present, forgotten
 
     def _import_title(self, conn: Connection, session: str, title: str) -> None:
         """Store an imported title, unless the user gave the session one of their own."""
@@ -436,6 +464,28 @@ class SessionLog:
             return
         data = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         atomic_write(path, data, tmp_dir=self.paths.store_dir / "tmp")
+
+    def settle_imports(self) -> int:
+        """Write the history.json an import killed after its commit left behind (when the memory opens):
+        each session of ``unsettled_sessions`` gets the rows its file lacks (:meth:`Recovery.hot`); return
+        how many sessions. Reads only when there is none."""
+        with self._store.read() as conn:
+            sessions = [str(r[0]) for r in conn.execute("SELECT session_id FROM unsettled_sessions")]
+        for session in sessions:
+            with self.locks.hold(session):
+                if self.exists(session) or self._has_rows(session):
+                    self._recovery.hot(session)
+                with self._store.write() as conn:
+                    conn.execute("DELETE FROM unsettled_sessions WHERE session_id = ?", (session,))
+        if sessions:
+            log.warning(
+                "an interrupted import was finished: the history.json of %d sessions written", len(sessions)
+            )
+        return len(sessions)
+
+    def _has_rows(self, session: str) -> bool:
+        with self._store.read() as conn:
+            return archive.has_rows(conn, session)
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
@@ -662,35 +712,19 @@ class SessionLog:
     # -- forgetting, reset, removal ---------------------------------------------------------------
 
     def forget(self, message_id: int) -> Message:
-        """Forget one archived message everywhere (see :meth:`engine.memory.Memory.forget_message`).
+        """Forget one archived message everywhere (see :meth:`engine.memory.Memory.forget_message`): a
+        recorded intent, finished at the next open if interrupted, remembered as a tombstone
+        (:mod:`engine.sessions.forgetting`)."""
+        return self._forgetting.message(message_id)
 
-        history.json is changed first, so repeating a forget that was interrupted finishes it.
-        """
-        with self._store.read() as conn:
-            found = archive.by_ids(conn, [message_id]).get(message_id)
-        if found is None or found.session is None:
-            raise NotFound(f"no message #{message_id}")
-        session = found.session
-        with self.locks.hold(session):
-            records = self._recovery.repair(session)
-            with self._store.read() as conn:
-                rows = archive.rows_from(conn, session, archive.meta(conn, session).start_id)
-            index = alignment.record_index(records, rows, found)
-            if index is not None:
-                with file_errors(f"history.json of session {session}"):
-                    self.files.write(self.paths.history_file(session), records[:index] + records[index + 1 :])
-            with self._store.write() as conn:
-                forgotten = identity.deleted_detail(conn, session, message_id)
-                if forgotten["gids"]:
-                    identity.record_change(conn, identity.FORGET, session, forgotten, self._clock())
-                for listener in self.listeners:
-                    listener.message_forgotten(conn, session, message_id)
-                archive.delete_message(conn, message_id)
-            self._store.scrub()
-            with file_errors(f"the summary of session {session}"):
-                session_files.mark_summary_stale(self.paths, session)
-        log.info("forgot message #%d of session %s; its summary will be rebuilt", message_id, session)
-        return found
+    def forget_session(self, session: str) -> ResetResult:
+        """Forget a whole session (see :meth:`engine.memory.Memory.forget_session`)."""
+        deleted = self._forgetting.session(session, lambda: self._remove_locked(session))
+        return ResetResult(session, deleted, False)
+
+    def finish_forgets(self) -> int:
+        """Finish the forgets a kill interrupted (when the memory opens); return how many."""
+        return self._forgetting.finish_pending(self._remove_locked)
 
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult:
         """Clear a session's history and archive; keep summary.json and the cursor unless asked.
@@ -702,6 +736,7 @@ class SessionLog:
             deleted = self._clear_archive(session)
             with file_errors(f"the files of session {session}"):
                 session_files.remove_files(self.paths, session, keep_summary=not include_summary)
+                self.files.drop_leftovers(self.paths.history_file(session))
             self.files.forget(self.paths.history_file(session))
             self._store.scrub()
         log.info(
@@ -717,16 +752,25 @@ class SessionLog:
         link), archive rows, what the listeners derived from them, and its lock files; the deleted text
         is scrubbed from the database's files (see :meth:`forget`)."""
         self.require(session)
+        deleted = self._remove_locked(session)
+        log.info("removed session %s (%d archived messages deleted)", session, deleted)
+        return ResetResult(session, deleted, False)
+
+    def _remove_locked(self, session: str) -> int:
+        """:meth:`remove`'s work, for a session whose folder may be gone already (a forget finished at
+        open); return how many archived messages were deleted."""
         with self.locks.hold(session):
             deleted = self._clear_archive(session, unregister=True)
             self.files.forget(self.paths.history_file(session))
-            with file_errors(f"the folder of session {session}"):
-                session_files.remove_folder(self.paths, session)
+            with file_errors(f"the files of session {session}"):
+                self.files.drop_leftovers(self.paths.history_file(session))
+            if self.paths.session_dir(session).is_dir() or self.paths.session_dir(session).is_symlink():
+                with file_errors(f"the folder of session {session}"):
+                    session_files.remove_folder(self.paths, session)
             self._store.scrub()
         self.locks.remove_files(session)
         self.locks.forget(session)
-        log.info("removed session %s (%d archived messages deleted)", session, deleted)
-        return ResetResult(session, deleted, False)
+        return deleted
 
     def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
         with self._store.write() as conn:

@@ -1,6 +1,7 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``, ``m010_replayed_rows``, ``m012_global_ids``) and its full-text indexes, (re)made
-after every open by :func:`ensure_fts`. The tables are the classes of :mod:`engine.sessions.tables`; the steps run the
+``m009_session_titles``, ``m010_replayed_rows``, ``m012_global_ids``, ``m014_forget_records``) and its
+full-text indexes, (re)made after every open by :func:`ensure_fts`. The tables are the classes of
+:mod:`engine.sessions.tables`; the steps run the
 statements frozen from them in :mod:`engine.storage.frozen_ddl`.
 
 ``engine.database`` lists these with the other parts' migrations, in the order they are recorded.
@@ -65,6 +66,12 @@ def m012_global_ids(conn: Connection) -> None:
         "INSERT OR IGNORE INTO message_gids(id, gid) "
         "SELECT id, (SELECT id FROM device ORDER BY created_at LIMIT 1) || '.' || id FROM messages"
     )
+
+
+def m014_forget_records(conn: Connection) -> None:
+    """``forgotten`` (tombstones), ``forget_intents`` (forgets under way) and ``unsettled_sessions`` (an
+    import batch's sessions whose history.json may lag its committed rows)."""
+    ddl.create_missing(conn, frozen_ddl.M014_FORGET_RECORDS)
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

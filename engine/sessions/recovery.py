@@ -180,7 +180,12 @@ class Recovery:
     def backfill(
         self, conn: Connection, session: str, records: list[Any], meta: archive.Meta, now: int
     ) -> archive.Meta:
-        """First encounter: archive the messages of a history.json that predates the archive, as written."""
+        """First encounter: archive the messages of a history.json that predates the archive, as written.
+
+        A forgotten message has left history.json before its row left the archive (a forget interrupted
+        in between is finished at open from its intent), so the file's messages are not checked against
+        the tombstones: an identical message the user kept would be taken for the forgotten one.
+        """
         old = [m for _, m in alignment.usable(records)]
         ids = archive.insert(conn, session, old, now)
         stored = [m.with_id(i, session) for m, i in zip(old, ids, strict=True)]

@@ -16,12 +16,14 @@ CJK_GLOB = cjk.GLOB
 NON_ASCII_GLOB = "'*[^' || char(1) || '-' || char(127) || ']*'"
 """SQL: a GLOB pattern matching a text that holds a character outside ASCII."""
 FOLDED_CONTENT = (
-    f"CASE WHEN {{row}}.content GLOB {NON_ASCII_GLOB} THEN {SQL_FUNCTION}({{row}}.content) "
+    f"CASE WHEN {{row}}.content GLOB {NON_ASCII_GLOB} THEN {SQL_FUNCTION}(CAST({{row}}.content AS BLOB)) "
     "ELSE {row}.content END"
 )
 """What the word and trigram tables index of a message (since ``m011_unicode_fold``): its text folded for
 search (:mod:`engine.textfold`), never the stored text itself. A text of ASCII only is indexed as it is,
-without calling Python: both tokenizers fold ASCII case themselves, so it gives the same entries."""
+without calling Python: both tokenizers fold ASCII case themselves, so it gives the same entries. The
+function is given the text's bytes, so a row whose text a damaged page garbled (not UTF-8) is still
+indexed, updated or deleted instead of failing the statement (:func:`engine.textfold.sql_fold`)."""
 
 SKEY_BASE = 0xE001
 SKEY_SPAN = 6000
@@ -65,7 +67,10 @@ FTS_TABLES = (
         ("content", "skey"),
         "trigram",
         values=(FOLDED_CONTENT, TRIGRAM_SKEY_SQL),
-        only_where=f"{{row}}.content GLOB {NON_ASCII_GLOB} AND {SQL_FUNCTION}({{row}}.content) GLOB '{CJK_GLOB}'",
+        only_where=(
+            f"{{row}}.content GLOB {NON_ASCII_GLOB} "
+            f"AND {SQL_FUNCTION}(CAST({{row}}.content AS BLOB)) GLOB '{CJK_GLOB}'"
+        ),
         automerge=AUTOMERGE,
     ),
 )

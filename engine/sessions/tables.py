@@ -130,3 +130,48 @@ class TombstoneRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)  # the import key's digest (e:<duplicate key> for an error record)
     at: int = 0  # Unix ns when it was recorded
+
+
+class ForgottenRow(SQLModel, table=True):
+    """A tombstone: a message the user forgot, remembered without its text (:mod:`engine.sessions.tombstones`).
+
+    ``digest`` is a keyed hash of the text (the key is the home's, outside the database); ``message_id`` is
+    the row the message had, so a forget retried says it is done.
+    """
+
+    __tablename__ = "forgotten"
+    __table_args__ = (Index("ix_forgotten_session", "session_id", "digest"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str
+    role: str
+    send_at: int = 0
+    digest: str
+    message_id: int = Field(default=0, index=True)
+    forgotten_at: int = 0
+
+
+class ForgetIntentRow(SQLModel, table=True):
+    """A forget under way: written (synced) before the scrub starts, deleted when it is complete, finished
+    at the next open when a kill interrupted it (:mod:`engine.sessions.forgetting`).
+
+    ``kind`` is ``message`` (``message_id`` set) or ``session`` (every message of ``session_id``).
+    """
+
+    __tablename__ = "forget_intents"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str
+    session_id: str
+    message_id: int = 0
+    created_at: int = 0
+
+
+class UnsettledRow(SQLModel, table=True):
+    """A session of an import batch whose history.json may lack the rows just committed: recorded in the
+    batch's own transaction, deleted once its history.json is written; the next open replays what a kill
+    left unwritten."""
+
+    __tablename__ = "unsettled_sessions"
+
+    session_id: str = Field(primary_key=True)

@@ -16,7 +16,7 @@ def atomic_write(
 ) -> None:
     """Replace ``path`` with ``data`` atomically and durably (data flushed before the rename)."""
     folder = tmp_dir or path.parent
-    tmp = folder / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    tmp = folder / f"{tmp_prefix(path)}{uuid.uuid4().hex}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
@@ -34,6 +34,12 @@ def atomic_write(
         tmp.unlink(missing_ok=True)
         raise
     sync_dir(path.parent)
+
+
+def tmp_prefix(path: Path) -> str:
+    """How the names of ``path``'s temporary files begin (its folder's name too: many files share a
+    name, every session's history.json), so the leftovers of a killed write can be found by file."""
+    return f".{path.parent.name}.{path.name}."
 
 
 def _flush(fd: int) -> None:

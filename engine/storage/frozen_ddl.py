@@ -408,3 +408,58 @@ M013_SYNC: list[Table] = [
     ),
 ]
 """The tables of m013_sync."""
+
+M014_FORGET_RECORDS: list[Table] = [
+    (
+        "forgotten",
+        [
+            (
+                "\n"
+                "CREATE TABLE forgotten (\n"
+                "\tid INTEGER NOT NULL, \n"
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\trole VARCHAR NOT NULL, \n"
+                "\tsend_at INTEGER NOT NULL, \n"
+                "\tdigest VARCHAR NOT NULL, \n"
+                "\tmessage_id INTEGER NOT NULL, \n"
+                "\tforgotten_at INTEGER NOT NULL, \n"
+                "\tPRIMARY KEY (id)\n"
+                ")\n"
+                "\n"
+            ),
+            "CREATE INDEX IF NOT EXISTS ix_forgotten_message_id ON forgotten (message_id)",
+            "CREATE INDEX IF NOT EXISTS ix_forgotten_session ON forgotten (session_id, digest)",
+        ],
+    ),
+    (
+        "forget_intents",
+        [
+            (
+                "\n"
+                "CREATE TABLE forget_intents (\n"
+                "\tid INTEGER NOT NULL, \n"
+                "\tkind VARCHAR NOT NULL, \n"
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\tmessage_id INTEGER NOT NULL, \n"
+                "\tcreated_at INTEGER NOT NULL, \n"
+                "\tPRIMARY KEY (id)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+    (
+        "unsettled_sessions",
+        [
+            (
+                "\n"
+                "CREATE TABLE unsettled_sessions (\n"
+                "\tsession_id VARCHAR NOT NULL, \n"
+                "\tPRIMARY KEY (session_id)\n"
+                ")\n"
+                "\n"
+            ),
+        ],
+    ),
+]
+"""The tables of m014_forget_records."""

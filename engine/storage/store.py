@@ -190,11 +190,13 @@ class _Pool:
         raw.close()
 
     @contextmanager
-    def transaction(self, begin: str) -> Iterator[Connection]:
+    def transaction(self, begin: str, *, full: bool = False) -> Iterator[Connection]:
         """``begin`` (``BEGIN`` or ``BEGIN IMMEDIATE``), committed when the block ends without error, else
-        rolled back."""
+        rolled back; ``full``: committed with ``synchronous=FULL`` (synced before it returns)."""
         raw = self.take()
         try:
+            if full:
+                raw.execute("PRAGMA synchronous=FULL")
             raw.execute(begin)
             try:
                 yield Connection(raw)
@@ -204,6 +206,8 @@ class _Pool:
                 raise
             if raw.in_transaction:
                 raw.commit()
+            if full:
+                raw.execute("PRAGMA synchronous=NORMAL")
         except BaseException:
             _close_after_failure(raw)
             raise
@@ -299,12 +303,15 @@ class Store:
             try:
                 applied, self.fts_tables = self.write_if_needed(prepare)
             except StorageError as exc:
-                if not _cannot_start_wal(exc, path):
+                if not (_cannot_start_wal(exc, path) or _read_only_folder(exc, path)):
                     raise
-                # A full disk with no -wal file: SQLite cannot create the shared-memory file that WAL mode
-                # needs, even to read. Every change is in the database file, so it is read as it is.
+                # A full disk or a read-only folder with no -wal file: SQLite cannot create the
+                # shared-memory file that WAL mode needs, even to read. Every change is in the database
+                # file, so it is read as it is: reads and exports work, a write says why it cannot.
                 log.info(
-                    "the disk is full or failing (%s): %s is read as it is; nothing can be saved", exc, path
+                    "the disk is full, failing or read-only (%s): %s is read as it is; nothing can be saved",
+                    exc,
+                    path,
                 )
                 self._read.close()
                 self._read = _Pool(path, frozen=True)
@@ -335,9 +342,20 @@ class Store:
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error."""
-        with translated_errors(self.path.parent), self._write.transaction("BEGIN IMMEDIATE") as conn:
+    def write(self, *, durable: bool = False) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), committed when the block ends without error.
+
+        ``durable``: the commit is synced to disk before this returns (``synchronous=FULL`` for it), for a
+        record that must survive a power cut, not only a killed process (a forget's intent).
+        """
+        if not durable:
+            with translated_errors(self.path.parent), self._write.transaction("BEGIN IMMEDIATE") as conn:
+                yield conn
+            return
+        with (
+            translated_errors(self.path.parent),
+            self._write.transaction("BEGIN IMMEDIATE", full=True) as conn,
+        ):
             yield conn
 
     @contextmanager
@@ -407,6 +425,21 @@ def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
         return False
 
 
+def _read_only_folder(exc: StorageError, path: Path) -> bool:
+    """``exc`` says SQLite could not open or write the database, its folder may not be written (a read-only
+    home), and no -wal file holds changes the database file lacks."""
+    code = getattr(exc.__cause__, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY):
+        return False
+    if os.access(path.parent, os.W_OK):
+        return False
+    wal = path.with_name(f"{path.name}-wal")
+    try:
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
+
+
 def fts5_tables(conn: Connection) -> list[str]:
     """Every FTS5 table of the database (the archive's, the context index, the error memory's)."""
     rows = conn.execute(
@@ -430,6 +463,8 @@ def make_private_file(path: Path) -> None:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         if os.name == "posix":
             for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
-                candidate = path.with_name(name)
-                if candidate.exists() and candidate.stat().st_mode & 0o077:
+                candidate = path.with_name(
+                    name
+                )  # a link is left alone: its target is not memtray's to change
+                if candidate.exists() and not candidate.is_symlink() and candidate.stat().st_mode & 0o077:
                     os.chmod(candidate, 0o600)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
-import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -33,6 +32,7 @@ from engine.embedders.chooser import Choice
 from engine.errors import CorruptStore
 from engine.paths import Paths
 from engine.semantic.tier import SemanticStatus
+from tests import rawdb
 from tests.desktop.conftest import seed
 from tests.desktop.fakes import FakeSummaries
 
@@ -264,7 +264,7 @@ def test_repair_while_the_memory_is_open_lets_go_of_it_first_and_replaces_it(
             assert old.wait_idle(30)
             for pool in (old._store._read, old._store._write):
                 pool.drain()  # its pooled connections: the next statement reads the file anew
-            with contextlib.closing(sqlite3.connect(database)) as conn:
+            with contextlib.closing(rawdb.connect(database)) as conn:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the file, none in the WAL
             garbage_pages(database)
 

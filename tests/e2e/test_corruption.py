@@ -20,7 +20,7 @@ from engine.cli import main
 from engine.errors import CorruptStore
 from engine.semantic import annoyindex
 from engine.sessions import archive
-from tests import clirun
+from tests import clirun, rawdb
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000 * 1_000_000_000
@@ -309,7 +309,7 @@ def test_repair_reads_back_the_archive_row_by_row_around_damaged_pages(tmp_path:
             )
         mem.errors.remember("git", "push rejected", "pull first", "resolved")
     db = home / ".store" / "history.db"
-    source = sqlite3.connect(db)
+    source = rawdb.connect(db)
     page = int(source.execute("PRAGMA page_size").fetchone()[0])
     leaves = [
         int(r[0])
@@ -346,7 +346,7 @@ def test_garbled_text_that_passes_the_quick_check_is_damage_too(tmp_path: Path) 
     home = tmp_path / "home"
     hot = fill(home)
     db = home / ".store" / "history.db"
-    source = sqlite3.connect(db)
+    source = rawdb.connect(db)
     page = int(source.execute("PRAGMA page_size").fetchone()[0])
     pages = {int(r[0]) for r in source.execute("SELECT pageno FROM dbstat WHERE name = 'messages'")}
     source.close()

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from engine import Memory
+from tests import rawdb
 from tests.e2e.zygote import Zygote
 
 PLAN = [("append", 70, 4 * 1024 * 1024, 0.15), ("compact", 70, 4096, 0.2), ("import", 60, 4096, 0.4)]
@@ -40,7 +40,7 @@ def raw_state(home: Path, session: str) -> None:
     in_file = [(r["role"], r["content"]) for r in records]
     # Read-write, though it only reads: after a SIGKILL the WAL index may need the recovery that any
     # opener runs, and a mode=ro connection cannot run it (SQLITE_READONLY_RECOVERY).
-    db = sqlite3.connect(home / ".store" / "history.db", timeout=30)
+    db = rawdb.connect(home / ".store" / "history.db", timeout=30)
     try:
         db.execute("PRAGMA query_only=ON")
         meta = db.execute(

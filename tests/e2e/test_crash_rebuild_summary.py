@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import sqlite3
 import string
 from collections import Counter
 from pathlib import Path
@@ -46,6 +45,7 @@ from engine.semantic import rows as vector_rows
 from engine.semantic.rows import document_text
 from engine.sessions import archive
 from engine.summary import files as summary_files
+from tests import rawdb
 from tests.e2e.zygote import Zygote
 from tests.fakegemini import FakeGemini, Request
 
@@ -96,7 +96,7 @@ def leftovers(home: Path) -> set[str]:
 def index_state(home: Path, session: str) -> str:
     """``current``, ``behind`` (built for an older cut), ``mismatch`` (file and record disagree: a kill
     between the two renames) or ``none``, read without repairing anything."""
-    db = sqlite3.connect(home / ".store" / "history.db", timeout=30)
+    db = rawdb.connect(home / ".store" / "history.db", timeout=30)
     try:
         db.execute("PRAGMA query_only=ON")
         num, cut = db.execute(

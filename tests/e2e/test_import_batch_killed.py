@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from engine import Memory
+from tests import rawdb
 from tests.e2e.test_crash import raw_state
 from tests.e2e.zygote import Zygote
 from tests.engine.exportdata import T0, gpt_linear, write_json
@@ -54,7 +54,7 @@ def archived(home: Path) -> Counter[str]:
     """Each archived text and how often (nothing yet if the import was killed before the database was made)."""
     if not (home / ".store" / "history.db").exists():
         return Counter()
-    db = sqlite3.connect(home / ".store" / "history.db", timeout=30)
+    db = rawdb.connect(home / ".store" / "history.db", timeout=30)
     try:
         db.execute("PRAGMA query_only=ON")
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone() is None:

@@ -6,9 +6,9 @@ column of newer versions or without it; times are Unix ns.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+from tests import rawdb
 from tests.engine.exportdata import write_json
 
 SCHEMA = """
@@ -28,7 +28,7 @@ CREATE VIRTUAL TABLE messages_fts5 USING fts5(role, content, content=messages, c
 def write_db(path: Path, rows: list[tuple[object, ...]], *, sender: bool, wal: bool = True) -> Path:
     """history.db with ``rows`` of (session_id, send_at, role, content[, sender])."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path)
+    conn = rawdb.connect(path)
     try:
         if wal:
             conn.execute("PRAGMA journal_mode=WAL")

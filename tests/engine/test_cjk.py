@@ -15,6 +15,7 @@ from engine.search.migrations import OLD_GLOB
 from engine.search.query import parse
 from engine.sessions import migrations as archive_migrations
 from engine.sessions import schema as archive_schema
+from tests import rawdb
 
 T0 = 1_700_000_000 * 1_000_000_000
 
@@ -65,7 +66,7 @@ def test_a_message_of_bopomofo_only_is_found_in_a_new_store(memory: Memory) -> N
 
 
 def _fts_ok(home: Path) -> None:
-    db = sqlite3.connect(home / ".store" / "history.db")
+    db = rawdb.connect(home / ".store" / "history.db")
     try:
         for table in ("messages_tri", "messages_bi"):
             db.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
@@ -107,7 +108,7 @@ def test_a_store_made_with_the_old_cjk_class_indexes_bopomofo_after_the_migratio
 def test_the_migration_rebuilds_a_trigram_table_of_another_form(home: Path) -> None:
     with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
         mem.append("s1", [Message("user", "ㄅㄆㄇ only", T0)])
-    db = sqlite3.connect(home / ".store" / "history.db")
+    db = rawdb.connect(home / ".store" / "history.db")
     with db:  # its rows out of the trigram and bigram tables, the migration not yet applied
         db.execute("DELETE FROM messages_cjk")
         db.execute("INSERT INTO messages_tri(messages_tri) VALUES ('delete-all')")

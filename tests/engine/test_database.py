@@ -27,8 +27,8 @@ TRI_KEY = (
 )
 NON_ASCII = "'*[^' || char(1) || '-' || char(127) || ']*'"
 EM_COLUMNS = "tool_name, keywords, symptom, cause, action"
-EM_OLD = ", ".join(f"memtray_fold(old.{c})" for c in EM_COLUMNS.split(", "))
-EM_NEW = ", ".join(f"memtray_fold(new.{c})" for c in EM_COLUMNS.split(", "))
+EM_OLD = ", ".join(f"memtray_fold(CAST(old.{c} AS BLOB))" for c in EM_COLUMNS.split(", "))
+EM_NEW = ", ".join(f"memtray_fold(CAST(new.{c} AS BLOB))" for c in EM_COLUMNS.split(", "))
 SCHEMA = {
     "context_fts": "CREATE VIRTUAL TABLE context_fts USING fts5(prev, own, next, skey, "
     "tokenize='porter unicode61 remove_diacritics 2')",
@@ -38,7 +38,7 @@ SCHEMA = {
     "content_rowid='id', tokenize='unicode61')",
     "messages_fts_aud": "CREATE TRIGGER messages_fts_aud AFTER UPDATE ON messages BEGIN INSERT INTO "
     "messages_fts(messages_fts, rowid, content, skey) VALUES ('delete', old.id, CASE WHEN old.content GLOB '*[^' || char(1) || '-' || char(127) || ']*' "
-    "THEN memtray_fold(old.content) ELSE old.content END, old.skey); END",
+    "THEN memtray_fold(CAST(old.content AS BLOB)) ELSE old.content END, old.skey); END",
     "messages_bi_ai": "CREATE TRIGGER messages_bi_ai AFTER INSERT ON messages_cjk BEGIN INSERT INTO "
     "messages_bi(rowid, grams, skey) VALUES (new.id, new.grams, new.skey); END",
     "error_memory_fts": f"CREATE VIRTUAL TABLE error_memory_fts USING fts5({EM_COLUMNS}, "
@@ -49,8 +49,8 @@ SCHEMA = {
 }
 TRIGRAM_SCHEMA = {
     "messages_tri_ai": f"CREATE TRIGGER messages_tri_ai AFTER INSERT ON messages WHEN new.content GLOB {NON_ASCII} "
-    f"AND memtray_fold(new.content) GLOB '{TRI}' BEGIN INSERT INTO messages_tri(rowid, content, skey) VALUES "
-    f"(new.id, CASE WHEN new.content GLOB {NON_ASCII} THEN memtray_fold(new.content) ELSE new.content END, "
+    f"AND memtray_fold(CAST(new.content AS BLOB)) GLOB '{TRI}' BEGIN INSERT INTO messages_tri(rowid, content, skey) VALUES "
+    f"(new.id, CASE WHEN new.content GLOB {NON_ASCII} THEN memtray_fold(CAST(new.content AS BLOB)) ELSE new.content END, "
     f"{TRI_KEY}); "
     "END",
     "error_memory_tri": f"CREATE VIRTUAL TABLE error_memory_tri USING fts5({EM_COLUMNS}, "

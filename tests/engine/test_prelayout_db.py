@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sqlite3
 import unicodedata
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 
 from engine import Memory, cjk
 from engine.embedders.hashing import HashEmbedder
+from tests import rawdb
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "prelayout"
 BOPOMOFO = "ㄅㄆㄇ"
@@ -30,7 +30,7 @@ def old_home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     (home / ".store").mkdir(parents=True, mode=0o700)
     shutil.copytree(FIXTURE / "sessions", home / "sessions")
-    conn = sqlite3.connect(home / ".store" / "history.db")
+    conn = rawdb.connect(home / ".store" / "history.db")
     conn.executescript((FIXTURE / "history.sql").read_text(encoding="utf-8"))
     conn.close()
     return home
@@ -79,7 +79,7 @@ FOLDED_CASES = {
 def _as_the_old_engine_wrote(home: Path) -> None:
     """Give archived messages texts that fold, written as the old engine wrote them: its triggers index the
     stored text, its bigrams are those of the stored text, its context index holds ``sender: content``."""
-    conn = sqlite3.connect(home / ".store" / "history.db")
+    conn = rawdb.connect(home / ".store" / "history.db")
     pair = re.compile(f"(?=([{cjk.RANGES}]{{2}}))")
     with conn:
         for message_id, (text, _) in FOLDED_CASES.items():

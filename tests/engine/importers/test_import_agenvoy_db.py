@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from engine import Memory
 from engine.clock import parse_local
 from engine.errors import ImportFormatError
 from engine.importers import agenvoy, agenvoy_headers
+from tests import rawdb
 from tests.engine.agenvoydata import write_db, write_history
 
 NS = 1_000_000_000
@@ -145,7 +145,7 @@ def test_the_database_is_never_written(tmp_path: Path, taipei: None) -> None:
 
 def test_a_database_in_use_is_read_with_what_its_writer_committed(tmp_path: Path, taipei: None) -> None:
     home = old_home(tmp_path / "agenvoy")
-    writer = sqlite3.connect(home / ".store" / "history.db")  # Agenvoy running: its WAL file exists
+    writer = rawdb.connect(home / ".store" / "history.db")  # Agenvoy running: its WAL file exists
     try:
         writer.execute(
             "INSERT INTO messages(session_id, send_at, role, content) VALUES (?, ?, ?, ?)",
@@ -218,7 +218,7 @@ def test_a_damaged_database_leaves_history_json(tmp_path: Path, taipei: None) ->
 
 def test_a_database_that_is_not_agenvoys_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "history.db"
-    sqlite3.connect(other).execute("CREATE TABLE notes (x)").connection.close()
+    rawdb.connect(other).execute("CREATE TABLE notes (x)").connection.close()
 
     with pytest.raises(ImportFormatError, match=r"not Agenvoy's history\.db"):
         agenvoy.read(other, None)

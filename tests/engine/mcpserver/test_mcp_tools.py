@@ -336,7 +336,8 @@ def test_forget_a_message_or_a_session(ctx: Context, memory: Memory) -> None:
     assert call(ctx, "search", {"query": "alpha", "match": "keyword"})["hits"] == []
     assert call(ctx, "list_sessions", {"query": "a"})["sessions"][0]["messages"] == 1
     assert call(ctx, "forget_session", {"session": "b"})["removedMessages"] == 1
-    assert not memory.exists("b") and "no session" in refused(ctx, "forget_session", {"session": "b"})
+    assert not memory.exists("b") and "forgotten already" in refused(ctx, "forget_session", {"session": "b"})
+    assert "no session" in refused(ctx, "forget_session", {"session": "never-was"})
 
 
 def test_turn_context_and_the_error_memory(ctx: Context, memory: Memory) -> None:

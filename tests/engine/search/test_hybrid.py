@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from engine.search import context as contextfts
 from engine.search import fulltext, fusion
 from engine.search.query import named_in, parse
 from engine.textfold import fold
+from tests import rawdb
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS
@@ -128,7 +128,7 @@ def test_an_index_of_the_previous_form_is_rebuilt_with_neighbours_session_by_ses
         mem.append("s1", [Message("assistant", "fourth words", T0 + 9 * NS, "Bob")])
         expected = _expected_neighbours(mem, ["s1", "s2"])
         assert _neighbours_in_index(mem) == expected  # kept up to date append by append
-    db = sqlite3.connect(home / ".store" / "history.db")
+    db = rawdb.connect(home / ".store" / "history.db")
     with db:  # the table as memtray made it before m007: previous turn + message in one column
         db.execute("DROP TABLE context_fts")
         db.execute("CREATE VIRTUAL TABLE context_fts USING fts5(body, skey)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ import pytest
 
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
+from tests import rawdb
 
 CHILD = textwrap.dedent(
     """
@@ -48,7 +48,7 @@ def test_queue_survives_sigkill(tmp_path: Path) -> None:
         child.send_signal(signal.SIGKILL)
         child.wait()
     # Counted before a memory with a background embedder opens: its worker would start on the queue.
-    with contextlib.closing(sqlite3.connect(home / ".store" / "history.db")) as db:
+    with contextlib.closing(rawdb.connect(home / ".store" / "history.db")) as db:
         assert db.execute("SELECT COUNT(*) FROM embed_queue").fetchone() == (25,)
         assert db.execute("SELECT COUNT(*) FROM vectors").fetchone() == (0,)
     with Memory.open(home, embedder=HashEmbedder()) as mem:

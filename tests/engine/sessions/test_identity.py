@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 from engine import Memory
@@ -14,6 +13,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import identity
+from tests import rawdb
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "prelayout"
 
@@ -65,7 +65,7 @@ def test_an_old_database_gets_global_ids(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".store").mkdir(parents=True, mode=0o700)
     shutil.copytree(FIXTURE / "sessions", home / "sessions")
-    conn = sqlite3.connect(home / ".store" / "history.db")
+    conn = rawdb.connect(home / ".store" / "history.db")
     conn.executescript((FIXTURE / "history.sql").read_text(encoding="utf-8"))
     count = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     conn.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from engine.mcpserver.adapter import Catalog, Context
 from engine.messages import MAX_CONTENT_CHARS
 from engine.sessions import archive
 from engine.storage.sql import Connection
+from tests import rawdb
 from tests.engine.mcpserver.test_mcp_tools import call, refused
 
 T0 = 1_700_000_000 * 1_000_000_000
@@ -55,7 +55,7 @@ def test_titles_are_made_from_the_first_characters_only(memory: Memory) -> None:
             ImportedSession("d", [Message("assistant", "no user message", T0)]),
         ]
     )
-    raw = sqlite3.connect(memory.paths.database)  # a reader of the real file, beside the memory's own
+    raw = rawdb.connect(memory.paths.database)  # a reader of the real file, beside the memory's own
     try:
         firsts = archive.first_user_texts(Connection(raw))
     finally:

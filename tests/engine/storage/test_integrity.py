@@ -11,6 +11,7 @@ import pytest
 from engine import Memory, Message
 from engine.errors import CorruptStore
 from engine.storage import integrity, store
+from tests import rawdb
 from tests.engine.conftest import FakeClock
 
 T0 = 1_700_000_000 * 10**9
@@ -31,7 +32,7 @@ def fill(home: Path, pairs: int = 200) -> None:
 
 def garble_middle_leaf(db: Path, name: str = "messages") -> None:
     """Overwrite one of the leaf pages of table or index ``name`` (not the first: an open reads that one)."""
-    source = sqlite3.connect(db)
+    source = rawdb.connect(db)
     page = int(source.execute("PRAGMA page_size").fetchone()[0])
     leaves = [
         int(r[0])

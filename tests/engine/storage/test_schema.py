@@ -48,6 +48,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.storage import frozen_ddl
 from engine.storage.store import Store
 from scripts import freeze_ddl
+from tests import rawdb
 
 ROOT = Path(__file__).resolve().parents[3]
 PRELAYOUT = ROOT / "tests" / "fixtures" / "prelayout"
@@ -109,7 +110,7 @@ def _kind(conn: sqlite3.Connection, name: str) -> tuple[int, int] | None:
 
 
 def schema_of(path: Path) -> Schema:
-    conn = sqlite3.connect(path)
+    conn = rawdb.connect(path)
     try:
         return schema(conn)
     finally:
@@ -173,7 +174,7 @@ def test_a_fresh_home_holds_exactly_the_classes_schema(tmp_path: Path, described
     db = home / ".store" / "history.db"
     assert_described(schema_of(db), described)
     # SQLite keeps a CREATE statement's text: a table no migration altered holds its frozen statement
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     stored = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
     conn.close()
     altered = {
@@ -195,7 +196,7 @@ def test_the_prelayout_home_migrates_to_the_classes_schema(tmp_path: Path, descr
     (home / ".store").mkdir(parents=True)
     shutil.copytree(PRELAYOUT / "sessions", home / "sessions")
     db = home / ".store" / "history.db"
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     conn.executescript((PRELAYOUT / "history.sql").read_text(encoding="utf-8"))
     before = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     conn.close()
@@ -208,7 +209,7 @@ def test_the_prelayout_home_migrates_to_the_classes_schema(tmp_path: Path, descr
 def _fill(path: Path, done: set[str]) -> dict[str, int]:
     """Rows for the tables the applied migrations ``done`` made, written as that schema allows; the row
     count of each table filled."""
-    conn = sqlite3.connect(path)
+    conn = rawdb.connect(path)
     conn.execute("INSERT INTO sessions(num, id, created_at, updated_at) VALUES (1, 'alpha', 1, 2)")
     conn.execute(
         "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES ('alpha', 0, 1, 3)"
@@ -260,7 +261,7 @@ def test_a_home_stopped_after_each_migration_migrates_to_the_classes_schema(
         assert schema_of(db) != described
     database.open_store(db).close()
     assert_described(schema_of(db), described)
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     for table, count in counts.items():
         if table not in ("migrations", "messages_cjk"):  # the appends of that time wrote messages_cjk
             assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table
@@ -276,7 +277,7 @@ def test_migrating_an_old_home_loads_no_sqlmodel(tmp_path: Path) -> None:
     """The migrations run frozen text: migrating the pre-layout home loads neither SQLModel, SQLAlchemy
     nor pydantic (a new home's first command is checked by ``tests/engine/cli/test_cli_start.py``)."""
     db = tmp_path / "history.db"
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     conn.executescript((PRELAYOUT / "history.sql").read_text(encoding="utf-8"))
     conn.close()
     code = (
@@ -286,7 +287,7 @@ def test_migrating_an_old_home_loads_no_sqlmodel(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
-    conn = sqlite3.connect(db)
+    conn = rawdb.connect(db)
     assert "title" in {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}  # it did migrate
     conn.close()
 
