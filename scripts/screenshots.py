@@ -2,23 +2,30 @@
 
 Usage: ``.venv/bin/python -m scripts.screenshots [--out docs/screenshots]`` (``make screenshots``).
 
-It builds a home of synthetic conversations in English and Traditional Chinese (no real data) in a
-temporary folder, then, for each language and theme, runs itself again in a subprocess: offscreen Qt
+It writes synthetic conversations in English and Traditional Chinese (no real data) as a ChatGPT and a
+Claude data export, in those services' own shapes, and imports them through the engine's importers into a
+home in a temporary folder, so that the sessions carry the conversations' titles as a user's would. Then,
+for each language and theme, it runs itself again in a subprocess: offscreen Qt
 (``QT_QPA_PLATFORM=offscreen``), the Fusion style with a light or a dark palette, the WenQuanYi Micro Hei
 font (``fonts-wqy-microhei``) for both scripts, ``MEMTRAY_LANG`` for the UI language and ``TZ=UTC`` so the
 times shown never change. The app is started as usual (``desktop.app.Memtray``, with a tray) and these
 are grabbed, each saved as a PNG of at most 256 colours (small enough to commit):
 
 - ``viewer-<lang>-<theme>.png``: the sessions and a conversation;
-- ``search-<lang>-<theme>.png``: the viewer's search with a query, the matches marked;
+- ``search-<lang>-<theme>.png``: the Search tab with a query, the matches marked, while meaning search
+  covers only part of the messages (embedding paused, then a later export imported);
 - ``quick-search-<lang>-<theme>.png``: Search memory… (the global shortcut's window) with a query;
 - ``chat-<lang>-<theme>.png``: a chat window continuing a conversation;
-- ``tray-menu-<lang>-<theme>.png``: the tray menu.
+- ``tray-menu-<lang>-<theme>.png``: the tray menu;
+- ``compact-<lang>-<theme>.png``: the Compact chooser, which states the limit and what it will do;
+- ``welcome-<lang>.png``: the welcome page of an empty home (light only);
+- ``no-tray-<lang>.png``: the window that is the app on a desktop without a tray (light only).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -33,7 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("en", "zh_TW")
 THEMES = ("light", "dark")
 FONT = "WenQuanYi Micro Hei"
-DAY_NS = 86_400 * 10**9
 
 CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
     "kyoto-trip": [
@@ -122,29 +128,155 @@ CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
         ),
     ],
 }
+TITLES = {
+    "kyoto-trip": "Four days in Kyoto in early April",
+    "invoices-migration": "Zero-downtime column on a 40M-row Postgres table",
+    "sourdough": "Sourdough starter after the fridge",
+    "tainan-weekend": "台南兩天一夜：小吃與古蹟",
+    "book-club": "讀書會：《原子習慣》第三章重點",
+    "tax-filing": "報稅扶養父母的扣除額",
+}
+# A later export, imported while embedding is paused: meaning search covers only part of the messages.
+LATER: dict[str, list[tuple[str, str]]] = {
+    "trip-budget": [
+        ("user", "Make me a spreadsheet layout for the Kyoto trip budget: transport, temples, food."),
+        (
+            "assistant",
+            "Columns: Day, Category, Item, Planned (¥), Spent (¥), Note. One row per ticket or meal; "
+            "a total per day at the bottom, and one cell comparing the budget with what was spent.",
+        ),
+    ],
+    "beef-soup": [
+        ("user", "台南牛肉湯的湯頭為什麼是清的？"),
+        ("assistant", "因為是用牛骨熬的清湯，生牛肉片直接用滾燙的湯沖熟，所以湯頭清澈、肉質鮮嫩。"),
+    ],
+}
+TITLES |= {"trip-budget": "Kyoto trip budget spreadsheet", "beef-soup": "台南牛肉湯為什麼是清湯"}
+ENGLISH = ("kyoto-trip", "invoices-migration", "sourdough")
 SESSION = {"en": "kyoto-trip", "zh_TW": "tainan-weekend"}
 SEARCH = {"en": "temples budget", "zh_TW": "牛肉湯"}
 QUICK = {"en": "backfill replication", "zh_TW": "扣除額"}
 
 
-def seed(home: Path) -> None:
-    """The home: six conversations over the last two weeks (through the engine, with the hash embedder)."""
-    from engine import Memory, Message
+def chatgpt_export(conversations: dict[str, list[tuple[str, str]]], start_s: float) -> list[dict[str, Any]]:
+    """``conversations`` as a ChatGPT data export's ``conversations.json``: each a tree of nodes in
+    ``mapping`` (a root without a message, then one node per message) and the ``current_node``."""
+    export = []
+    for n, (slug, turns) in enumerate(conversations.items()):
+        begin = start_s + n * 2 * 86_400
+        mapping: dict[str, Any] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+        parent = "root"
+        for i, (role, text) in enumerate(turns):
+            node = f"{slug}-{i}"
+            mapping[parent]["children"].append(node)
+            mapping[node] = {
+                "id": node,
+                "parent": parent,
+                "children": [],
+                "message": {
+                    "id": node,
+                    "author": {"role": role, "name": None, "metadata": {}},
+                    "create_time": begin + i * 90,
+                    "content": {"content_type": "text", "parts": [text]},
+                    "status": "finished_successfully",
+                    "recipient": "all",
+                    "metadata": {},
+                },
+            }
+            parent = node
+        export.append(
+            {
+                "id": f"6750{n:04x}-{slug}",
+                "conversation_id": f"6750{n:04x}-{slug}",
+                "title": TITLES[slug],
+                "create_time": begin,
+                "update_time": begin + len(turns) * 90,
+                "mapping": mapping,
+                "current_node": parent,
+            }
+        )
+    return export
+
+
+def claude_export(conversations: dict[str, list[tuple[str, str]]], start_s: float) -> list[dict[str, Any]]:
+    """``conversations`` as a Claude data export's ``conversations.json``."""
+
+    def iso(seconds: float) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime(seconds))
+
+    export = []
+    for n, (slug, turns) in enumerate(conversations.items()):
+        begin = start_s + n * 2 * 86_400
+        messages = [
+            {
+                "uuid": f"{slug}-{i}",
+                "text": text,
+                "content": [{"type": "text", "text": text}],
+                "sender": "human" if role == "user" else "assistant",
+                "created_at": iso(begin + i * 90),
+                "updated_at": iso(begin + i * 90),
+                "attachments": [],
+                "files": [],
+            }
+            for i, (role, text) in enumerate(turns)
+        ]
+        export.append(
+            {
+                "uuid": f"c1a0{n:04x}-{slug}",
+                "name": TITLES[slug],
+                "created_at": iso(begin),
+                "updated_at": iso(begin + len(turns) * 90),
+                "chat_messages": messages,
+            }
+        )
+    return export
+
+
+def write_exports(folder: Path) -> dict[str, Path]:
+    """The exports, by name: ``chatgpt`` (the English conversations), ``claude`` (the Chinese ones) and
+    ``later-chatgpt``/``later-claude`` (one conversation each, imported later while embedding is paused)."""
+    today = time.time() // 86_400 * 86_400 + 9 * 3600  # 09:00 UTC today
+    english = {k: v for k, v in CONVERSATIONS.items() if k in ENGLISH}
+    chinese = {k: v for k, v in CONVERSATIONS.items() if k not in ENGLISH}
+    exports = {
+        "chatgpt": chatgpt_export(english, today - 13 * 86_400),
+        "claude": claude_export(chinese, today - 12 * 86_400),
+        "later-chatgpt": chatgpt_export({"trip-budget": LATER["trip-budget"]}, today - 3600),
+        "later-claude": claude_export({"beef-soup": LATER["beef-soup"]}, today - 1800),
+    }
+    paths = {}
+    for name, export in exports.items():
+        path = folder / name / "conversations.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(export, ensure_ascii=False, indent=1), encoding="utf-8")
+        paths[name] = path
+    return paths
+
+
+def import_export(memory: Any, kind: str, path: Path) -> dict[str, str]:
+    """Import one export as ``memtray import`` does; the sessions' ids by title."""
+    from engine.importers import readers
+
+    result = readers()[kind](path, None)
+    memory.import_sessions(result.sessions)
+    return {item.title or item.session: item.session for item in result.sessions}
+
+
+def seed(home: Path, exports: dict[str, Path]) -> dict[str, str]:
+    """The home: the two exports imported through the engine (with the hash embedder), every message
+    embedded; the sessions' ids by slug."""
+    from engine import Memory
     from engine.embedders.hashing import HashEmbedder
 
     mem = Memory.open(home, embedder=HashEmbedder())
-    today = time.time_ns() // DAY_NS * DAY_NS + 9 * 3600 * 10**9  # 09:00 UTC today
     try:
-        for n, (session, turns) in enumerate(CONVERSATIONS.items()):
-            start = today - (len(CONVERSATIONS) - n) * 2 * DAY_NS
-            messages = [
-                Message(role, text, start + i * 90 * 10**9, "Mei" if role == "user" and n >= 3 else "")
-                for i, (role, text) in enumerate(turns)
-            ]
-            mem.append(session, messages)
+        ids = import_export(mem, "chatgpt", exports["chatgpt"]) | import_export(
+            mem, "claude", exports["claude"]
+        )
         mem.wait_idle(120)
     finally:
         mem.close()
+    return {slug: ids[title] for slug, title in TITLES.items() if title in ids}
 
 
 def palette(theme: str) -> Any:
@@ -213,49 +345,54 @@ def compile_translations(folder: Path) -> Path:
     return folder
 
 
-def shoot(language: str, theme: str, home: Path, out: Path, translations: Path) -> None:
-    """In this process: start the app on ``home`` and save each window's picture to ``out``."""
+def start(language: str, theme: str, home: Path, translations: Path, *, tray: bool) -> tuple[Any, Any]:
+    """In this process: the application and memtray started on ``home`` (with a tray or without)."""
     from desktop import refguard
 
     refguard.install()
-    from PySide6.QtGui import QFont
+    from PySide6.QtGui import QFont, QFontDatabase
     from PySide6.QtWidgets import QApplication
 
     from desktop import i18n
     from desktop.app import Memtray
-    from desktop.hotkeys import ShortcutStatus
     from engine.paths import Paths
 
     app = QApplication(sys.argv[:1])
+    if FONT not in QFontDatabase.families():
+        raise SystemExit(
+            f"the {FONT} font is missing (install fonts-wqy-microhei): Chinese would show as boxes"
+        )
     app.setStyle("Fusion")
     app.setFont(QFont(FONT, 10))
     dark = palette(theme)
     if dark is not None:
         app.setPalette(dark)
     assert i18n.install(app, language, translations) == language
-    memtray = Memtray(app, Paths.resolve(home), tray_available=True)
+    memtray = Memtray(app, Paths.resolve(home), tray_available=tray)
     memtray.start()
-    wait(app, lambda: memtray.state.memory is not None and bool(memtray.state.snapshot.sessions))
+    wait(app, lambda: memtray.state.memory is not None)
+    return app, memtray
+
+
+def shoot(language: str, theme: str, home: Path, out: Path, translations: Path, exports: Path) -> None:
+    """In this process: start the app on the imported ``home`` and save each window's picture to ``out``."""
+    from desktop.hotkeys import ShortcutStatus
+
+    app, memtray = start(language, theme, home, translations, tray=True)
+    wait(app, lambda: bool(memtray.state.snapshot.sessions))
     memtray.state.semantic = False  # the hash embedder's "meaning" is noise: show what keywords find
     tag = f"{language}-{theme}"
-    session = SESSION[language]
+    ids = json.loads((exports / "sessions.json").read_text(encoding="utf-8"))
+    session = ids[SESSION[language]]
 
     viewer = memtray.show_viewer("conversation")
-    viewer.resize(1120, 660)
-    viewer.browser.setSizes([480, 640])  # room for the sessions' titles
+    viewer.resize(1360, 660)
+    viewer.browser.setSizes([640, 720])  # room for the sessions' titles
     viewer.sessions.select(session)
     wait(app, lambda: viewer.conversation.model.session == session and not viewer.conversation.settling)
     model = viewer.conversation.model
     viewer.conversation.list.setCurrentIndex(model.index(max(0, model.rowCount() - 3), 0))
     save(viewer, out / f"viewer-{tag}.png")
-
-    viewer.present("search")
-    found: list[object] = []
-    viewer.search.search_did_finish.connect(found.append)
-    viewer.search.box.setText(SEARCH[language])
-    viewer.search.search()
-    wait(app, lambda: bool(found))
-    save(viewer, out / f"search-{tag}.png")
 
     quick = memtray.show_quick_search()
     quick.set_shortcut_status(ShortcutStatus("active", "Ctrl+Alt+M"))  # as on X11, Windows and macOS
@@ -274,61 +411,119 @@ def shoot(language: str, theme: str, home: Path, out: Path, translations: Path) 
     chat.resize(720, 560)
     wait(app, lambda: bool(loaded))
     save(chat, out / f"chat-{tag}.png")
+    chat.hide()
+
+    chooser = memtray.show_chooser("compact")
+    chooser.resize(760, 520)
+    chosen = ids["invoices-migration" if language == "en" else "book-club"]
+    chooser.sessions.select(chosen)
+    wait(app, lambda: chooser.sessions.current_session() == chosen)
+    save(chooser, out / f"compact-{tag}.png")
+    chooser.hide()
 
     tray = memtray.tray
     assert tray is not None
     tray.rebuild()
     tray.menu.adjustSize()
     save(tray.menu, out / f"tray-menu-{tag}.png")
+
+    # A later export imported while embedding is paused: meaning search covers part of the messages.
+    memory = memtray.state.memory
+    memory.pause_embedding()
+    later = "later-chatgpt" if language == "en" else "later-claude"
+    import_export(memory, "chatgpt" if language == "en" else "claude", exports / later / "conversations.json")
+    memtray.state.refresh()
+    memtray.state.semantic = True
+    viewer.present("search")
+    viewer.search.set_semantic_available(True)
+    viewer.search.match.setCurrentIndex(viewer.search.match.findData("hybrid"))
+    found: list[object] = []
+    viewer.search.search_did_finish.connect(found.append)
+    viewer.search.box.setText(SEARCH[language])
+    viewer.search.search()
+    wait(app, lambda: bool(found))
+    save(viewer, out / f"search-{tag}.png")
     memtray.quit()
+
+
+def shoot_alone(language: str, theme: str, home: Path, out: Path, translations: Path, *, tray: bool) -> None:
+    """The welcome page (an empty home, with a tray) or the window that is the app without a tray."""
+    app, memtray = start(language, theme, home, translations, tray=tray)
+    if tray:
+        viewer = memtray.show_viewer("conversation")
+        viewer.resize(900, 600)
+        wait(app, lambda: viewer.welcoming)
+        save(viewer, out / f"welcome-{language}.png")
+    else:
+        wait(app, lambda: bool(memtray.state.snapshot.sessions))
+        viewer = memtray.viewer
+        assert viewer is not None and viewer.is_main_window
+        viewer.resize(1240, 600)
+        viewer.browser.setSizes([600, 640])
+        session = json.loads((home.parent / "exports" / "sessions.json").read_text(encoding="utf-8"))[
+            SESSION[language]
+        ]
+        viewer.sessions.select(session)
+        wait(app, lambda: viewer.conversation.model.session == session and not viewer.conversation.settling)
+        save(viewer, out / f"no-tray-{language}.png")
+    memtray.quit()
+
+
+def run_shot(mode: str, language: str, theme: str, home: Path, out: Path, tmp: Path) -> None:
+    """Run this script again for one shot ``mode`` (``all``, ``welcome`` or ``no-tray``) in a clean
+    environment: offscreen, the language, the hash embedder, UTC, a throwaway user home."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "MEMTRAY_LANG": language,
+        "MEMTRAY_EMBEDDER": "hash",
+        "TZ": "UTC",
+        "HOME": str(tmp / "user"),  # no real agents' folders or settings
+    }
+    env.pop("GEMINI_API_KEY", None)
+    command = [sys.executable, "-m", "scripts.screenshots", "--shoot", mode, language, theme]
+    command += [str(home), str(out), str(tmp)]
+    subprocess.run(command, env=env, cwd=ROOT, check=True)
+    print(f"{mode} {language} {theme}: done")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    parser.add_argument("--shoot", nargs=5, help=argparse.SUPPRESS)  # language theme home out translations
+    parser.add_argument("--shoot", nargs=6, help=argparse.SUPPRESS)  # mode language theme home out tmp
     args = parser.parse_args()
     if args.shoot:
-        language, theme, home, out, translations = args.shoot
-        shoot(language, theme, Path(home), Path(out), Path(translations))
+        mode, language, theme, home, out, tmp = args.shoot
+        translations, exports = Path(tmp) / "translations", Path(tmp) / "exports"
+        if mode == "all":
+            shoot(language, theme, Path(home), Path(out), translations, exports)
+        else:
+            shoot_alone(language, theme, Path(home), Path(out), translations, tray=mode == "welcome")
         return
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        template = Path(tmp) / "template"
-        seed(template)
-        translations = compile_translations(Path(tmp) / "translations")
+    for old in args.out.glob("*.png"):
+        old.unlink()
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        written = write_exports(tmp / "exports")
+        template = tmp / "template"
+        ids = seed(template, written)
+        (tmp / "exports" / "sessions.json").write_text(json.dumps(ids), encoding="utf-8")
+        compile_translations(tmp / "translations")
         for language in LANGUAGES:
             for theme in THEMES:
-                home = Path(tmp) / f"{language}-{theme}"
+                home = tmp / f"{language}-{theme}"
                 shutil.copytree(template, home)
-                env = {
-                    **os.environ,
-                    "QT_QPA_PLATFORM": "offscreen",
-                    "MEMTRAY_LANG": language,
-                    "MEMTRAY_EMBEDDER": "hash",
-                    "TZ": "UTC",
-                    "HOME": str(Path(tmp) / "user"),  # no real agents' folders or settings
-                }
-                env.pop("GEMINI_API_KEY", None)
-                subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "scripts.screenshots",
-                        "--shoot",
-                        language,
-                        theme,
-                        str(home),
-                        str(args.out),
-                        str(translations),
-                    ],
-                    env=env,
-                    cwd=ROOT,
-                    check=True,
-                )
-                print(f"{language} {theme}: done")
+                run_shot("all", language, theme, home, args.out, tmp)
+            home = tmp / f"{language}-no-tray"
+            shutil.copytree(template, home)
+            run_shot("no-tray", language, "light", home, args.out, tmp)
+            run_shot("welcome", language, "light", tmp / "user" / ".memtray", args.out, tmp)  # empty
+    total = 0
     for path in sorted(args.out.glob("*.png")):
+        total += path.stat().st_size
         print(f"{path.relative_to(ROOT)}  {path.stat().st_size // 1024} KiB")
+    print(f"total {total // 1024} KiB")
 
 
 if __name__ == "__main__":

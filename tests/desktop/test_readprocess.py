@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from desktop.gcguard import full_collections_held
 from desktop.state import AppState
 from desktop.tasks import Cancelled, CancelToken
 from desktop.viewer import readprocess
@@ -61,6 +62,15 @@ def test_cancel_stops_the_read(tmp_path: Path) -> None:
     assert not multiprocessing.active_children()  # the worker process was ended
 
 
+def test_an_import_frees_what_it_read_a_few_conversations_at_a_time() -> None:
+    from desktop.viewer.importing import RELEASE_AT_ONCE, release
+    from engine.importers import ImportedSession
+
+    sessions = [ImportedSession(f"s{i}", []) for i in range(RELEASE_AT_ONCE * 3 + 1)]
+    release(sessions)
+    assert sessions == []
+
+
 def test_cancel_in_the_status_bar_says_the_import_was_cancelled(
     state: AppState, tmp_path: Path, qtbot: Any
 ) -> None:
@@ -71,9 +81,11 @@ def test_cancel_in_the_status_bar_says_the_import_was_cancelled(
     viewer.present()
     viewer.run_import("chatgpt", export, None)
     qtbot.waitUntil(lambda: viewer.progress.cancel.isVisible() and viewer.progress.cancel.isEnabled())
+    qtbot.waitUntil(full_collections_held)  # the export's objects are alive: no full collection meanwhile
     with qtbot.waitSignal(viewer.import_did_finish, timeout=20_000) as finished:
         viewer.progress.cancel.click()
         assert "cancelling" in viewer.progress.label.text()
+    assert not full_collections_held()  # a cancelled import lets them run again
     assert finished.args[0].title == "Import of conversations.json cancelled"
     assert viewer.statusBar().currentMessage().startswith("Import of conversations.json cancelled")
     assert not any(s.id.startswith("gpt-c1") for s in state.memory.sessions())  # type: ignore[union-attr]
