@@ -418,6 +418,11 @@ def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
     code = getattr(exc.__cause__, "sqlite_errorcode", None)
     if code is None or code & 0xFF not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL):
         return False
+    return _wal_is_empty(path)
+
+
+def _wal_is_empty(path: Path) -> bool:
+    """No -wal file beside ``path`` holds changes the database file lacks (none, or an empty one)."""
     wal = path.with_name(f"{path.name}-wal")
     try:
         return not wal.exists() or wal.stat().st_size == 0
@@ -433,11 +438,7 @@ def _read_only_folder(exc: StorageError, path: Path) -> bool:
         return False
     if os.access(path.parent, os.W_OK):
         return False
-    wal = path.with_name(f"{path.name}-wal")
-    try:
-        return not wal.exists() or wal.stat().st_size == 0
-    except OSError:
-        return False
+    return _wal_is_empty(path)
 
 
 def fts5_tables(conn: Connection) -> list[str]:

@@ -23,6 +23,7 @@ import secrets
 from pathlib import Path
 
 from engine.errors import SyncError
+from engine.storage.atomic import sync_dir
 
 ROOT = "memtray"
 CONFIG = "sync.json"
@@ -101,7 +102,7 @@ def write_atomically(path: Path, data: bytes, *, replace: bool = False) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        sync_dir(path.parent)
     except OSError as exc:
         raise SyncError(f"cannot write {path}: {exc.strerror or exc}") from exc
     finally:
@@ -116,13 +117,3 @@ def remove_temporaries(directory: Path) -> None:
             entry.unlink(missing_ok=True)
     except OSError:
         pass
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name == "nt":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
