@@ -32,7 +32,7 @@ def _stored(home: Path, session: str = SESSION) -> list[tuple[str, str]]:
 def _sessions(home: Path) -> list[str]:
     done = run_cli(home, "sessions", "--json")
     assert done.returncode == 0, done.stderr
-    return sorted(str(s["session"] if "session" in s else s["id"]) for s in json.loads(done.stdout))
+    return sorted(str(s["id"]) for s in json.loads(done.stdout))
 
 
 def _long_head() -> list[dict[str, Any]]:
