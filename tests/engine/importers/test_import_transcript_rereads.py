@@ -103,3 +103,20 @@ def test_a_copy_under_another_name_is_the_same_session(tmp_path: Path) -> None:
 
     assert _sessions(home) == [SESSION]
     assert len(_stored(home)) == 4
+
+
+def test_a_state_saved_before_the_tail_was_kept_still_reads_only_what_was_appended(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "projects" / "app" / f"{CC_SESSION}.jsonl", _long_head()[:2])
+    home = tmp_path / "home"
+    _import(home, path)
+    state_file = home / ".store" / "import-state.json"
+    saved = json.loads(state_file.read_text(encoding="utf-8"))
+    for entry in saved["files"].values():
+        assert entry.pop("tail")  # as an older memtray wrote it
+    state_file.write_text(json.dumps(saved), encoding="utf-8")
+    append_jsonl(path, [cc_prompt(3, "appended"), cc_reply(4, [text("after")])])
+
+    said = _import(home, path)
+
+    assert said.startswith("imported 2 messages") and "already there" not in said  # not read again whole
+    assert len(_stored(home)) == 4
