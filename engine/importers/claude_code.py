@@ -16,7 +16,9 @@ Each line is one JSON object with a ``type``. Kept, one message per line:
 Left out and counted: tool calls and results, thinking, images, meta and injected lines, the rest
 (``system``, ``summary``, ``progress``, snapshots, queue operations) as structural lines.
 
-The session id is ``cc-<sessionId>`` (the file name when no line has one). The title is the project (the
+A line without a time takes the time of the last timed line before it plus the lines between them, in
+nanoseconds: the same on every read, so reading it again stores nothing twice. The session id is
+``cc-<sessionId>`` (the file name while no line has one): a copy or a renamed transcript is the same session. The title is the project (the
 last part of ``cwd``) and the newest ``ai-title``, else a ``summary`` of this transcript, else the first
 prompt. Subagent transcripts (``subagents/``, ``agent-*.jsonl``) are skipped. Incremental: see
 :mod:`engine.importers.transcripts`.
@@ -95,18 +97,19 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
             tally.broken(reasons.NOT_AN_OBJECT, f"line {number}", "not a JSON object")
             continue
         _remember(line, meta, uuids)
+        at = _time(line, number, meta)
         kind = line.get("type")
         if kind == "ai-title" and isinstance(line.get("aiTitle"), str) and line["aiTitle"].strip():
             meta["ai_title"] = transcripts.one_line(line["aiTitle"])
         elif kind == "summary" and isinstance(line.get("summary"), str):
             summaries.append((str(line.get("leafUuid")), line["summary"]))
         elif kind == "user":
-            found = _prompt(line, tally, f"line {number}")
+            found = _prompt(line, at, tally, f"line {number}")
             if found is not None:
                 messages.append(found)
                 meta.setdefault("first_prompt", transcripts.one_line(found.content))
         elif kind == "assistant":
-            found = _reply(line, tally, f"line {number}")
+            found = _reply(line, at, tally, f"line {number}")
             if found is not None:
                 messages.append(found)
         else:
@@ -130,7 +133,7 @@ def _remember(line: dict[str, Any], meta: dict[str, Any], uuids: set[str]) -> No
         uuids.add(line["uuid"])
 
 
-def _prompt(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
+def _prompt(line: dict[str, Any], at: int, tally: Tally, where: str) -> Message | None:
     msg = line.get("message")
     if not isinstance(msg, dict) or msg.get("role") != "user":
         tally.skip(reasons.CLAUDE_CODE_STRUCTURAL)
@@ -157,7 +160,7 @@ def _prompt(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
         tally.skip(reasons.INTERRUPTION)
         return None
     text = _INJECTED.sub("", text)
-    return message("user", text, _time(line), "", tally, where)
+    return message("user", text, at, "", tally, where)
 
 
 def _typed_by_a_person(line: dict[str, Any]) -> bool:
@@ -168,7 +171,7 @@ def _typed_by_a_person(line: dict[str, Any]) -> bool:
     return source is None or source == "typed"
 
 
-def _reply(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
+def _reply(line: dict[str, Any], at: int, tally: Tally, where: str) -> Message | None:
     msg = line.get("message")
     if not isinstance(msg, dict):
         tally.skip(reasons.CLAUDE_CODE_STRUCTURAL)
@@ -182,7 +185,7 @@ def _reply(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
     text = _text(msg.get("content"), tally)
     if not text.strip():
         return None  # a line with only a tool call or thinking: counted by _text
-    return message("assistant", text, _time(line), "", tally, where)
+    return message("assistant", text, at, "", tally, where)
 
 
 def _text(content: Any, tally: Tally) -> str:
@@ -211,5 +214,14 @@ def _has_block(content: Any, kind: str) -> bool:
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == kind for b in content)
 
 
-def _time(line: dict[str, Any]) -> int:
-    return iso_to_ns(line.get("timestamp")) or 0
+def _time(line: dict[str, Any], number: int, meta: dict[str, Any]) -> int:
+    """The line's time; a line without one gets the last timed line's time plus the lines between them in
+    nanoseconds (``meta`` carries that line across reads), so every read gives it the same time."""
+    at = iso_to_ns(line.get("timestamp"))
+    if at:
+        meta["timed_at"], meta["timed_line"] = at, number
+        return at
+    last, where = meta.get("timed_at"), meta.get("timed_line")
+    if isinstance(last, int) and isinstance(where, int) and not isinstance(last, bool):
+        return last + number - where
+    return 0  # before any timed line: the same on every read too

@@ -2,14 +2,15 @@
 
 The state is one small JSON file, ``<home>/.store/import-state.json``: per transcript (its absolute path),
 the inode, the number of bytes consumed up to the end of the last complete line, the lines consumed, a
-hash of the file's first bytes, and what the reader needs to carry on mid-file (the session id, the title,
+hash of the file's first bytes and one of the bytes just before that offset, and what the reader needs to carry on mid-file (the session id, the title,
 the project). A reader takes a file's :class:`FileState` with :meth:`ImportState.get`, reads from its
 offset, and records the new one with :meth:`ImportState.put`; the caller :meth:`~ImportState.save`\\ s the
 state only after the messages are stored. A crash in between leaves the old offsets, so the next import
 reads those lines again and the archive's duplicate check (same role, text and time) adds nothing twice.
 
-A file whose inode changed, that shrank below its offset, or whose first bytes changed is read again from
-the start. An unreadable or damaged state file is treated as empty (everything is read again, safely).
+A file whose inode changed, that shrank below its offset, whose first bytes changed, or that was rewritten
+in place so that its offset no longer ends a line or the bytes before it changed is read again from the
+start (never from the middle of a line). An unreadable or damaged state file is treated as empty (everything is read again, safely).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ FILE_NAME = "import-state.json"
 VERSION = 1
 HEAD_BYTES = 4096
 """How much of a file's start is hashed to notice that it was rewritten in place."""
+TAIL_BYTES = 4096
+"""How much of a file just before the offset is hashed, for the same reason."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class FileState:
         lines: lines consumed.
         head: sha256 (hex) of the file's first ``min(offset, 4096)`` bytes.
         meta: what the format's reader carries from one read to the next (session id, title, …).
+        tail: sha256 (hex) of the ``min(offset, 4096)`` bytes before ``offset`` ("" in a state written
+            before it was kept: only the line boundary is then checked).
     """
 
     inode: int
@@ -47,6 +52,7 @@ class FileState:
     lines: int
     head: str
     meta: dict[str, Any] = field(default_factory=dict)
+    tail: str = ""
 
 
 class ImportState:
@@ -114,6 +120,7 @@ def _load(path: Path) -> dict[str, FileState]:
             and state.offset >= 0
             and isinstance(state.head, str)
             and isinstance(state.meta, dict)
+            and isinstance(state.tail, str)
         ):
             found[key] = state
     return found

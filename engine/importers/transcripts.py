@@ -8,8 +8,8 @@ skipped and counted. A file of another kind (a Codex rollout among Claude Code t
 a reason; a path that looks like another kind altogether is an error naming it.
 
 ``parse(lines, meta, tally)`` turns lines into messages and keeps in ``meta`` (saved with the file's state)
-what a later read needs: ``session`` (the session id, fixed by the first read; ``fallback(file)`` when the
-lines name none), what ``title(meta)`` makes the title from, and whatever else.
+what a later read needs: ``session`` (the session id the lines name, so that a copy or a renamed file is the
+same session; ``fallback(file)`` while no line has named one, kept once messages were stored under it), what ``title(meta)`` makes the title from, and whatever else.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import engine.importers.reasons as reasons
 from engine.errors import ImportFormatError, InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import detect
-from engine.importers.importstate import HEAD_BYTES, FileState, ImportState
+from engine.importers.importstate import HEAD_BYTES, TAIL_BYTES, FileState, ImportState
 from engine.importers.records import Tally, retarget
 from engine.messages import Message
 
@@ -88,16 +88,32 @@ class LineReader:
         """Where this read stopped, with ``meta`` for the next one."""
         self._handle.seek(0)
         head = hashlib.sha256(self._handle.read(min(self.offset, HEAD_BYTES))).hexdigest()
-        return FileState(self._info.st_ino, self.offset, self.lines, head, meta)
+        tail = _tail(self._handle, self.offset)
+        return FileState(self._info.st_ino, self.offset, self.lines, head, meta, tail)
 
 
 def _still_valid(handle: Any, info: os.stat_result, previous: FileState) -> bool:
-    """True if ``previous`` still describes the start of this file (same inode, not shorter, same head)."""
+    """True if ``previous`` still describes the start of this file: same inode, not shorter, same head,
+    its offset still the end of a line, and the same bytes just before it (a file rewritten in place with
+    the same first bytes is read again from the start, never from the middle of a line)."""
     if previous.inode != info.st_ino or info.st_size < previous.offset:
         return False
     handle.seek(0)
     head = hashlib.sha256(handle.read(min(previous.offset, HEAD_BYTES))).hexdigest()
-    return bool(head == previous.head)
+    if head != previous.head:
+        return False
+    if previous.offset:
+        handle.seek(previous.offset - 1)
+        if handle.read(1) != b"\n":
+            return False
+    return not previous.tail or _tail(handle, previous.offset) == previous.tail
+
+
+def _tail(handle: Any, offset: int) -> str:
+    """sha256 (hex) of the bytes just before ``offset`` (at most :data:`TAIL_BYTES`)."""
+    start = max(0, offset - TAIL_BYTES)
+    handle.seek(start)
+    return hashlib.sha256(handle.read(offset - start)).hexdigest()
 
 
 def read(
@@ -143,12 +159,15 @@ def read(
             continue
         tally.skip(reasons.NOT_JSON, reader.bad)
         meta = item.meta if item is not None else dict(new_state.meta)
-        if not isinstance(meta.get("session"), str):
+        sid = meta.get("session")
+        if not isinstance(sid, str):
             try:
-                meta["session"] = fallback(file)
+                sid = fallback(file)
             except InvalidInput:
                 tally.broken(reasons.TRANSCRIPT_WITHOUT_ID, str(file), "no id in its lines or name")
                 continue
+            if item is not None and item.session.messages:
+                meta["session"] = sid  # messages are stored under it: the file's session from now on
         if state is not None:
             state.put(file, replace(new_state, meta=meta))
         if item is None:
@@ -156,7 +175,7 @@ def read(
             continue
         old_title = title(reader.previous.meta) if reader.previous is not None else None
         if item.session.messages or item.session.title != old_title:
-            sessions.append(replace(item.session, session=str(meta["session"])))
+            sessions.append(replace(item.session, session=sid))
     if session is not None and not sessions:
         return ReadResult([], tally.as_dict(), unchanged)
     return ReadResult(retarget(sessions, session), tally.as_dict(), unchanged)
