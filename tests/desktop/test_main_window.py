@@ -106,11 +106,15 @@ def test_each_command_of_the_menu_bar_asks_what_the_tray_s_asks(app: Memtray) ->
     for name in names(all_actions(tray.menu)):
         if tray.action(name).menu() is not None:
             continue
+        in_bar = next(a for menu in menus.values() for a in all_actions(menu) if a.objectName() == name)
+        assert in_bar.isEnabled() == tray.action(name).isEnabled(), name
+        if not in_bar.isEnabled():  # e.g. Sync now while sync is off: neither asks anything
+            continue
         heard.clear()
         tray.action(name).trigger()
         from_tray = list(heard)
         heard.clear()
-        next(a for menu in menus.values() for a in all_actions(menu) if a.objectName() == name).trigger()
+        in_bar.trigger()
         assert heard == from_tray and len(heard) == 1, (name, heard, from_tray)
 
 

@@ -132,7 +132,10 @@ def test_a_damaged_database_is_reported_in_words_and_repaired(
 
     code, out, err = run_cli("--home", str(home), "repair")
     assert code == 0, err
-    assert "moved aside" in out and "could not be recovered" in out
+    # What the damage cost depends on which pages it hit; rows lost from the archive that history.json
+    # still holds are restored from it and not counted as lost. Either way the report says which.
+    assert "moved aside" in out
+    assert "could not be recovered" in out or "every archived message was read back" in out
     assert len(list((home / ".store").glob("history.db.corrupt-*"))) >= 1
     with Memory.open(home) as mem:
         for session, contents in hot.items():
