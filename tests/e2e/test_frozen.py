@@ -184,7 +184,7 @@ def test_cli_imports_and_searches(installed: Install, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     hits = json.loads(done.stdout)
     assert hits, done.stdout
-    assert set(hits[0]) == {"session", "id", "role", "content", "sendAt", "sender", "score", "source"}
+    assert set(hits[0]) == {"session", "id", "role", "content", "sendAt", "sender", "score", "source", "kind"}
     assert hits[0]["session"] == "s"
     assert hits[0]["role"] == "assistant" and hits[0]["sender"] == "claude"
     assert hits[0]["content"] == records[1]["content"]
