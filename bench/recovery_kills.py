@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from engine import Memory, Message
+from engine import Memory, Message, textfold
 from engine.embedders.hashing import HashEmbedder
 from tests.clirun import CLI, ROOT, run_cli
 from tests.engine.exportdata import gpt_linear, write_json
@@ -157,6 +157,7 @@ def _damaged_home(home: Path, messages: int) -> Counter[tuple[str, str, int]]:
         hot = mem.history("s0")
     before = _rows(home)
     conn = sqlite3.connect(home / ".store" / "history.db")
+    conn.create_function(textfold.SQL_FUNCTION, 1, textfold.sql_fold, deterministic=True)  # the FTS triggers'
     conn.execute(
         "UPDATE messages SET content = CAST(X'C3FF28' AS TEXT) WHERE id = ?", (hot[len(hot) // 2].id,)
     )

@@ -33,7 +33,7 @@ READS = [
 ]
 HOLDER = """
 import sqlite3, sys, time
-db = rawdb.connect(sys.argv[1], isolation_level=None, timeout=60)
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
 db.execute("BEGIN IMMEDIATE")
 db.execute("INSERT INTO settings(key, value) VALUES ('holder', 'x') ON CONFLICT(key) DO UPDATE SET value = 'y'")
 print("locked", flush=True)
