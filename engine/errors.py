@@ -14,10 +14,12 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── ImportFormatError     a file to import is not in the expected format (names the line)
     │   └── WrongPassphrase       the sync passphrase does not open the shared folder
     ├── NotFound
-    │   └── SessionNotFound       no such session
+    │   ├── SessionNotFound       no such session
+    │   └── AlreadyForgotten      what a forget names was forgotten before (nothing left to do)
     ├── AmbiguousId               an id prefix that matches more than one record
     ├── StorageError              the environment: disk full, database locked or damaged, permissions
     │   ├── StoreLocked           another process held the store too long
+    │   │   └── MemoryInUse       another program holds the memory (a repair must run alone)
     │   ├── MemoryClosed          the memory was closed (a repair replaced it, or the program quits)
     │   ├── CorruptStore          a file or the database is damaged and could not be repaired
     │   └── SyncError             the sync folder is missing, unreadable, or not set up

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,8 +88,17 @@ def whole_segments(folder: Path) -> None:
 
 
 @pytest.fixture(autouse=True)
-def keyring_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def keyring_file(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The file keyring for this test's processes and for this one: the backend the keyring module chose
+    at its first use in this process (another test's) must not keep the key from the child processes."""
+    import keyring
+    from keyrings.alt.file import PlaintextKeyring
+
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", KEYRING)
+    before = keyring.get_keyring()
+    keyring.set_keyring(PlaintextKeyring())
+    yield
+    keyring.set_keyring(before)
 
 
 def test_killed_while_writing_then_while_applying(tmp_path: Path) -> None:
