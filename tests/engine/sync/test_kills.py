@@ -67,6 +67,23 @@ def kill_during(home: Path, delays: list[float]) -> int:
     return killed
 
 
+def kill_while_writing(home: Path, folder: Path, runs: int) -> int:
+    """Start ``sync now`` and SIGKILL it the moment a segment is being written (a temporary file is in
+    the folder), ``runs`` times; how many runs were killed in the middle of a write."""
+    killed = 0
+    for _ in range(runs):
+        proc = sync_now(home)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if any(folder.rglob(f"{layout.TMP_PREFIX}*")):
+                proc.send_signal(signal.SIGKILL)
+                killed += 1
+                break
+            time.sleep(0.002)
+        proc.communicate(timeout=120)
+    return killed
+
+
 def finish(home: Path) -> str:
     proc = sync_now(home)
     out, err = proc.communicate(timeout=300)
@@ -113,7 +130,7 @@ def test_killed_while_writing_then_while_applying(tmp_path: Path) -> None:
     finally:
         homes.close_all()
     home_a, home_b = tmp_path / "homes" / "a", tmp_path / "homes" / "b"
-    killed = kill_during(home_a, [0.5, 0.8, 1.5, 1.9, 2.3])
+    killed = kill_while_writing(home_a, folder, 3)
     whole_segments(folder)
     finish(home_a)
     whole_segments(folder)
