@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,3 +48,13 @@ def memory(home: Path, clock: FakeClock, client_factory: ClientFactory | None) -
     mem = Memory.open(home, clock=clock, embedder=HashEmbedder(), client_factory=client_factory)
     yield mem
     mem.close()
+
+
+@pytest.fixture
+def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The user's time zone is Taipei (UTC+8) for this test."""
+    monkeypatch.setenv("TZ", "Asia/Taipei")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

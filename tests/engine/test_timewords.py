@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -23,16 +21,6 @@ from engine.timewords import parse_bound
 NS = 1_000_000_000
 DAY = 86_400 * NS
 NOW = 1_796_000_000 * NS  # 2026-11-30
-
-
-@pytest.fixture
-def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The user's time zone is Taipei (UTC+8) for this test."""
-    monkeypatch.setenv("TZ", "Asia/Taipei")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_words_are_read_relative_to_now(taipei: None) -> None:

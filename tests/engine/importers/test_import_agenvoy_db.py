@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,6 @@ from tests.engine.agenvoydata import write_db, write_history
 
 NS = 1_000_000_000
 DISCORD = "dc-000000000000000001"
-
-
-@pytest.fixture
-def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "Asia/Taipei")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def local(text: str) -> int:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
 import pytest
 
 from engine.messages import Message, from_record, normalize_legacy
@@ -12,15 +9,6 @@ from engine.messages import Message, from_record, normalize_legacy
 NS = 1_000_000_000
 # 2024-05-01 12:34:56 in Taipei (UTC+8, no daylight saving) is 04:34:56 UTC.
 TAIPEI_1234 = 1_714_538_096 * NS
-
-
-@pytest.fixture
-def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "Asia/Taipei")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def norm(content: str, **kwargs: object) -> Message:
