@@ -251,7 +251,7 @@ def test_bad_weight_file_is_a_vector_index_error(tmp_path: Path) -> None:
 
 
 def test_batches_hold_texts_of_one_length_within_limits() -> None:
-    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40
+    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40 + [6] * 40
     groups = batches(lengths)
     assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
     for group in groups:
@@ -259,8 +259,13 @@ def test_batches_hold_texts_of_one_length_within_limits() -> None:
         assert len(group) <= e5onnx.BATCH_TEXTS
         assert len(group) == 1 or len(group) * lengths[group[0]] <= e5onnx.BATCH_TOKENS
     assert [lengths[g[0]] for g in groups] == sorted(lengths[g[0]] for g in groups)
-    assert max(len(g) for g in groups) == e5onnx.BATCH_TEXTS  # 45 texts of 12 tokens: 32 + 13
-    assert [len(g) for g in groups if lengths[g[0]] == 512] == [2, 2, 1]  # at most 1,024 tokens
+    assert [len(g) for g in groups if lengths[g[0]] == 6] == [e5onnx.BATCH_TEXTS, 8]  # at most 32 texts
+    assert [len(g) for g in groups if lengths[g[0]] == 12] == [
+        21,
+        21,
+        8,
+    ]  # 50 texts, at most 256 tokens a batch
+    assert [len(g) for g in groups if lengths[g[0]] == 512] == [1] * 5  # a longer text is alone
     assert batches([]) == []
 
 
