@@ -38,6 +38,8 @@ from engine.embedders.e5weights import E5Weights, dequantize
 
 VERSION = 3
 """Bumped whenever the built model changes, so that cached models of an older builder are rebuilt."""
+GELU_FLOOR = 0.17
+"""Just above ``-min GELU(x)`` (0.16997, at x = -0.752)."""
 
 
 def build(weights: E5Weights) -> bytes:
@@ -66,13 +68,22 @@ def build(weights: E5Weights) -> bytes:
         nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attributes))
         return output
 
-    def quantize(source: str, name: str) -> tuple[str, str]:
+    def quantize(source: str, name: str, gelu: bool = False) -> tuple[str, str]:
         """``source`` ``(tokens, width)`` in u8 (zero point 128), each token ``x_t`` with the scale
-        ``max|x_t| / 127``; and those scales, ``(tokens, 1)``."""
-        largest = node(
-            "ReduceMax", [node("Abs", [source], f"{name}.abs")], f"{name}.max", axes=[-1], keepdims=0
-        )
-        scale = node("Div", [node("Max", [largest, "tiny"], f"{name}.max1"), "c127"], f"{name}.xs")
+        ``max|x_t| / 127``; and those scales, ``(tokens, 1)``.
+
+        ``gelu``: ``source`` is a GELU's output, never below ``-GELU_FLOOR``, so ``max|x_t|`` is
+        ``max(max x_t, GELU_FLOOR)`` whenever a row reaches ``GELU_FLOOR`` (FFN rows always do), and
+        never less: the same scales without the ``Abs`` pass over the widest activation."""
+        if gelu:
+            largest = node("ReduceMax", [source], f"{name}.max", axes=[-1], keepdims=0)
+            floor = "gelu_floor"
+        else:
+            largest = node(
+                "ReduceMax", [node("Abs", [source], f"{name}.abs")], f"{name}.max", axes=[-1], keepdims=0
+            )
+            floor = "tiny"
+        scale = node("Div", [node("Max", [largest, floor], f"{name}.max1"), "c127"], f"{name}.xs")
         # QuantizeLinear along the rows wants a zero point per row: 128 for each, shaped like the scales
         zero = node(
             "Cast",
@@ -106,6 +117,7 @@ def build(weights: E5Weights) -> bytes:
 
     shared: list[tuple[str, npt.NDArray[np.generic]]] = [
         ("tiny", np.array(1e-12, np.float32)),
+        ("gelu_floor", np.array(GELU_FLOOR, np.float32)),
         ("c127", np.array(127.0, np.float32)),
         ("c0", np.array(0.0, np.float32)),
         ("c128", np.array(128.0, np.float32)),
@@ -154,7 +166,9 @@ def build(weights: E5Weights) -> bytes:
         attended = add_norm(out, bias, state, f"{p}.aln", f"{p}.a")
         out, bias = linear(attended, f"{p}.fi", [f"{p}.fi"], shape.ffn, hidden)
         nodes.append(helper.make_node("BiasGelu", [out, bias], [f"{p}.g"], domain="com.microsoft"))
-        out, bias = linear(f"{p}.g", f"{p}.fo", [f"{p}.fo"], hidden, shape.ffn)
+        out, bias = project(
+            quantize(f"{p}.g", f"{p}.fo", gelu=True), f"{p}.fo", [f"{p}.fo"], hidden, shape.ffn
+        )
         state = add_norm(out, bias, attended, f"{p}.oln", f"{p}.o")
     nodes.append(helper.make_node("Reshape", [state, node("Shape", ["x"], "x_shape")], ["h"]))
     graph = helper.make_graph(
