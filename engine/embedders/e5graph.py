@@ -84,14 +84,7 @@ def build(weights: E5Weights) -> bytes:
             )
             floor = "tiny"
         scale = node("Div", [node("Max", [largest, floor], f"{name}.max1"), "c127"], f"{name}.xs")
-        # QuantizeLinear along the rows wants a zero point per row: 128 for each, shaped like the scales
-        zero = node(
-            "Cast",
-            [node("Add", [node("Mul", [scale, "c0"], f"{name}.z0"), "c128"], f"{name}.z")],
-            f"{name}.zp",
-            to=TensorProto.UINT8,
-        )
-        quantized = node("QuantizeLinear", [source, scale, zero], f"{name}.xq", axis=0)
+        quantized = node("QuantizeLinear", [source, scale, "zero_points"], f"{name}.xq", axis=0)
         return quantized, node("Unsqueeze", [scale, "axis1"], f"{name}.xs1")
 
     def project(
@@ -119,8 +112,6 @@ def build(weights: E5Weights) -> bytes:
         ("tiny", np.array(1e-12, np.float32)),
         ("gelu_floor", np.array(GELU_FLOOR, np.float32)),
         ("c127", np.array(127.0, np.float32)),
-        ("c0", np.array(0.0, np.float32)),
-        ("c128", np.array(128.0, np.float32)),
         ("c1", np.array(1.0, np.float32)),
         ("u128", np.array(128, np.uint8)),
         ("axis1", np.array([-1], np.int64)),
@@ -134,6 +125,8 @@ def build(weights: E5Weights) -> bytes:
     node("Concat", [node("Shape", ["x"], "batch_length", start=0, end=2), "qkv_width"], "qkv_shape", axis=0)
     gamma, beta = dense("emb.ln.w", hidden), dense("emb.ln.b", hidden)
     flat = node("Reshape", ["x", "rows"], "x2")
+    # QuantizeLinear along the rows wants a zero point per row: 128 for each token, made once
+    node("Expand", ["u128", node("Shape", [flat], "tokens", start=0, end=1)], "zero_points")
     nodes.append(helper.make_node("LayerNormalization", [flat, gamma, beta], ["h0"], axis=-1, epsilon=eps))
     state = "h0"
 
