@@ -307,3 +307,32 @@ def test_the_model_is_built_in_a_worker_process(
     assert "built in a worker process" in caplog.text and "building it here" not in caplog.text
     assert apart == e5onnx.e5graph.build(weights)
     assert model.read_bytes().endswith(apart)
+
+
+def test_batches_run_side_by_side_give_the_vectors_of_one_at_a_time(
+    embedder: OnnxE5Embedder, weights: E5Weights, cache_folder: Path
+) -> None:
+    """``threads`` batches run at once (one core each); each text's vector is the one a single thread
+    computes, in the caller's order."""
+    texts = [f"{SENTENCES[i % len(SENTENCES)]} {'more ' * (i % 9)}{i}" for i in range(40)]
+    lengths = {len(embedder.token_ids(t)) for t in texts}
+    assert len(lengths) > 8  # many batches
+    single = OnnxE5Embedder(threads=1, cache_folder=cache_folder, weights=weights.path)
+    assert np.array_equal(embedder.encode_documents(texts), single.encode_documents(texts))
+
+
+def test_onnxruntime_keeps_residual_and_layernorm_apart(weights: E5Weights, tmp_path: Path) -> None:
+    """The encoder's tensors are 2-D so that onnxruntime's optimizer does not fuse ``Add`` +
+    ``LayerNormalization`` into ``SkipLayerNormalization`` (3x slower on its CPU provider): the model
+    onnxruntime runs has every LayerNorm of the built one, and no skip LayerNorm."""
+    import onnx
+    import onnxruntime
+
+    built = e5onnx.e5graph.build(weights)
+    options = onnxruntime.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    onnxruntime.InferenceSession(built, options, providers=["CPUExecutionProvider"])
+    ran = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
+    assert "SkipLayerNormalization" not in ran
+    assert ran.count("LayerNormalization") == 1 + 2 * weights.shape.layers
+    assert ran.count("MultiHeadAttention") == weights.shape.layers
