@@ -12,8 +12,8 @@ cached (:mod:`engine.embedders.e5graph`, :mod:`engine.embedders.modelcache`; the
 process, :func:`build_apart`: it holds the interpreter lock for seconds, which would stop every other
 thread of the app, the GUI's included), and an onnxruntime session is opened with one intra-op thread.
 ``threads`` is how many batches run at once (each on its own calling thread: a session runs calls from
-several threads at once). Measured: one thread per batch costs 12-20 % less CPU per token than two
-intra-op threads on one batch (whose hand-offs, with spinning off, left the two cores about half idle).
+several threads at once). Measured (bench/README.md): two intra-op threads on one batch cost up to 12 %
+more CPU per token than one, and their hand-offs (spinning off) left two free cores about half idle.
 
 Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (queries) prefix and are
 tokenized (:mod:`engine.embedders.sentencepiece`), keeping the first ``max_tokens`` tokens; texts are
