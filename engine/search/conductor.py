@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
@@ -50,6 +51,23 @@ Ranking = list[tuple[int, float]]
 def kind_of(by_words: bool, by_meaning: bool) -> str:
     """What a hybrid hit's score stands for: ``keyword``, ``meaning`` or ``both``."""
     return "both" if by_words and by_meaning else "meaning" if by_meaning else "keyword"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one semantic or hybrid search asks, as every ranking of it reads it.
+
+    Attributes:
+        query: the parsed query.
+        session: one session, or None for every session.
+        scope: ``recent`` (since the compaction cut) or ``all`` (the archive too).
+        where: which messages may be ranked (applied before each ranking takes its best).
+    """
+
+    query: Query
+    session: str | None
+    scope: str
+    where: MessageFilter
 
 
 RANK_DEPTH = MAX_LIMIT
@@ -102,23 +120,16 @@ class Search:
         semantic = self._semantic
         if semantic is None:
             raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
+        request = Request(parsed, session, scope, where)
         if match == "semantic":
-            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, RANK_DEPTH)
+            pairs, embedder_id = self._vectors(semantic, request, RANK_DEPTH)
             hits = self._hits(pairs, where, limit, "semantic", kind="meaning")
         else:
-            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
+            hits, embedder_id = self._hybrid(semantic, request, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
         return SearchResult(tuple(hits), counted)
 
-    def _vectors(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        depth: int,
-    ) -> tuple[Ranking, str | None]:
+    def _vectors(self, semantic: SemanticTier, request: Request, depth: int) -> tuple[Ranking, str | None]:
         """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or
         above (:mod:`engine.semantic.floors`), and the embedder's id; nothing (and no model loaded) while no
         message has a vector.
@@ -129,18 +140,12 @@ class Search:
         if not semantic.has_vectors():
             return [], None
         embedder_id = semantic.embedder().id
-        pairs, base = semantic.search_meaning(query.text, session=session, scope=scope, k=depth, where=where)
+        pairs, base = semantic.search_meaning(
+            request.query.text, session=request.session, scope=request.scope, k=depth, where=request.where
+        )
         return floors.above(pairs, embedder_id, base), embedder_id
 
-    def _hybrid(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        limit: int,
-    ) -> tuple[list[Hit], str | None]:
+    def _hybrid(self, semantic: SemanticTier, request: Request, limit: int) -> tuple[list[Hit], str | None]:
         """The first ``limit`` hits of one fused ranking: the fusion of lists of :data:`fusion.DEPTH` (the
         depth its weights were set at), then, for a caller who pages past those, the rest of the fusion of
         lists of :data:`RANK_DEPTH` (fused alike, without the hits already ranked). Both depths are fixed,
@@ -150,32 +155,28 @@ class Search:
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
             embedder_id = None
-        head, kinds = self._fused(semantic, query, session, scope, where, fusion.DEPTH, embedder_id)
-        hits = self._hits(head, where, limit, "hybrid", kinds=kinds)
+        head, kinds = self._fused(semantic, request, fusion.DEPTH, embedder_id)
+        hits = self._hits(head, request.where, limit, "hybrid", kinds=kinds)
         if len(hits) < limit and len(head) >= fusion.DEPTH:
             shown = {i for i, _ in head}
-            deeper, kinds = self._fused(semantic, query, session, scope, where, RANK_DEPTH, embedder_id)
+            deeper, kinds = self._fused(semantic, request, RANK_DEPTH, embedder_id)
             tail = [(i, score) for i, score in deeper if i not in shown]
-            hits += self._hits(tail, where, limit - len(hits), "hybrid", kinds=kinds)
+            hits += self._hits(tail, request.where, limit - len(hits), "hybrid", kinds=kinds)
         return hits, embedder_id
 
     def _fused(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        depth: int,
-        embedder_id: str | None,
+        self, semantic: SemanticTier, request: Request, depth: int, embedder_id: str | None
     ) -> tuple[Ranking, dict[int, str]]:
         """The fusion of the three rankings, each ``depth`` deep, the named senders preferred; and each
         fused message's kind of match (``keyword``, ``meaning`` or ``both``)."""
-        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth)
+        query = request.query
+        context, plain = self.keyword_ranking(
+            query, session=request.session, scope=request.scope, where=request.where, depth=depth
+        )
         pairs: Ranking = []
         if embedder_id is not None:
             try:
-                pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth)
+                pairs, embedder_id = self._vectors(semantic, request, depth)
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
                 pairs, embedder_id = [], None
