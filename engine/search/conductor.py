@@ -137,13 +137,27 @@ class Search:
         Raises:
             VectorIndexError: the embedder did not load in time.
         """
-        if not semantic.has_vectors():
+        ranked, base, embedder_id = self._meaning(semantic, request, depth)
+        if embedder_id is None:
             return [], None
+        return floors.above(ranked, embedder_id, base), embedder_id
+
+    def _meaning(
+        self, semantic: SemanticTier, request: Request, depth: int
+    ) -> tuple[Ranking, float | None, str | None]:
+        """The ``depth`` nearest messages without floors, the query's cosine with the centroid of the
+        vectors, and the embedder's id (nothing while no message has a vector).
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        if not semantic.has_vectors():
+            return [], None, None
         embedder_id = semantic.embedder().id
-        pairs, base = semantic.search_meaning(
+        ranked, base = semantic.search_meaning(
             request.query.text, session=request.session, scope=request.scope, k=depth, where=request.where
         )
-        return floors.above(pairs, embedder_id, base), embedder_id
+        return ranked, base, embedder_id
 
     def _hybrid(self, semantic: SemanticTier, request: Request, limit: int) -> tuple[list[Hit], str | None]:
         """The first ``limit`` hits of one fused ranking: the fusion of lists of :data:`fusion.DEPTH` (the
@@ -173,23 +187,26 @@ class Search:
         context, plain = self.keyword_ranking(
             query, session=request.session, scope=request.scope, where=request.where, depth=depth
         )
+        ranked: Ranking = []
         pairs: Ranking = []
         if embedder_id is not None:
             try:
-                pairs, embedder_id = self._vectors(semantic, request, depth)
+                ranked, base, embedder_id = self._meaning(semantic, request, depth)
+                pairs = floors.above(ranked, embedder_id, base) if embedder_id is not None else []
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
-                pairs, embedder_id = [], None
+                ranked, pairs, embedder_id = [], [], None
         weights = fusion.weights(query, embedder_id)
+        worded = {i for i, _ in context} | {i for i, _ in plain}
+        share = fusion.keyword_confidence(query, context, weights)
         fused = fusion.fuse(
             [
-                (context, weights.context),
-                (pairs, weights.semantic),
-                (plain, weights.plain if context else weights.context),
+                (context, weights.context * share),
+                (fusion.supported(ranked, pairs, worded, weights), weights.semantic),
+                (plain, (weights.plain if context else weights.context) * share),
             ]
         )
         found = self._messages([i for i, _ in fused])
-        worded = {i for i, _ in context} | {i for i, _ in plain}
         meant = {i for i, _ in pairs} if weights.semantic > 0 else set()
         kinds = {i: kind_of(i in worded, i in meant) for i, _ in fused}
         return fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query), kinds

@@ -22,8 +22,8 @@ deserve twice the weight they get for English. The depth and weights were set by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, replace
 
 from engine.search.query import Query
 
@@ -38,16 +38,23 @@ class Weights:
         context: keyword search over each message between its neighbours.
         semantic: the vectors' ranking (of the embedders that retrieve well; see :func:`weights`).
         plain: plain keyword search, each message alone.
+        term_score: the context ranking's best BM25 per query term at which the keyword lists count fully
+            (:func:`keyword_confidence`; 0: always fully).
+        support: whether the vectors' ranking also counts, below the similarity floors, for messages the
+            keyword rankings found (:func:`supported`).
     """
 
     context: float
     semantic: float
     plain: float
+    term_score: float = 0.0
+    support: bool = False
 
 
-WORDS = Weights(context=1.0, semantic=0.5, plain=0.1)
-"""Queries without CJK text (set on the English evaluation set): plain keyword search breaks ties."""
-CJK = Weights(context=1.0, semantic=1.0, plain=0.1)
+WORDS = Weights(context=1.0, semantic=0.5, plain=0.1, term_score=4.5)
+"""Queries without CJK text (set on the English evaluation set and the real-history set): plain keyword
+search breaks ties."""
+CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True)
 """Queries with CJK text (set on the Traditional-Chinese evaluation set)."""
 WEAK_SEMANTIC_SCALE = 0.6
 """The semantic weight is scaled by this for the embedders of :data:`WEAK_EMBEDDERS`."""
@@ -65,10 +72,36 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
     vectors, their weight is 0)."""
     chosen = CJK if query.has_cjk else WORDS
     if embedder_id is None:
-        return Weights(chosen.context, 0.0, chosen.plain)
+        return replace(chosen, semantic=0.0, term_score=0.0)
     if embedder_id.startswith(WEAK_EMBEDDERS):
-        return Weights(chosen.context, chosen.semantic * WEAK_SEMANTIC_SCALE, chosen.plain)
+        return replace(chosen, semantic=chosen.semantic * WEAK_SEMANTIC_SCALE)
     return chosen
+
+
+def keyword_confidence(query: Query, context: Scored, chosen: Weights) -> float:
+    """How fully the keyword lists count (0..1): the context ranking's best BM25 per query term, as a share
+    of ``chosen.term_score`` (1 when that is 0, or when there is no context ranking).
+
+    The lists are min-max scaled, so their best item scores 1 however poorly it matches; this share is
+    what says "the words found nothing much": a question asked in English about a Dutch conversation, or
+    in other words than were used, matches a few common words weakly, and the vectors' ranking then leads.
+    Per term, so a long question is not taken for a confident one (BM25 adds up over the terms)."""
+    if chosen.term_score <= 0 or not context:
+        return 1.0
+    best = max(score for _, score in context)
+    return min(1.0, best / (chosen.term_score * max(1, len(query.terms))))
+
+
+def supported(ranked: Scored, passed: Scored, worded: Set[int], chosen: Weights) -> list[tuple[int, float]]:
+    """The vectors' list to fuse: ``passed`` (the ranking at the similarity floors), or, with
+    ``chosen.support``, every item of ``ranked`` (the ranking without floors) that passed or that the
+    keyword rankings found (``worded``): a keyword match's cosine counts even below the floors, which are
+    set to refuse meaning-only matches. (On the Chinese set, where e5's lifts are small, this keeps answers
+    the lift floor drops.)"""
+    if not chosen.support:
+        return list(passed)
+    kept = {item for item, _ in passed}
+    return [(item, score) for item, score in ranked if item in kept or item in worded]
 
 
 MEMBER_SHARE = 0.01
