@@ -18,6 +18,15 @@ cut-off, most at hit@1: a keyword match far ahead of the rest keeps its lead, wh
 away. The weights depend on the query's script (:func:`weights`): on the Chinese evaluation set the vectors
 deserve twice the weight they get for English. The depth and weights were set by measurement
 (``bench/retrieval.py --sweep``; figures in ``bench/README.md``).
+
+Min-max scaling gives a keyword list's best item 1 however poorly it matches, so a question asked in
+English about a Dutch conversation let a weak match of its common words beat the answer only the vectors
+found. The keyword lists therefore count by :func:`keyword_confidence`: the context ranking's best BM25
+per query term against :attr:`Weights.term_score` (a match of every term counts fully, one of a single
+common word little). For CJK queries, whose answers e5 often lifts less above the memory as a whole than
+the lift floor asks, :func:`supported` lets the cosine of a keyword match count below the similarity
+floors (the floors still keep meaning-only matches out). Both were set on the English, Chinese and
+real-history sets (``bench/retrieval.py --dump`` writes every question's rankings to tune on).
 """
 
 from __future__ import annotations
