@@ -82,8 +82,8 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
     chosen = CJK if query.has_cjk else WORDS
     if embedder_id is None:
         return replace(chosen, semantic=0.0, term_score=0.0)
-    if embedder_id.startswith(WEAK_EMBEDDERS):
-        return replace(chosen, semantic=chosen.semantic * WEAK_SEMANTIC_SCALE)
+    if embedder_id.startswith(WEAK_EMBEDDERS):  # the vectors never lead, nor count below their floor
+        return replace(chosen, semantic=chosen.semantic * WEAK_SEMANTIC_SCALE, term_score=0.0, support=False)
     return chosen
 
 

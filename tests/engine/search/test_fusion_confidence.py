@@ -62,6 +62,8 @@ def test_below_the_floors_only_keyword_matches_keep_their_cosine_and_only_for_cj
     assert fusion.supported(ranked, passed, worded, fusion.CJK) == [(1, 0.9), (3, 0.84)]
     assert fusion.weights(parse("晚上睡不好"), "e5-small-q4").support
     assert not fusion.weights(parse("sleep badly"), "e5-small-q4").support
+    weak = fusion.weights(parse("晚上睡不好"), "hash-512")  # measured: a lexical embedder never leads
+    assert not weak.support and weak.term_score == 0.0
 
 
 def test_an_english_question_finds_the_dutch_answer_that_only_the_meaning_matches(
