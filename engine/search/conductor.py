@@ -190,13 +190,18 @@ class Search:
         ranked: Ranking = []
         pairs: Ranking = []
         if embedder_id is not None:
-            try:
-                ranked, base, embedder_id = self._meaning(semantic, request, depth)
+            try:  # the nearest RANK_DEPTH: a message's neighbours' cosines may lift it into the first depth
+                ranked, base, embedder_id = self._meaning(semantic, request, RANK_DEPTH)
                 pairs = floors.above(ranked, embedder_id, base) if embedder_id is not None else []
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
                 ranked, pairs, embedder_id = [], [], None
         weights = fusion.weights(query, embedder_id)
+        if weights.neighbours > 0 and pairs:
+            cosines = dict(ranked)
+            sessions = self._sessions_of({i + d for i, _ in pairs for d in (-1, 0, 1)} & cosines.keys())
+            pairs = fusion.neighbour_lifted(pairs, cosines, sessions, weights.neighbours)
+        ranked, pairs = ranked[:depth], pairs[:depth]
         worded = {i for i, _ in context} | {i for i, _ in plain}
         share = fusion.keyword_confidence(query, context, weights)
         fused = fusion.fuse(
@@ -288,6 +293,20 @@ class Search:
                 limit=limit,
                 tables=self._store.fts_tables,
             )
+
+    def _sessions_of(self, ids: set[int]) -> dict[int, str]:
+        """The session of each message id."""
+        found: dict[int, str] = {}
+        ordered = sorted(ids)
+        with self._store.read() as conn:
+            for start in range(0, len(ordered), 500):
+                chunk = ordered[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT id, session_id FROM messages WHERE id IN ({marks})", tuple(chunk)
+                )
+                found.update((int(i), str(sid)) for i, sid in rows.all())
+        return found
 
     def _messages(self, ids: list[int]) -> dict[int, Message]:
         with self._store.read() as conn:

@@ -25,8 +25,9 @@ found. The keyword lists therefore count by :func:`keyword_confidence`: the cont
 per query term against :attr:`Weights.term_score` (a match of every term counts fully, one of a single
 common word little). For CJK queries, whose answers e5 often lifts less above the memory as a whole than
 the lift floor asks, :func:`supported` lets the cosine of a keyword match count below the similarity
-floors (the floors still keep meaning-only matches out). Both were set on the English, Chinese and
-real-history sets (``bench/retrieval.py --dump`` writes every question's rankings to tune on).
+floors (the floors still keep meaning-only matches out). For other queries a message's cosine gains a
+share of its better neighbour's (:func:`neighbour_lifted`), as the context index reads a message's words
+with its neighbours'. All were set on the English, Chinese and real-history sets (``bench/retrieval.py --dump`` writes every question's rankings to tune on).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Weights:
             (:func:`keyword_confidence`; 0: always fully).
         support: whether the vectors' ranking also counts, below the similarity floors, for messages the
             keyword rankings found (:func:`supported`).
+        neighbours: the share of the distance to its better same-session neighbour's cosine that a
+            message's cosine gains (:func:`neighbour_lifted`; 0: none).
     """
 
     context: float
@@ -58,9 +61,10 @@ class Weights:
     plain: float
     term_score: float = 0.0
     support: bool = False
+    neighbours: float = 0.0
 
 
-WORDS = Weights(context=1.0, semantic=0.5, plain=0.1, term_score=4.5)
+WORDS = Weights(context=1.0, semantic=0.5, plain=0.1, term_score=4.5, neighbours=0.3)
 """Queries without CJK text (set on the English evaluation set and the real-history set): plain keyword
 search breaks ties."""
 CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True)
@@ -83,7 +87,13 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
     if embedder_id is None:
         return replace(chosen, semantic=0.0, term_score=0.0)
     if embedder_id.startswith(WEAK_EMBEDDERS):  # the vectors never lead, nor count below their floor
-        return replace(chosen, semantic=chosen.semantic * WEAK_SEMANTIC_SCALE, term_score=0.0, support=False)
+        return replace(
+            chosen,
+            semantic=chosen.semantic * WEAK_SEMANTIC_SCALE,
+            term_score=0.0,
+            support=False,
+            neighbours=0.0,
+        )
     return chosen
 
 
@@ -99,6 +109,28 @@ def keyword_confidence(query: Query, context: Scored, chosen: Weights) -> float:
         return 1.0
     best = max(score for _, score in context)
     return min(1.0, best / (chosen.term_score * max(1, len(query.terms))))
+
+
+def neighbour_lifted(
+    passed: Scored, cosines: Mapping[int, float], sessions: Mapping[int, str], share: float
+) -> list[tuple[int, float]]:
+    """``passed`` (the ranking at the similarity floors) re-ranked with each message's cosine raised by
+    ``share`` of what its better neighbour (the message id before or after it, in the same session) has
+    above it; ``cosines`` holds the cosines known (the nearest messages, below the floors too). An answer
+    often says little by itself ("Yes, last Tuesday!") next to the turn that matches the question."""
+    if share <= 0:
+        return list(passed)
+    lifted = []
+    for item, score in passed:
+        session = sessions.get(item)
+        near = [
+            cosines[other]
+            for other in (item - 1, item + 1)
+            if other in cosines and session is not None and sessions.get(other) == session
+        ]
+        best = max(near, default=score)
+        lifted.append((item, score + share * max(0.0, best - score)))
+    return sorted(lifted, key=lambda pair: (pair[1], pair[0]), reverse=True)
 
 
 def supported(ranked: Scored, passed: Scored, worded: Set[int], chosen: Weights) -> list[tuple[int, float]]:

@@ -97,3 +97,14 @@ def test_an_english_question_finds_the_dutch_answer_that_only_the_meaning_matche
             assert top("hybrid") != answer
     finally:
         mem.close()
+
+
+def test_a_cosine_gains_a_share_of_its_better_same_session_neighbours() -> None:
+    passed = [(10, 0.90), (20, 0.86), (31, 0.85)]  # at the floors
+    cosines = {10: 0.90, 20: 0.86, 21: 0.96, 31: 0.85, 30: 0.99, 11: 0.70}  # 21, 30 and 11 below them
+    sessions = {10: "a", 11: "a", 20: "a", 21: "a", 30: "b", 31: "c"}  # 30 is another session's
+    lifted = fusion.neighbour_lifted(passed, cosines, sessions, 0.5)
+    assert lifted == [(20, pytest.approx(0.91)), (10, 0.90), (31, 0.85)]  # 10 keeps its own: 11 is lower
+    assert fusion.neighbour_lifted(passed, cosines, sessions, 0.0) == passed
+    assert fusion.weights(parse("what did Ann say"), "e5-small-q4").neighbours == fusion.WORDS.neighbours > 0
+    assert fusion.weights(parse("what did Ann say"), "hash-512").neighbours == 0.0
