@@ -9,7 +9,9 @@ semantic and hybrid search. ``--previous-turn`` embeds each message with the tur
 (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question with other settings of the
 context ranking (``engine.search.context``: the column weights of the context index for English queries,
 the neighbour shares for CJK ones) and fuses the rankings with other depths and list weights, to choose
-``engine.search.fusion``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
+``engine.search.fusion``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions. ``--dump FILE`` writes every question's rankings, from which
+``bench.fusion_tune`` replays the fusion with other constants (the keyword confidence, the CJK support, the
+neighbours' share: what ``--sweep`` does not vary).
 """
 
 from __future__ import annotations
@@ -280,13 +282,15 @@ def dump_rankings(mem: Memory, case: Case) -> dict[str, object]:
     raw, base = mem.semantic.search_meaning(
         query.text, session=case.session, scope="all", k=conductor.RANK_DEPTH
     )
-    ids = {i for i, _ in context} | {i for i, _ in plain} | {i for i, _ in raw}
+    ids = {i for i, _ in context} | {i for i, _ in plain} | {i + d for i, _ in raw for d in (-1, 0, 1)}
     with mem._store.read() as conn:
-        senders = {i: m.sender for i, m in archive.by_ids(conn, sorted(ids)).items()}
+        found = archive.by_ids(conn, sorted(ids))
+    senders = {i: m.sender for i, m in found.items()}
     return {
         "text": case.text, "session": case.session, "category": case.category, "wanted": sorted(case.wanted),
         "cjk": query.has_cjk, "context": context, "plain": plain, "semantic": raw, "base": base,
         "named": sorted(i for i, s in senders.items() if s and query.names(s)),
+        "sessions": {str(i): m.session for i, m in found.items()},
     }  # fmt: skip
 
 
