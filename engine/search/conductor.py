@@ -190,8 +190,10 @@ class Search:
         ranked: Ranking = []
         pairs: Ranking = []
         if embedder_id is not None:
-            try:  # the nearest RANK_DEPTH: a message's neighbours' cosines may lift it into the first depth
-                ranked, base, embedder_id = self._meaning(semantic, request, RANK_DEPTH)
+            # with the neighbours' cosines, the nearest RANK_DEPTH: a lifted message may enter the first depth
+            deepest = RANK_DEPTH if fusion.weights(query, embedder_id).neighbours > 0 else depth
+            try:
+                ranked, base, embedder_id = self._meaning(semantic, request, max(depth, deepest))
                 pairs = floors.above(ranked, embedder_id, base) if embedder_id is not None else []
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
