@@ -16,7 +16,7 @@ from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, pack, state
+from engine.sync import crypto, errorrecords, export, gcpause, pack, state
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -201,7 +201,8 @@ class Sync:
     def _now(self) -> SyncReport:
         folder, key = self._folder(), self._key()
         try:
-            with self._lock.acquire(timeout=LOCK_TIMEOUT_S):
+            # a large apply would stall the app's GUI thread on the garbage collector's walks
+            with self._lock.acquire(timeout=LOCK_TIMEOUT_S), gcpause.paused():
                 report = SyncReport()
                 self._export(folder, key, report)
                 self._apply(folder, key, report)
