@@ -1,12 +1,14 @@
 """The GUI thread's tick lateness while the store worker applies a large join (offscreen).
 
-Usage: ``.venv/bin/python -m bench.sync_apply_freeze [--messages 100000] [--per-session 100]``.
+Usage: ``.venv/bin/python -m bench.sync_apply_freeze [--messages 100000] [--per-session 100] [--snapshot]``.
 
 Device B holds N messages (imported, then written to the shared folder by its ``sync now``); device A,
 empty, joins the folder. A's ``sync now`` then runs on the app's store worker
 (:class:`desktop.tasks.TaskRunner`) while a 10 ms precise QTimer ticks on the GUI thread
 (:class:`bench.desktop_freeze.Probe`). Prints the wall time of the apply and how late the ticks came
-(worst, p99, p50), and the same for an idle second before it (the floor of this machine).
+(worst, p99, p50), and the same for an idle second before it (the floor of this machine). With
+``--snapshot`` B packs its segments into one snapshot first (what a new device usually finds), so A
+decodes and applies one file of N messages.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def lateness(name: str, seconds: float, stalls: list[float]) -> None:
     )
 
 
-def measure(messages: int, per: int) -> None:
+def measure(messages: int, per: int, snapshot: bool = False) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import nacl.pwhash
     from PySide6.QtWidgets import QApplication
@@ -41,7 +43,7 @@ def measure(messages: int, per: int) -> None:
     from bench.desktop_freeze import Probe, spin
     from bench.sync import corpus, open_home
     from desktop.tasks import TaskRunner
-    from engine.sync import crypto
+    from engine.sync import crypto, pack
 
     # libsodium's interactive Argon2id limits: the key derivation is not what is measured here
     crypto.KDF_LIMITS = (nacl.pwhash.argon2id.OPSLIMIT_INTERACTIVE, nacl.pwhash.argon2id.MEMLIMIT_INTERACTIVE)
@@ -53,9 +55,14 @@ def measure(messages: int, per: int) -> None:
         other = open_home(base / "b")
         other.import_sessions(corpus(messages, per))
         other.sync.enable(folder, PASS, "laptop")
+        if snapshot:  # B packs what it wrote into one snapshot, as after 64 segments
+            pack.PACK_AFTER = 1
         sent = other.sync.now()
         other.close()
-        print(f"B wrote {sent.messages_sent:,} messages in {sent.segments_written} segments")
+        print(
+            f"B wrote {sent.messages_sent:,} messages in {sent.segments_written} segments"
+            + (f", packed into {sent.packed} snapshot" if sent.packed else "")
+        )
         mem = open_home(base / "a")
         mem.sync.enable(folder, PASS, "desk")
         runner = TaskRunner()
@@ -86,8 +93,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--per-session", type=int, default=100)
+    parser.add_argument("--snapshot", action="store_true", help="B packs its segments into one snapshot")
     args = parser.parse_args()
-    measure(args.messages, args.per_session)
+    measure(args.messages, args.per_session, args.snapshot)
 
 
 if __name__ == "__main__":
