@@ -11,13 +11,14 @@ options, and anything that does not look as expected is read by one plain ``json
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 KEY = "messages"
 ROWS_PER_SLICE = 1000
 _OPENING = f'"{KEY}":['
 _PLACEHOLDER = f'"{KEY}":[]'
-_scan = json.JSONDecoder().scan_once
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def dumps(data: dict[str, Any]) -> str:
