@@ -407,13 +407,12 @@ class Sync:
             last_sync,
             last_error,
         )
-        if self.watch is not None:  # this program watches (or tried to)
-            status.watching, status.watch_error = self.watch.active, self.watch.error
-        else:
-            from engine.sync.watch import watched_elsewhere
+        from engine.sync.watch import watched_elsewhere
 
-            status.watching = watched_elsewhere(self._locks_dir)
-            status.watch_error = "" if status.watching else noted_watch_error
+        if (self.watch is not None and self.watch.active) or watched_elsewhere(self._locks_dir):
+            status.watching = True  # by this program, or another of this home (the tray app, the daemon)
+        else:
+            status.watch_error = self.watch.error if self.watch is not None else noted_watch_error
         path = Path(folder)
         for device in layout.devices(path):
             if device == me:

@@ -199,3 +199,28 @@ def test_a_folder_that_cannot_be_watched_is_said_once_and_the_timer_goes_on(
     assert watched_elsewhere(mem.paths.locks_dir)  # as another program sees it (the lock is held)
     mem.close()
     assert not watch.active and not watched_elsewhere(mem.paths.locks_dir)
+
+
+def test_a_second_program_of_the_same_home_leaves_the_watch_to_the_first(
+    homes: Homes, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    mem = homes.open("a")
+    mem.sync.enable(folder, PASS, "desk")
+    first = FolderWatch(lambda: None, mem.paths.locks_dir)
+    second = FolderWatch(lambda: None, mem.paths.locks_dir)
+    try:
+        first.follow(str(folder), mem.sync.device)
+        second.follow(str(folder), mem.sync.device)
+        assert first.active and not second.active
+        assert second.error.endswith("another program of this home watches it already")
+        mem.sync.watch = second
+        status = mem.sync.status()
+        assert status.watching and status.watch_error == ""  # the folder is watched all the same
+        first.close()
+        second.follow(str(folder), mem.sync.device)  # the next sync of the second program takes over
+        assert second.active and second.error == ""
+    finally:
+        first.close()
+        second.close()
