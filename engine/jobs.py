@@ -58,8 +58,8 @@ def add_maintenance(
     sync_minutes: int = SYNC_MINUTES,
 ) -> None:
     """Schedule the hourly error-memory purge, the 30-minute temp-session cleanup, the daily integrity
-    check and the sync (every ``sync_minutes``) on ``scheduler``, submit a first sync now and start the
-    folder watch; ``on_damaged(exc)`` is called (on the worker) when the check finds damage.
+    check and the sync (every ``sync_minutes``) on ``scheduler``, and submit a first sync now (which starts
+    the folder watch); ``on_damaged(exc)`` is called (on the worker) when the check finds damage.
     ``hand_over(fn)`` runs ``fn`` on the thread that may submit (default: the watch's own thread)."""
 
     def purge_errors() -> None:
@@ -83,6 +83,7 @@ def add_maintenance(
         waiting.clear()  # an event from now on asks for another sync
         if mem.closed:
             return
+        mem.sync.watch_folder(on_folder_change)  # once, here on the worker: the GUI thread imports nothing
         mem.sync.follow_folder()
         if not mem.sync.enabled:
             return
@@ -127,7 +128,6 @@ def add_maintenance(
         waiting.set()
         (hand_over or _now)(sync_job)
 
-    mem.sync.watch_folder(on_folder_change)
     sync_job()  # at start: what arrived while this program was not running, and the watch starts
 
 

@@ -235,9 +235,8 @@ def test_the_app_s_folder_watch_applies_another_device_s_segment_on_the_store_wo
     memory.sync.now = now  # type: ignore[method-assign]
     state.runner.run_on_main = run_on_main  # type: ignore[method-assign]
     scheduler = make_scheduler(memory, state.summaries, state, lambda: None)  # type: ignore[arg-type]
-    watch = memory.sync.watch
-    assert watch is not None
-    qtbot.waitUntil(lambda: watch.active and bool(memory.search("zebra", match="keyword")), timeout=20_000)
+    qtbot.waitUntil(lambda: memory.sync.watch is not None and memory.sync.watch.active, timeout=20_000)
+    qtbot.waitUntil(lambda: bool(memory.search("zebra", match="keyword")), timeout=20_000)
     other.append("far", [Message("user", "a quokka seen from the laptop", 2)])
     other.sync.now()
     qtbot.waitUntil(lambda: bool(memory.search("quokka", match="keyword")), timeout=20_000)

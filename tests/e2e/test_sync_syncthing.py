@@ -80,6 +80,7 @@ def test_a_message_appended_on_a_is_searchable_on_b(tmp_path: Path) -> None:
             worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-store")
             try:
                 add_maintenance(schedule.Scheduler(), b, worker.submit, sync_minutes=60)
+                worker.submit(lambda: None).result(timeout=BOUND_S)  # the sync at start made the watch
                 watch = b.sync.watch
                 assert watch is not None
                 wait_until(lambda: watch.active, BOUND_S, f"B does not watch its folder: {watch.error}")

@@ -60,6 +60,7 @@ class Watched:
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtray-store")
         self.scheduler = schedule.Scheduler()
         add_maintenance(self.scheduler, self.a, self.worker.submit, sync_minutes=HOUR)
+        self.idle()  # the sync at start made the watch, on the worker
         watch = self.a.sync.watch
         assert watch is not None
         self.watch: FolderWatch = watch
