@@ -150,6 +150,7 @@ class Sync:
             state.put(conn, state.NAME, (name or socket.gethostname() or "device").strip()[:80])
         self._write_manifest(path, key)
         log.info("sync enabled with folder %s", path)
+        self.follow_folder()  # a program that watches (the tray app) watches the new folder at once
         return self.status()
 
     def is_set_up(self, folder: Path | str) -> bool:
@@ -183,6 +184,7 @@ class Sync:
             state.clear(conn)
         if folder_id:
             self.keys.delete(folder_id)
+        self.follow_folder()  # and stops watching it
         return enabled
 
     @property

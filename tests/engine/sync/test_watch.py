@@ -225,3 +225,18 @@ def test_a_second_program_of_the_same_home_leaves_the_watch_to_the_first(
     finally:
         first.close()
         second.close()
+
+
+def test_enabling_and_disabling_sync_starts_and_stops_the_watch_at_once(homes: Homes, tmp_path: Path) -> None:
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    mem = homes.open("a")
+    submitted: list[Callable[[], object]] = []
+    add_maintenance(schedule.Scheduler(), mem, submitted.append)
+    submitted.pop()()  # the sync at start: sync is off, nothing to watch
+    watch = mem.sync.watch
+    assert watch is not None and not watch.active and watch.error == ""
+    mem.sync.enable(folder, PASS, "desk")  # as Settings ▸ Sync does, on the store worker
+    assert watch.active
+    assert mem.sync.disable()
+    assert not watch.active and not mem.sync.status().watching
