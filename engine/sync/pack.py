@@ -3,8 +3,8 @@ it knows has applied them.
 
 A snapshot ``snap-<S>.mts`` stands for the device's segments 1 to S: every message it sent that is still
 in its archive (a forgotten one is not: packing is also when its ciphertext leaves the folder), the
-tombstones known here by session, its titles in force and the live error-memory records. A new device
-applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
+tombstones under the folder's key known here by session, its titles in force and the live error-memory
+records. A new device applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
 since applying is idempotent, a device that had applied part of the range applies the snapshot as well.
 
 Segments up to S are deleted when the manifest of every other device says it applied S, or when that
@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.clock import DAY_NS
 from engine.errors import SyncError
-from engine.sessions import identity
+from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.sync import errorrecords, state
@@ -52,9 +52,11 @@ def collect(conn: Connection, me: str, now: int) -> dict[str, Any]:
         if sid in sessions
     }
     changes: list[dict[str, Any]] = []
-    for session, keys in state.tombstones_by_session(conn).items():
+    for session, graves in sorted(tombstones.shared(conn, state.get(conn, state.FOLDER_ID)).items()):
         kind = identity.FORGET if session else identity.ERROR_FORGET
-        changes.append({"kind": kind, "session": session, "gids": [], "keys": keys})
+        changes.append(
+            {"kind": kind, "session": session, "gids": [], "graves": [list(g) for g in sorted(graves)]}
+        )
     for session, at, title_key, title in conn.execute(
         "SELECT t.session_id, t.at, t.title_key, s.title FROM sync_titles t JOIN sessions s ON s.id = t.session_id "
         "WHERE t.device = ?",

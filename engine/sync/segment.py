@@ -3,14 +3,18 @@
 On disk: the magic line ``MTSYNC1\\n``, then the sealed bytes (:func:`engine.sync.crypto.seal`, bound to
 the name ``seg:<device>:<seq>``) of zlib-compressed JSON::
 
-    {"format": "memtray-sync-segment", "version": 1, "schema": "m013_sync", "device": "…", "seq": 7,
+    {"format": "memtray-sync-segment", "version": 2, "schema": "m015_…", "device": "…", "seq": 7,
      "written_at": ns,
      "messages": [[gid, session, role, content, send_at, sender], …],   # oldest first
      "titles": {session: imported title},
-     "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […], "keys": […]},
+     "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […],
+                  "graves": [[role, archived time, keyed hash of the text], …]},
                  {"kind": "title", "session": …, "title": …, "at": ns},
-                 {"kind": "error-forget", "session": "", "keys": ["e:<duplicate key>"]}],
+                 {"kind": "error-forget", "session": "", "graves": [["error", 0, keyed hash]]}],
      "errors": [{error-memory record …, "dedupe": duplicate key}]}
+
+Version 2 carries tombstones keyed with the folder's shared tombstone key (:mod:`engine.sync.tombkey`)
+instead of version 1's unkeyed import keys; a version-1 segment is read, its tombstones match nothing.
 
 Why not SQLite changesets (the session extension): a changeset replays rows by primary key, and a
 message's primary key is a local row id that differs on every device; applying one would need a shadow
@@ -35,7 +39,7 @@ from engine.sync import crypto
 MAGIC = b"MTSYNC1\n"
 FORMAT = "memtray-sync-segment"
 MANIFEST_FORMAT = "memtray-sync-manifest"
-VERSION = 1
+VERSION = 2
 
 Row = tuple[str, str, str, str, int, str]
 """A synced message: (global id, session, role, text, archived time, sender)."""

@@ -16,7 +16,7 @@ from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, pack, state
+from engine.sync import crypto, errorrecords, export, pack, state, tombkey
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -295,7 +295,8 @@ class Sync:
         except (SyncError, OSError):
             report.waiting.append(f"{what} is still arriving (or damaged)")
             return False
-        report.applied.add(apply_segment(self._store, self._target, segment, self._clock()))
+        tomb = (self.folder_id, tombkey.derive(key))
+        report.applied.add(apply_segment(self._store, self._target, segment, self._clock(), tomb))
         report.segments_applied += 1
         return True
 
