@@ -20,6 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -481,6 +482,12 @@ class Memory:
         (:mod:`engine.sessions.compaction`); the archive keeps them.
         """
         return self._log.compact(session)
+
+    def summary_lock(self, session: str) -> AbstractContextManager[None]:
+        """The summary lock of a session (a summary run and a synced summary's install never overlap)."""
+        from engine.summary.service import lock_name
+
+        return self._log.locks.hold(lock_name(session))
 
     @property
     def tomb_keys(self) -> TombKeys:

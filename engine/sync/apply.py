@@ -13,7 +13,8 @@ In each segment, in this order:
    id, or by import key: the same message captured on two devices is one, and both keep the smaller
    global id) are stored by the memory's import, which writes history.json, the archive, the FTS indexes
    and the embedding queue, keyword-searchable at once;
-3. **titles**: the newest change by (time, device) wins on every device.
+3. **titles**: the newest change by (time, device) wins on every device;
+4. **summaries**: the newest summary and its cursor win (:mod:`engine.sync.summaries`).
 
 Then the device's applied cursor moves past the segment, in one transaction. Every step is idempotent, so
 a segment whose apply was interrupted (a killed process) is applied again whole.
@@ -34,13 +35,15 @@ from engine.messages import Message
 from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, state
+from engine.sync import errorrecords, state, summaries
 from engine.sync.segment import Row, Segment
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
     from engine.errormemory import ErrorMemory
+    from engine.paths import Paths
     from engine.sessions.listeners import ResetResult
 
 log = logging.getLogger("memtray.sync")
@@ -62,6 +65,10 @@ class Target(Protocol):
     def errors(self) -> ErrorMemory: ...
     @property
     def tomb_keys(self) -> tombstones.TombKeys: ...
+    @property
+    def paths(self) -> Paths: ...
+    def history(self, session: str) -> list[Message]: ...
+    def summary_lock(self, session: str) -> AbstractContextManager[None]: ...
 
 
 @dataclass
@@ -75,6 +82,7 @@ class Applied:
     errors: list[str] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
     errors_changed: int = 0
+    summaries: int = 0
 
     def add(self, other: Applied) -> None:
         self.messages += other.messages
@@ -84,6 +92,7 @@ class Applied:
         self.errors += other.errors
         self.sessions |= other.sessions
         self.errors_changed += other.errors_changed
+        self.summaries += other.summaries
 
 
 def apply_segment(
@@ -97,6 +106,7 @@ def apply_segment(
     _apply_titles(store, target, segment, done)
     _retry_pending_titles(store, target, done)
     _apply_errors(store, target, segment, now, done, tomb)
+    done.summaries += summaries.apply(store, target, segment.device, segment.summaries, tomb[0])
     with store.write() as conn:
         state.set_applied(conn, segment.device, segment.seq, now)
         state.add_unordered(conn, done.sessions)
@@ -162,36 +172,56 @@ def _apply_tombstones(
     if not changes:
         return
     scope, key = tomb
+    fresh: list[bool] = []  # whether each change told anything new here
     with store.write() as conn:  # no import here stores them again; known: a forget here is not sent back
         for change in changes:
             graves = _graves(change)
-            tombstones.add(
+            new = tombstones.add(
                 conn, scope, str(change["session"]), graves, now, cause=str(change["kind"]), synced=True
             )
-    for change in changes:
+            fresh.append(bool(new))
+    with store.read() as conn:
+        me = identity.device_id(conn)
+    for change, told in zip(changes, fresh, strict=True):
         session, kind = str(change["session"]), str(change["kind"])
         named, gids = set(_graves(change)), set(map(str, change.get("gids", [])))
         rows = _session_rows(store, session, key)
         hit = [i for i, g, grave in rows if grave in named or g in gids]
         try:
-            # A reset or removal of the messages it names; a session holding none of them (they were
-            # forgotten here, or it was started anew) keeps what it has, its title too.
-            if kind != identity.FORGET and target.exists(session) and hit and len(hit) == len(rows):
-                if kind == identity.REMOVE:
-                    target.remove(session)
-                else:
-                    target.reset(session)
-                done.forgotten += len(hit)
-                continue
-            for message_id in hit:
-                target.forget_message(message_id)
-                done.forgotten += 1
-            if hit and target.exists(session) and not _session_rows(store, session, key):
-                # A snapshot tells a removal as forgets: a session they empty goes, its title with it, as
-                # on the device that removed it (a message written there since starts it anew, untitled).
-                target.remove(session)
+            _delete(store, target, session, kind, hit, len(rows), key, done)
         except NotFound:
-            continue  # gone already (another path deleted it): nothing left to delete
+            pass  # gone already (another path deleted it): nothing left to delete
+        if kind != identity.RESET and (told or hit):  # another device's summary may hold what went
+            summaries.forgotten(store, target, session, me)
+
+
+def _delete(
+    store: Store,
+    target: Target,
+    session: str,
+    kind: str,
+    hit: list[int],
+    held: int,
+    key: bytes,
+    done: Applied,
+) -> None:
+    """Delete the messages a tombstone names here (``held``: how many the session has)."""
+    # A reset or removal of the messages it names; a session holding none of them (they were forgotten
+    # here, or it was started anew) keeps what it has, its title too.
+    if kind != identity.FORGET and target.exists(session) and hit and len(hit) == held:
+        if kind == identity.REMOVE:
+            target.remove(session)
+        else:
+            target.reset(session)
+        done.forgotten += len(hit)
+        return
+    for message_id in hit:
+        target.forget_message(message_id)
+        done.forgotten += 1
+    if hit and target.exists(session) and not _session_rows(store, session, key):
+        # A snapshot tells a removal as forgets: a session they empty goes, its title with it, as on the
+        # device that removed it (a message written there since starts it anew, untitled).
+        target.remove(session)
 
 
 def _apply_errors(

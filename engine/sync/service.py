@@ -16,7 +16,7 @@ from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, pack, state, tombkey
+from engine.sync import crypto, errorrecords, export, pack, state, summaries, tombkey
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -83,6 +83,7 @@ class SyncReport:
     segments_written: int = 0
     messages_sent: int = 0
     changes_sent: int = 0
+    summaries_sent: int = 0
     segments_applied: int = 0
     packed: int = 0
     removed: int = 0
@@ -94,7 +95,8 @@ class SyncReport:
         parts = [
             f"sent {self.messages_sent} messages and {self.changes_sent} changes in {self.segments_written} segments",
             f"applied {self.segments_applied} segments: {a.messages} new messages ({a.present} known), "
-            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records",
+            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records, "
+            f"{a.summaries} summaries",
         ]
         return "; ".join(parts) + "".join(f"\n{w}" for w in self.waiting + a.errors)
 
@@ -232,25 +234,29 @@ class Sync:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
                 records, watermark = errorrecords.collect(conn, self._clock())
+                told, scanned = summaries.collect(conn, self._target.paths, me)
                 written = layout.segments(folder, me) | layout.segments(folder, me, layout.SNAPSHOT)
                 # never a number used before, even after `sync disable` forgot the count
                 seq = max(state.get_int(conn, state.NEXT_SEQ), 1, max(written, default=0) + 1)
                 schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
-            if batch.empty and not records:
+            if batch.empty and not records and not told:
                 with self._store.write() as conn:
                     export.commit(conn, me, batch, seq, self._clock())
+                    summaries.commit(conn, me, told, scanned)
                 return
             segment = Segment(
-                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records
+                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records, told
             )
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
+                summaries.commit(conn, me, told, scanned)
                 state.add_unordered(conn, {row[1] for row in batch.messages})
                 state.put(conn, errorrecords.WATERMARK, watermark)
             report.segments_written += 1
             report.messages_sent += len(batch.messages)
             report.changes_sent += len(batch.changes)
+            report.summaries_sent += len(told)
             if len(batch.messages) < export.MAX_MESSAGES:
                 return
 
@@ -301,7 +307,9 @@ class Sync:
         return True
 
     def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
-        report.packed, report.removed = pack.pack(self._store, folder, key, self.device, self._clock())
+        report.packed, report.removed = pack.pack(
+            self._store, folder, key, self.device, self._clock(), self._target.paths
+        )
 
     def _write_manifest(self, folder: Path, key: bytes) -> None:
         with self._store.read() as conn:
