@@ -12,7 +12,10 @@ device of the sync folder shares (``scope`` = the folder's id), derived from the
 in the keyring. A short text's hash cannot be reversed by trying every likely text without the key, so
 the unencrypted database holds nothing a dictionary opens. Each forget, reset or removal writes a
 tombstone under the home's key (it holds after ``sync disable``), and one under the folder's key when sync
-is on: that one travels in the (encrypted) segments and is compared on the other devices.
+is on: that one travels in the (encrypted) segments and is compared on the other devices. When sync is
+disabled (or another folder is chosen), the folder's tombstone key is kept beside the home's own
+(``tombs-<folder id>.key``, :func:`retire`): tombstones that arrived for messages this device never had
+keep them out of an import after.
 
 A tombstone cannot be re-keyed (its text is gone): one made before sync was enabled stays under the
 home's key, and the sync re-keys lazily: a message that arrives from another device and matches it is not
@@ -72,7 +75,6 @@ FORGET, RESET, REMOVE = "forget", "reset", "remove"
 
 Grave = tuple[str, int, str]
 """``(role, archived time, keyed hash)``: a tombstone within its session, as a sync carries it."""
-Identity = Grave
 Scoped = tuple[str, bytes]
 """A key and its scope."""
 
@@ -113,6 +115,42 @@ def load_key(paths: Paths, *, create: bool) -> bytes | None:
         return path.read_bytes()
 
 
+RETIRED_PREFIX, RETIRED_SUFFIX = "tombs-", ".key"
+"""``<home>/.store/tombs-<folder id>.key``: the tombstone key of a sync folder this home no longer uses."""
+
+
+def retire(paths: Paths, scope: str, key: bytes) -> None:
+    """Keep the tombstone key of a sync folder being left (``sync disable``, or another folder): its
+    tombstones of messages this device never had keep them out of an import after (owner-only, beside
+    the home's own key, never in the database)."""
+    if not scope or not all(c in "0123456789abcdef" for c in scope):
+        return
+    path = paths.store_dir / f"{RETIRED_PREFIX}{scope}{RETIRED_SUFFIX}"
+    with file_errors("a sync folder's tombstone key"):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, key)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        sync_dir(path.parent)
+
+
+def retired(paths: Paths) -> dict[str, bytes]:
+    """The tombstone keys of the sync folders this home left, by scope."""
+    found = {}
+    for path in paths.store_dir.glob(f"{RETIRED_PREFIX}*{RETIRED_SUFFIX}"):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if len(data) == KEY_BYTES:
+            found[path.name[len(RETIRED_PREFIX) : -len(RETIRED_SUFFIX)]] = data
+    return found
+
+
 def digest(key: bytes, text: str) -> str:
     """The keyed hash of a message's text (or of an error record's duplicate key)."""
     return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
@@ -144,8 +182,9 @@ class TombKeys:
         return found
 
     def reading(self, conn: Connection) -> dict[str, bytes]:
-        """Every key this device holds, by scope (``~import`` tombstones use the home's)."""
-        found: dict[str, bytes] = {}
+        """Every key this device holds, by scope (``~import`` tombstones use the home's; the keys of
+        folders left, :func:`retire`)."""
+        found: dict[str, bytes] = retired(self._paths)
         if (key := self.local(create=False)) is not None:
             found[LOCAL] = found[IMPORTED] = key
         if (shared := self.shared(conn)) is not None:
@@ -278,15 +317,6 @@ def unsynced(conn: Connection, scope: str, session: str, graves: Iterable[Grave]
     return False
 
 
-def mark_synced(conn: Connection, scope: str, session: str, graves: Iterable[Grave]) -> None:
-    for role, send_at, hashed in graves:
-        conn.execute(
-            "UPDATE forgotten SET synced = 1 WHERE session_id = ? AND digest = ? AND scope = ? AND role = ? "
-            "AND send_at = ?",
-            (session, hashed, scope, role, send_at),
-        )
-
-
 def rekey_plain(conn: Connection, key: bytes) -> int:
     """Hash the former unkeyed import keys ``m015_one_tombstone_table`` moved in under the home's key
     (scope ``~import``), in the caller's transaction; how many."""
@@ -330,6 +360,7 @@ class Buried:
         self._conn = conn
         self._held: dict[str, bytes] | None = None
         self._sessions: dict[str, dict[str, set[Grave]]] = {}
+        self._sessionless: set[Grave] | None = None
 
     def __call__(self, session: str, message: Message, archived_time: int) -> bool:
         return self.scope(session, message.role, message.content, archived_time) is not None
@@ -362,11 +393,17 @@ class Buried:
         return self._held
 
     def _read(self, session: str) -> dict[str, set[Grave]]:
-        found: dict[str, set[Grave]] = {}
+        if self._sessionless is None:  # former import keys whose session was not known: every session's
+            self._sessionless = {
+                ("", 0, str(d))
+                for (d,) in self._conn.execute(
+                    "SELECT digest FROM forgotten WHERE session_id = '' AND scope = ? AND role != ?",
+                    (IMPORTED, ERROR),
+                )
+            }
+        found: dict[str, set[Grave]] = {IMPORTED: set(self._sessionless)} if self._sessionless else {}
         for scope, role, send_at, hashed in self._conn.execute(
-            "SELECT scope, role, send_at, digest FROM forgotten WHERE (session_id = ? AND role != ?) "
-            "OR (session_id = '' AND scope = ?)",
-            (session, ERROR, IMPORTED),
+            "SELECT scope, role, send_at, digest FROM forgotten WHERE session_id = ?", (session,)
         ):
             found.setdefault(str(scope), set()).add((str(role), int(send_at), str(hashed)))
         return found

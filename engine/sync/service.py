@@ -14,7 +14,7 @@ from filelock import FileLock, Timeout
 from engine.clock import Clock
 from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
-from engine.sessions import identity
+from engine.sessions import identity, tombstones
 from engine.storage.store import Store
 from engine.sync import crypto, errorrecords, export, pack, state, summaries, tombkey
 from engine.sync import folder as layout
@@ -129,6 +129,10 @@ class Sync:
         else:
             key = crypto.unlock(config, passphrase)
         self.keys.store(config.folder_id, key)
+        with self._store.read() as conn:
+            before = state.get(conn, state.FOLDER_ID)
+        if before not in ("", config.folder_id):
+            self._retire(before)
         with self._store.write() as conn:
             if state.get(conn, state.FOLDER_ID) not in ("", config.folder_id):
                 state.clear(conn)  # another folder than before: start over there
@@ -163,14 +167,26 @@ class Sync:
         self.keys.use_for_this_run(config.folder_id, crypto.unlock(config, passphrase))
 
     def disable(self) -> bool:
-        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay). False when
-        sync was not enabled."""
+        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay; the tombstones
+        and the folder's tombstone key stay, so what was forgotten stays out). False when sync was not
+        enabled."""
+        with self._store.read() as conn:
+            folder_id = state.get(conn, state.FOLDER_ID)
+        if folder_id:
+            self._retire(folder_id)
         with self._store.write() as conn:
             folder_id, enabled = state.get(conn, state.FOLDER_ID), bool(state.get(conn, state.FOLDER))
             state.clear(conn)
         if folder_id:
             self.keys.delete(folder_id)
         return enabled
+
+    def _retire(self, folder_id: str) -> None:
+        """Keep the tombstone key of the folder being left beside the home's own, so its tombstones still
+        keep their messages out of an import (:func:`engine.sessions.tombstones.retire`)."""
+        key = self.keys.get(folder_id)
+        if key is not None:
+            tombstones.retire(self._target.paths, folder_id, tombkey.derive(key))
 
     @property
     def folder_id(self) -> str:

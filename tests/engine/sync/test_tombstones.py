@@ -155,3 +155,23 @@ def test_tombstones_are_keyed_per_folder_and_per_home(homes: Homes, tmp_path: Pa
         mem.forget_message(stored[0].id)
     assert shared_graves(a) == shared_graves(b) and len(shared_graves(a)["t"]) == 1
     assert a.sync.folder_id not in ("", tombstones.LOCAL)
+
+
+def test_tombstones_that_arrived_still_hold_after_sync_is_disabled(homes: Homes, tmp_path: Path) -> None:
+    """B never had the message A forgot; after ``sync disable`` (the folder's key leaves B's keyring) an
+    import of the export on B still passes it over: the folder's tombstone key was kept."""
+    engine = FakeEngine(tmp_path / "folders", ["a", "b"])
+    a, b = homes.open("a"), homes.open("b")
+    join(engine, a, "a")
+    join(engine, b, "b")
+    a.import_sessions(export())
+    secret = next(m for m in a.archived("chatgpt-7") if m.content == SECRET)
+    assert secret.id is not None
+    a.forget_message(secret.id)
+    rounds(engine, a, b)
+    assert texts(b, "chatgpt-7") == ["plan the trip", "thanks"]
+    assert b.sync.disable()
+    assert b.sync.keys.get(a.sync.folder_id) is None
+    b.import_sessions(export())
+    assert texts(b, "chatgpt-7") == ["plan the trip", "thanks"]
+    assert not files_holding(tmp_path, SECRET)
