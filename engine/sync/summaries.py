@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from engine.messages import Message
 from engine.paths import Paths
 from engine.sessions import identity
-from engine.sessions.folders import mark_summary_stale, mtime, session_ids
+from engine.sessions.folders import is_private, mark_summary_stale, mtime, session_ids
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.summary import files
@@ -128,6 +128,8 @@ def collect(
     scope = state.get(conn, state.FOLDER_ID)
     found, top = [], scanned
     for session in session_ids(paths):
+        if is_private(session):  # never summarized
+            continue
         changed = max(mtime(paths.cursor_file(session)), mtime(paths.summary_file(session)))
         if changed < scanned or not changed:
             continue
@@ -208,6 +210,9 @@ def _offer(store: Store, host: Host, item: dict[str, Any], scope: str) -> int:
                 _wait(store, session, item)
                 return 0
         place = files.Cursor(anchor or 0, int(cursor["after"]), int(cursor["at"]), mark=mark, written=stamp)
+        # As the summarizer does: the cursor never points past what summary.json reflects, even if a kill
+        # comes in between (then the next run merges again, paid once more, and loses nothing).
+        files.write_cursor(host.paths, session, files.Cursor(written=1))
         files.save(host.paths, session, coerce(dict(item["summary"])))
         files.write_cursor(host.paths, session, place)
         now_here = _local(host.paths, session)
