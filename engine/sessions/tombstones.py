@@ -62,6 +62,9 @@ COLUMNS = (
     "cause",
     "synced",
 )
+M014_COLUMNS = 6
+"""How many of :data:`COLUMNS` the table had before ``m015_one_tombstone_table``; a row read from then has
+the home's scope, ``forget`` and not synced in the others."""
 
 LOCAL = ""
 """The scope of a tombstone under the home's own key."""
@@ -338,6 +341,8 @@ def copy_rows(conn: Connection, rows: Iterable[Sequence[object]]) -> int:
     count = 0
     for row in rows:
         values = tuple(row[1:])
+        if len(values) == M014_COLUMNS:
+            values += (LOCAL, FORGET, 0)
         if len(values) != len(COLUMNS) or not all(
             isinstance(v, str) for v in (values[0], values[1], values[3], values[6], values[7])
         ):
