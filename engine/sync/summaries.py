@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -38,7 +39,7 @@ from typing import Any, Protocol
 from engine.messages import Message
 from engine.paths import Paths
 from engine.sessions import identity
-from engine.sessions.folders import is_private, mark_summary_stale, mtime, session_ids
+from engine.sessions.folders import is_private, mark_summary_stale, mtime, session_ids, size_and_mtime
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.summary import files
@@ -122,16 +123,21 @@ def collect(
     conn: Connection, paths: Paths, me: str, *, every: bool = False
 ) -> tuple[list[dict[str, Any]], int]:
     """The summaries written here since the last export and not in force already (``every``: each one in
-    force here that this device wrote, for a snapshot); and the newest file time read."""
+    force here that this device wrote, for a snapshot); and the newest session-folder time read.
+
+    A summary or cursor written into a session folder changes that folder's time (the file is renamed
+    into it), so one ``stat`` per session passes over every session unchanged since the last export.
+    """
     scanned = 0 if every else state.get_int(conn, SCANNED)
     in_force = _json(conn, IN_FORCE)
     scope = state.get(conn, state.FOLDER_ID)
+    root = f"{paths.sessions_dir}{os.sep}"  # str paths: a Path per session costs more than its stat
     found, top = [], scanned
     for session in session_ids(paths):
         if is_private(session):  # never summarized
             continue
-        changed = max(mtime(paths.cursor_file(session)), mtime(paths.summary_file(session)))
-        if changed < scanned or not changed:
+        changed = size_and_mtime(root + session)[1]
+        if not changed or changed < scanned:
             continue
         top = max(top, changed)
         local = _local(paths, session)
