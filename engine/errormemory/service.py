@@ -368,13 +368,14 @@ class ErrorMemory:
             dedupe = rows.dedupe_of(conn, num)
             if dedupe and self.tomb_keys is not None:  # no sync brings the record back; told to the others
                 keys, now = self.tomb_keys.writing(conn), self.clock()
-                detail: dict[str, object] = {"gids": [], "graves": [], "scope": ""}
+                graves: dict[str, list[list[object]]] = {}
                 for scope, key in keys:
                     grave = tombstones.grave_of(key, tombstones.ERROR, 0, dedupe)
                     tombstones.add(conn, scope, "", [grave], now)
                     if scope != tombstones.LOCAL:
-                        detail.update(graves=[list(grave)], scope=scope)
-                if detail["graves"]:
+                        graves[scope] = [list(grave)]
+                detail = {"gids": [], "graves": graves}
+                if graves:
                     identity.record_change(conn, identity.ERROR_FORGET, "", detail, now)
             rows.delete(conn, num)
         self.store.scrub(self.fts_tables)  # no old index segment or WAL page keeps its words

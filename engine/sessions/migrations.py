@@ -116,7 +116,7 @@ def m015_one_tombstone_table(conn: Connection) -> None:
     for seq, _, _, detail in changes:
         data = json.loads(detail)
         gids = [str(g) for g in data.get("gids", []) if not str(g).startswith(identity.IMPORT_PREFIX)]
-        kept = {"gids": gids, "graves": [], "scope": ""}
+        kept = {"gids": gids, "graves": {}}
         conn.execute(
             "UPDATE session_changes SET detail = ? WHERE seq = ?",
             (json.dumps(kept, separators=(",", ":")), seq),

@@ -108,8 +108,8 @@ class ChangeRow(SQLModel, table=True):
     """A change to the archive other than a new message, in the order it was made: a forget, a reset, a
     removal or a user's title (what a sync tells other devices, :mod:`engine.sync`).
 
-    ``detail`` is JSON: ``{"gids": [...], "graves": [...], "scope": ...}`` for the messages a forget, reset
-    or removal deleted (the global ids written on a device, and their tombstones under the sync folder's
+    ``detail`` is JSON: ``{"gids": [...], "graves": {folder id: [...]}}`` for the messages a forget, reset
+    or removal deleted (the global ids written on a device, and their tombstones under each sync folder's
     key, :mod:`engine.sessions.tombstones`; never their text); ``{"title": ...}`` for a title.
     """
 

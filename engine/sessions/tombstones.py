@@ -176,12 +176,16 @@ class TombKeys:
         return load_key(self._paths, create=create)
 
     def writing(self, conn: Connection) -> list[Scoped]:
-        """The keys a new tombstone is made under: the home's (made if missing), then the folder's."""
+        """The keys a new tombstone is made under: the home's (made if missing), then the folder's while
+        sync is on, else those of the folders left (so a forget made while sync is off is told when the
+        same folder is enabled again)."""
         key = self.local(create=True)
         assert key is not None
         found: list[Scoped] = [(LOCAL, key)]
         if (shared := self.shared(conn)) is not None:
             found.append(shared)
+        else:
+            found += sorted(retired(self._paths).items())
         return found
 
     def reading(self, conn: Connection) -> dict[str, bytes]:
@@ -264,19 +268,16 @@ def journal(
 ) -> dict[str, Any]:
     """What the change journal keeps of deleted messages for a sync to tell the other devices: their
     global ids written on a device (an import's global id is an unkeyed hash of the text: left out), and
-    their tombstones under the folder's key with its scope (none when sync is off). Never the text."""
+    their tombstones under each sync folder's key, by folder id (none without sync). Never the text."""
     gids = identity.gids_of(conn, [m.id for m in rows if m.id is not None])
-    detail: dict[str, Any] = {
+    return {
         "gids": [g for g in gids.values() if not g.startswith(identity.IMPORT_PREFIX)],
-        "graves": [],
-        "scope": "",
+        "graves": {
+            scope: [list(grave_of(key, m.role, m.send_at, m.content)) for m in rows]
+            for scope, key in keys
+            if scope != LOCAL
+        },
     }
-    shared = [(scope, key) for scope, key in keys if scope != LOCAL]
-    if shared:
-        scope, key = shared[-1]
-        detail["scope"] = scope
-        detail["graves"] = [list(grave_of(key, m.role, m.send_at, m.content)) for m in rows]
-    return detail
 
 
 def was_forgotten(conn: Connection, message_id: int) -> str | None:

@@ -314,7 +314,7 @@ def _buried(store: Store, target: Target, rows: Sequence[Row], now: int, tomb: t
                 grave = tombstones.grave_of(key, role, send_at, content)
                 if tombstones.add(conn, scope, session, [grave], now):
                     gids = [] if gid.startswith(identity.IMPORT_PREFIX) else [gid]
-                    detail = {"gids": gids, "graves": [list(grave)], "scope": scope}
+                    detail = {"gids": gids, "graves": {scope: [list(grave)]}}
                     identity.record_change(conn, identity.FORGET, session, detail, now)
     return dead
 

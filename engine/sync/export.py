@@ -87,7 +87,8 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
             continue
         # Tombstones under this folder's key (one made before sync was on, or under another folder's key,
         # cannot be told: the apply re-keys it when the message arrives, engine.sync.apply).
-        graves = [_grave(g) for g in data.get("graves", [])] if data.get("scope") == scope and scope else []
+        told = data.get("graves")
+        graves = [_grave(g) for g in told.get(scope, [])] if isinstance(told, dict) and scope else []
         gids = [str(g) for g in data.get("gids", [])]
         if graves and not tombstones.unsynced(conn, scope, str(session), graves):
             continue  # an echo of tombstones that arrived, or sent already

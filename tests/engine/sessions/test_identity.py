@@ -87,9 +87,9 @@ def test_the_journal_records_changes_without_text(memory: Memory) -> None:
     kinds = [(k, s) for k, s, _ in changes(memory)]
     assert kinds == [("title", "s1"), ("forget", "s1"), ("reset", "s1"), ("remove", "s2")]
     _, forget, reset, remove = (d for _, _, d in changes(memory))
-    assert forget["gids"] == [f"{device(memory)}.{stored[0].id}"] and forget["graves"] == []  # sync off
+    assert forget["gids"] == [f"{device(memory)}.{stored[0].id}"] and forget["graves"] == {}  # sync off
     assert reset["gids"] == [f"{device(memory)}.{stored[1].id}"]
-    assert remove["gids"] and remove["scope"] == ""
+    assert remove["gids"] and remove["graves"] == {}
     with memory._store.read() as conn:
         details = " ".join(
             str(d) for (d,) in conn.execute("SELECT detail FROM session_changes WHERE kind != 'title'")

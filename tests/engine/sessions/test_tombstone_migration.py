@@ -74,7 +74,7 @@ def test_every_tombstone_moves_into_the_one_table_keyed(tmp_path: Path) -> None:
             ("", tombstones.ERROR, tombstones.IMPORTED, "forget"),
         ]
         assert not {"tombstones", "sync_tombstones"} & tables
-        assert details[-1] == {"gids": ["abcd.9"], "graves": [], "scope": ""}  # no unkeyed hash kept
+        assert details[-1] == {"gids": ["abcd.9"], "graves": {}}  # no unkeyed hash kept
         # each still keeps its message out of an import, as before
         mem.import_sessions(
             [

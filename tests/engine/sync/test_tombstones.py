@@ -175,3 +175,26 @@ def test_tombstones_that_arrived_still_hold_after_sync_is_disabled(homes: Homes,
     b.import_sessions(export())
     assert texts(b, "chatgpt-7") == ["plan the trip", "thanks"]
     assert not files_holding(tmp_path, SECRET)
+
+
+def test_a_forget_while_sync_is_off_is_told_when_the_same_folder_is_enabled_again(
+    homes: Homes, tmp_path: Path
+) -> None:
+    """B got the message from A (it never sends it back); A disables sync, forgets it, enables the same
+    folder again: the forget reaches B, which scrubs it."""
+    engine = FakeEngine(tmp_path / "folders", ["a", "b"])
+    a, b = homes.open("a"), homes.open("b")
+    join(engine, a, "a")
+    join(engine, b, "b")
+    a.import_sessions(export())
+    rounds(engine, a, b)
+    assert SECRET in texts(b, "chatgpt-7")
+    assert a.sync.disable()
+    secret = next(m for m in a.archived("chatgpt-7") if m.content == SECRET)
+    assert secret.id is not None
+    a.forget_message(secret.id)
+    a.sync.enable(engine.folder("a"), PASS, "a")
+    rounds(engine, a, b)
+    assert texts(a, "chatgpt-7") == texts(b, "chatgpt-7") == ["plan the trip", "thanks"]
+    assert shared_graves(a) == shared_graves(b)
+    assert not files_holding(tmp_path / "homes", SECRET)
