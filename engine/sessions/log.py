@@ -732,7 +732,7 @@ class SessionLog:
         """
         self.require(session)
         with self.locks.hold(session):
-            deleted = self._clear_archive(session)
+            deleted = self._clear_archive(session, summary=include_summary)
             with file_errors(f"the files of session {session}"):
                 session_files.remove_files(self.paths, session, keep_summary=not include_summary)
                 self.files.drop_leftovers(self.paths.history_file(session))
@@ -771,7 +771,9 @@ class SessionLog:
         self.locks.forget(session)
         return deleted
 
-    def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
+    def _clear_archive(self, session: str, *, unregister: bool = False, summary: bool = False) -> int:
+        """Delete a session's rows (and, ``unregister``, the session), leaving tombstones and a journal
+        entry; ``summary``: a reset that deletes the summary too (the other devices' go as well)."""
         with self._store.write() as conn:
             kind = identity.REMOVE if unregister else identity.RESET
             rows = archive.rows_from(conn, session, 0)
@@ -780,6 +782,8 @@ class SessionLog:
                 for message in rows:
                     tombstones.bury(conn, keys, message, now, cause=kind)
                 cleared = tombstones.journal(conn, keys, session, rows)
+                if summary:
+                    cleared["summary"] = True
                 if cleared["gids"] or cleared["graves"]:
                     identity.record_change(conn, kind, session, cleared, now)
             if unregister:

@@ -187,12 +187,13 @@ def _apply_tombstones(
         named, gids = set(_graves(change)), set(map(str, change.get("gids", [])))
         rows = _session_rows(store, session, key)
         hit = [i for i, g, grave in rows if grave in named or g in gids]
+        with_summary = bool(change.get("summary"))
         try:
-            _delete(store, target, session, kind, hit, len(rows), key, done)
+            _delete(store, target, session, kind, hit, len(rows), key, done, with_summary)
         except NotFound:
             pass  # gone already (another path deleted it): nothing left to delete
-        if kind != identity.RESET and (told or hit):  # another device's summary may hold what went
-            summaries.forgotten(store, target, session, me)
+        if (kind != identity.RESET or with_summary) and (told or hit):  # a summary may hold what went
+            summaries.forgotten(store, target, session, me, whole=with_summary)
 
 
 def _delete(
@@ -204,15 +205,17 @@ def _delete(
     held: int,
     key: bytes,
     done: Applied,
+    with_summary: bool,
 ) -> None:
-    """Delete the messages a tombstone names here (``held``: how many the session has)."""
+    """Delete the messages a tombstone names here (``held``: how many the session has; ``with_summary``:
+    a reset that deleted its summary)."""
     # A reset or removal of the messages it names; a session holding none of them (they were forgotten
     # here, or it was started anew) keeps what it has, its title too.
     if kind != identity.FORGET and target.exists(session) and hit and len(hit) == held:
         if kind == identity.REMOVE:
             target.remove(session)
         else:
-            target.reset(session)
+            target.reset(session, include_summary=with_summary)
         done.forgotten += len(hit)
         return
     for message_id in hit:

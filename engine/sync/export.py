@@ -94,9 +94,10 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
             continue  # an echo of tombstones that arrived, or sent already
         if not graves and not gids:
             continue
-        batch.changes.append(
-            {"kind": kind, "session": session, "gids": gids, "graves": [list(g) for g in graves]}
-        )
+        change = {"kind": kind, "session": session, "gids": gids, "graves": [list(g) for g in graves]}
+        if data.get("summary"):
+            change["summary"] = True  # a reset that deleted the summary: the others delete theirs
+        batch.changes.append(change)
         batch.graves.append((str(session), graves))
     return batch
 

@@ -19,7 +19,8 @@ summarized messages it never saw (lost from it); waiting does neither, and nothi
 
 **Forgets**: a forget, reset with its summary, or removal deletes the session's summary on the device
 where it is made (the summarizer's own rule, :func:`engine.sessions.folders.mark_summary_stale`); when its
-tombstones arrive here, the memory's own forget deletes this device's summary the same way. Two more rules
+tombstones arrive here, the memory's own forget (or reset with its summary) deletes this device's summary
+the same way; a reset that keeps its summary keeps it here too. Two more rules
 keep a forgotten text out of a synced summary: a summary that arrives is not installed when this device
 knows a tombstone of the session its sender did not (``seen``: it may have been written before that
 forget), and an arriving forget or removal drops the session's waiting summary and deletes the one in
@@ -261,15 +262,16 @@ def _unwait(store: Store, session: str) -> None:
             _put(conn, PENDING, pending)
 
 
-def forgotten(store: Store, host: Host, session: str, me: str) -> None:
+def forgotten(store: Store, host: Host, session: str, me: str, *, whole: bool = False) -> None:
     """A forget or removal of ``session`` arrived: drop its waiting summary, and delete the one in force
-    here when another device wrote it (the summarizer rebuilds it from what remains)."""
+    here when another device wrote it (the summarizer rebuilds it from what remains); ``whole``: a reset
+    that deleted its summary, so this device's goes whoever wrote it."""
     _unwait(store, session)
     with store.read() as conn:
         force = _json(conn, IN_FORCE).get(session)
-    if force is None or force[2] == me or not host.exists(session):
+    if not host.exists(session) or (not whole and (force is None or force[2] == me)):
         return
     with host.summary_lock(session):
         local = _local(host.paths, session)
-        if local is not None and local[3] == force[1]:
+        if whole or (local is not None and force is not None and local[3] == force[1]):
             mark_summary_stale(host.paths, session)

@@ -173,3 +173,22 @@ def test_a_forgotten_text_survives_in_no_synced_summary(
         assert "zqxj" not in topic(mem, "s")
         assert [m.content for m in mem.archived("s")] == ["ok"]
     assert not files_holding(tmp_path / "homes", "zqxj")
+
+
+def test_a_reset_drops_the_synced_summary_only_when_it_drops_its_own(
+    homes: Homes, tmp_path: Path, fake: FakeGemini
+) -> None:
+    engine = FakeEngine(tmp_path / "folders", ["a", "b"])
+    a, b = devices(homes, engine, fake, "a", "b")
+    for session in ("kept", "dropped"):
+        a.append(session, [Message("user", f"about {session}", T0), Message("assistant", "ok", T0 + 1)])
+        everywhere(engine, a, b)
+        summarize(a, fake, session, f"topic {session}")
+    everywhere(engine, a, b)
+    assert topic(b, "kept") == "topic kept" and topic(b, "dropped") == "topic dropped"
+    a.reset("kept")  # keeps its summary, as on B
+    a.reset("dropped", include_summary=True)  # deletes it, as on B
+    everywhere(engine, a, b)
+    assert b.archived("kept") == [] and b.archived("dropped") == []
+    assert topic(a, "kept") == topic(b, "kept") == "topic kept"
+    assert not a.paths.summary_file("dropped").exists() and not b.paths.summary_file("dropped").exists()
