@@ -42,7 +42,7 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
-from engine.sessions.tombstones import TombKeys
+from engine.sessions.tombkeys import TombKeys
 from engine.settings import Settings, StoredSettings, from_stored
 from engine.storage import integrity
 from engine.storage.diskerrors import file_errors

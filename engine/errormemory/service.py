@@ -35,7 +35,7 @@ from engine.errormemory.records import (
 )
 from engine.errors import AmbiguousId, InvalidInput, NotFound
 from engine.search.query import clean
-from engine.sessions import identity, tombstones
+from engine.sessions import identity, tombkeys, tombstones
 
 if TYPE_CHECKING:
     from engine.storage.sql import Connection
@@ -85,7 +85,7 @@ class ErrorMemory:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.tomb_keys: tombstones.TombKeys | None = None
+        self.tomb_keys: tombkeys.TombKeys | None = None
         """The keys a forgotten record's tombstone is made under (the memory hands them in)."""
         if embedder is None or isinstance(embedder, Embedder):
             fixed = embedder
@@ -372,7 +372,7 @@ class ErrorMemory:
                 for scope, key in keys:
                     grave = tombstones.grave_of(key, tombstones.ERROR, 0, dedupe)
                     tombstones.add(conn, scope, "", [grave], now)
-                    if scope != tombstones.LOCAL:
+                    if scope != tombkeys.LOCAL:
                         graves[scope] = [list(grave)]
                 detail = {"gids": [], "graves": graves}
                 if graves:

@@ -21,7 +21,7 @@ from engine.clock import Clock
 from engine.errors import AlreadyForgotten, NotFound, SessionNotFound
 from engine.messages import Message
 from engine.paths import Paths
-from engine.sessions import alignment, archive, identity, tombstones
+from engine.sessions import alignment, archive, identity, tombkeys, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HotFiles
 from engine.sessions.listeners import ArchiveListener
@@ -52,7 +52,7 @@ class Forgetting:
         recovery: Recovery,
         listeners: Sequence[ArchiveListener],
         clock: Clock,
-        keys: tombstones.TombKeys,
+        keys: tombkeys.TombKeys,
     ) -> None:
         self._paths = paths
         self._keys = keys
@@ -108,7 +108,7 @@ class Forgetting:
             grave = conn.execute(
                 "SELECT role, send_at, digest FROM forgotten WHERE message_id = ? AND scope = ? "
                 "ORDER BY id DESC LIMIT 1",
-                (message_id, tombstones.LOCAL),
+                (message_id, tombkeys.LOCAL),
             ).first()
         index = alignment.record_index(records, rows, row) if row is not None else None
         if index is None and row is None and grave is not None and key is not None:
@@ -191,7 +191,7 @@ class Forgetting:
                     if self._paths.session_dir(session).is_dir() or self._has_rows(session):
                         remove(session)
                 else:
-                    self._scrub_message(session, message_id, tombstones.load_key(self._paths, create=False))
+                    self._scrub_message(session, message_id, tombkeys.load_key(self._paths, create=False))
                 self._done(intent)
             log.warning(
                 "an interrupted forget (%s of session %s) was finished",
@@ -224,7 +224,7 @@ def _record_by_grave(records: list[object], key: bytes, role: str, send_at: int,
         if (
             message.role == role
             and message.send_at in (send_at, 0)
-            and tombstones.digest(key, message.content) == hashed
+            and tombkeys.digest(key, message.content) == hashed
         ):
             return index
     return None

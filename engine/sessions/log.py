@@ -32,7 +32,7 @@ from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombstones
+from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombkeys, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private, ordering_time
@@ -77,7 +77,7 @@ class SessionLog:
         self.files.clean_tmp()
         self.listeners: list[ArchiveListener] = []
         self._recovery = Recovery(paths, store, self.files, clock, self.listeners)
-        self.tomb_keys = tombstones.TombKeys(paths)
+        self.tomb_keys = tombkeys.TombKeys(paths)
         self._forgetting = Forgetting(
             paths, store, self.files, self.locks, self._recovery, self.listeners, clock, self.tomb_keys
         )

@@ -6,16 +6,13 @@ hashed it (``scope``). Every device decides with the same rule: a message whose 
 keyed hash) matches a tombstone under any key this device holds is never stored again, by an import (the
 same export again, a transcript read again) or by a sync.
 
-The keys (:class:`TombKeys`): the home's own (``scope`` ""), 32 random bytes in
-``<home>/.store/forget.key`` (owner-only), never in the database; and, while sync is on, the key every
-device of the sync folder shares (``scope`` = the folder's id), derived from the folder's key, which lives
-in the keyring. A short text's hash cannot be reversed by trying every likely text without the key, so
-the unencrypted database holds nothing a dictionary opens. Each forget, reset or removal writes a
-tombstone under the home's key (it holds after ``sync disable``), and one under the folder's key when sync
-is on: that one travels in the (encrypted) segments and is compared on the other devices. When sync is
-disabled (or another folder is chosen), the folder's tombstone key is kept beside the home's own
-(``tombs-<folder id>.key``, :func:`retire`): tombstones that arrived for messages this device never had
-keep them out of an import after.
+The keys (:mod:`engine.sessions.tombkeys`): the home's own (``scope`` ""), outside the database; while
+sync is on, the key every device of the sync folder shares (``scope`` = the folder's id); the keys of
+folders left. A short text's hash cannot be reversed by trying every likely text without the key, so the
+unencrypted database holds nothing a dictionary opens. Each forget, reset or removal writes a tombstone
+under the home's key (it holds whatever becomes of the sync), and one under the folder's key when sync is
+on (under the keys of the folders left when it is off): that one travels in the (encrypted) segments and
+is compared on the other devices.
 
 A tombstone cannot be re-keyed (its text is gone): one made before sync was enabled stays under the
 home's key, and the sync re-keys lazily: a message that arrives from another device and matches it is not
@@ -31,26 +28,17 @@ a repair copies the tombstones and the intents under way.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import os
-import secrets
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from engine.messages import Message
-from engine.paths import Paths
 from engine.sessions import identity
-from engine.storage.atomic import sync_dir
-from engine.storage.diskerrors import file_errors
+from engine.sessions.tombkeys import IMPORTED, LOCAL, Scoped, TombKeys, digest
 from engine.storage.sql import Connection
 
 log = logging.getLogger("memtray.forget")
 
-KEY_FILE = "forget.key"
-KEY_BYTES = 32
 COLUMNS = (
     "session_id",
     "role",
@@ -66,10 +54,6 @@ M014_COLUMNS = 6
 """How many of :data:`COLUMNS` the table had before ``m015_one_tombstone_table``; a row read from then has
 the home's scope, ``forget`` and not synced in the others."""
 
-LOCAL = ""
-"""The scope of a tombstone under the home's own key."""
-IMPORTED = "~import"
-"""The scope of a former unkeyed import key, hashed under the home's key (:func:`rekey_plain`)."""
 PLAIN = "~plain"
 """The scope of a former unkeyed import key not hashed yet (``m015_one_tombstone_table`` left it)."""
 ERROR = "error"
@@ -78,125 +62,6 @@ FORGET, RESET, REMOVE = "forget", "reset", "remove"
 
 Grave = tuple[str, int, str]
 """``(role, archived time, keyed hash)``: a tombstone within its session, as a sync carries it."""
-Scoped = tuple[str, bytes]
-"""A key and its scope."""
-
-
-def key_path(paths: Paths) -> Path:
-    return paths.store_dir / KEY_FILE
-
-
-def load_key(paths: Paths, *, create: bool) -> bytes | None:
-    """The home's tombstone key; made (durably, once, whoever races) when ``create``, else None if none."""
-    path = key_path(paths)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    if len(data) == KEY_BYTES:
-        return data
-    if not create:
-        return None
-    with file_errors("the forget key"):
-        tmp = path.with_name(f".{KEY_FILE}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.write(fd, secrets.token_bytes(KEY_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            if data:  # a short file: damaged, replaced (the tombstones made with it are lost anyway)
-                os.replace(tmp, path)
-            else:
-                os.link(tmp, path)  # fails if another program made it first: theirs is used
-        except FileExistsError:
-            pass
-        finally:
-            tmp.unlink(missing_ok=True)
-        sync_dir(path.parent)
-        return path.read_bytes()
-
-
-RETIRED_PREFIX, RETIRED_SUFFIX = "tombs-", ".key"
-"""``<home>/.store/tombs-<folder id>.key``: the tombstone key of a sync folder this home no longer uses."""
-
-
-def retire(paths: Paths, scope: str, key: bytes) -> None:
-    """Keep the tombstone key of a sync folder being left (``sync disable``, or another folder): its
-    tombstones of messages this device never had keep them out of an import after (owner-only, beside
-    the home's own key, never in the database)."""
-    if not scope or not all(c in "0123456789abcdef" for c in scope):
-        return
-    path = paths.store_dir / f"{RETIRED_PREFIX}{scope}{RETIRED_SUFFIX}"
-    with file_errors("a sync folder's tombstone key"):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.write(fd, key)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        sync_dir(path.parent)
-
-
-def retired(paths: Paths) -> dict[str, bytes]:
-    """The tombstone keys of the sync folders this home left, by scope."""
-    found = {}
-    for path in paths.store_dir.glob(f"{RETIRED_PREFIX}*{RETIRED_SUFFIX}"):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if len(data) == KEY_BYTES:
-            found[path.name[len(RETIRED_PREFIX) : -len(RETIRED_SUFFIX)]] = data
-    return found
-
-
-def digest(key: bytes, text: str) -> str:
-    """The keyed hash of a message's text (or of an error record's duplicate key)."""
-    return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
-
-
-def _none(conn: Connection) -> Scoped | None:
-    return None
-
-
-class TombKeys:
-    """The keys tombstones are made and checked with: the home's own, and the sync folder's while sync is
-    on (``shared``: handed in by the memory, which knows the sync; None when it is off or its key is not
-    on this device)."""
-
-    def __init__(self, paths: Paths) -> None:
-        self._paths = paths
-        self.shared: Callable[[Connection], Scoped | None] = _none
-
-    def local(self, *, create: bool) -> bytes | None:
-        return load_key(self._paths, create=create)
-
-    def writing(self, conn: Connection) -> list[Scoped]:
-        """The keys a new tombstone is made under: the home's (made if missing), then the folder's while
-        sync is on, else those of the folders left (so a forget made while sync is off is told when the
-        same folder is enabled again)."""
-        key = self.local(create=True)
-        assert key is not None
-        found: list[Scoped] = [(LOCAL, key)]
-        if (shared := self.shared(conn)) is not None:
-            found.append(shared)
-        else:
-            found += sorted(retired(self._paths).items())
-        return found
-
-    def reading(self, conn: Connection) -> dict[str, bytes]:
-        """Every key this device holds, by scope (``~import`` tombstones use the home's; the keys of
-        folders left, :func:`retire`)."""
-        found: dict[str, bytes] = retired(self._paths)
-        if (key := self.local(create=False)) is not None:
-            found[LOCAL] = found[IMPORTED] = key
-        if (shared := self.shared(conn)) is not None:
-            found[shared[0]] = shared[1]
-        return found
 
 
 def _exists(conn: Connection, scope: str, session: str, grave: Grave) -> bool:

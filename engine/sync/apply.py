@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
-from engine.sessions import identity, tombstones
+from engine.sessions import identity, tombkeys, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.sync import errorrecords, state, summaries
@@ -64,7 +64,7 @@ class Target(Protocol):
     @property
     def errors(self) -> ErrorMemory: ...
     @property
-    def tomb_keys(self) -> tombstones.TombKeys: ...
+    def tomb_keys(self) -> tombkeys.TombKeys: ...
     @property
     def paths(self) -> Paths: ...
     def history(self, session: str) -> list[Message]: ...
@@ -95,9 +95,7 @@ class Applied:
         self.summaries += other.summaries
 
 
-def apply_segment(
-    store: Store, target: Target, segment: Segment, now: int, tomb: tombstones.Scoped
-) -> Applied:
+def apply_segment(store: Store, target: Target, segment: Segment, now: int, tomb: tombkeys.Scoped) -> Applied:
     """Apply one segment of another device (see the module's docstring) and move its cursor. ``tomb``:
     the folder's id and tombstone key (:mod:`engine.sync.tombkey`)."""
     done = Applied()
@@ -164,7 +162,7 @@ def _graves(change: dict[str, object]) -> list[tombstones.Grave]:
 
 
 def _apply_tombstones(
-    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombstones.Scoped
+    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombkeys.Scoped
 ) -> None:
     changes = [
         c for c in segment.changes if c.get("kind") in (identity.FORGET, identity.RESET, identity.REMOVE)
@@ -228,7 +226,7 @@ def _delete(
 
 
 def _apply_errors(
-    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombstones.Scoped
+    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombkeys.Scoped
 ) -> None:
     """Error-memory records (newest write wins), and forgotten ones deleted by the memory's own forget."""
     scope, key = tomb
@@ -252,7 +250,7 @@ def _apply_errors(
 
 
 def _apply_messages(
-    store: Store, target: Target, segment: Segment, done: Applied, now: int, tomb: tombstones.Scoped
+    store: Store, target: Target, segment: Segment, done: Applied, now: int, tomb: tombkeys.Scoped
 ) -> None:
     if not segment.messages:
         return
@@ -296,7 +294,7 @@ def _apply_messages(
         _mark_received(store, wanted)
 
 
-def _buried(store: Store, target: Target, rows: Sequence[Row], now: int, tomb: tombstones.Scoped) -> set[str]:
+def _buried(store: Store, target: Target, rows: Sequence[Row], now: int, tomb: tombkeys.Scoped) -> set[str]:
     """The global ids of arriving messages that match a tombstone here. One under this home's own key
     only (a forget before sync was on) gets its tombstone under the folder's key, journaled as a forget,
     so the next export tells the device that sent the message, which scrubs it too."""

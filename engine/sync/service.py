@@ -14,7 +14,7 @@ from filelock import FileLock, Timeout
 from engine.clock import Clock
 from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
-from engine.sessions import identity, tombstones
+from engine.sessions import identity, tombkeys
 from engine.storage.store import Store
 from engine.sync import crypto, errorrecords, export, pack, state, summaries, tombkey
 from engine.sync import folder as layout
@@ -183,10 +183,10 @@ class Sync:
 
     def _retire(self, folder_id: str) -> None:
         """Keep the tombstone key of the folder being left beside the home's own, so its tombstones still
-        keep their messages out of an import (:func:`engine.sessions.tombstones.retire`)."""
+        keep their messages out of an import (:func:`engine.sessions.tombkeys.retire`)."""
         key = self.keys.get(folder_id)
         if key is not None:
-            tombstones.retire(self._target.paths, folder_id, tombkey.derive(key))
+            tombkeys.retire(self._target.paths, folder_id, tombkey.derive(key))
 
     @property
     def folder_id(self) -> str:

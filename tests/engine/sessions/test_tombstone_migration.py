@@ -12,7 +12,7 @@ from engine import Memory
 from engine.embedders.hashing import HashEmbedder
 from engine.imported import ImportedSession
 from engine.messages import Message
-from engine.sessions import identity, tombstones
+from engine.sessions import identity, tombkeys, tombstones
 from engine.storage import frozen_ddl
 from engine.sync import errorrecords
 from tests import rawdb
@@ -68,10 +68,10 @@ def test_every_tombstone_moves_into_the_one_table_keyed(tmp_path: Path) -> None:
             tables = {str(n) for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             details = [json.loads(d) for (d,) in conn.execute("SELECT detail FROM session_changes")]
         assert [tuple(r) for r in rows] == [
-            ("s1", "user", tombstones.LOCAL, "forget"),
-            ("s2", "", tombstones.IMPORTED, "forget"),  # its session from the journal
-            ("s3", "", tombstones.IMPORTED, "forget"),  # from the sync's table
-            ("", tombstones.ERROR, tombstones.IMPORTED, "forget"),
+            ("s1", "user", tombkeys.LOCAL, "forget"),
+            ("s2", "", tombkeys.IMPORTED, "forget"),  # its session from the journal
+            ("s3", "", tombkeys.IMPORTED, "forget"),  # from the sync's table
+            ("", tombstones.ERROR, tombkeys.IMPORTED, "forget"),
         ]
         assert not {"tombstones", "sync_tombstones"} & tables
         assert details[-1] == {"gids": ["abcd.9"], "graves": {}}  # no unkeyed hash kept
@@ -88,7 +88,7 @@ def test_every_tombstone_moves_into_the_one_table_keyed(tmp_path: Path) -> None:
         assert not mem.exists("s3") or not mem.archived("s3")
         with mem._store.read() as conn:
             buried = tombstones.error_buried(mem.tomb_keys, conn)
-            assert buried(dedupe) == tombstones.IMPORTED and buried("e" * 64) is None
+            assert buried(dedupe) == tombkeys.IMPORTED and buried("e" * 64) is None
         with mem._store.write() as conn:
             record = {
                 "id": "r1",
