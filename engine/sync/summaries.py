@@ -24,7 +24,9 @@ the same way; a reset that keeps its summary keeps it here too. Two more rules
 keep a forgotten text out of a synced summary: a summary that arrives is not installed when this device
 knows a tombstone of the session its sender did not (``seen``: it may have been written before that
 forget), and an arriving forget or removal drops the session's waiting summary and deletes the one in
-force here when it came from another device.
+force here when it came from another device. When this device's own summary is in force and the forget
+deleted nothing here (it never held the text), it is sent again with the tombstones known now, so a
+device that refused it takes it: the devices converge on one summary.
 """
 
 from __future__ import annotations
@@ -49,9 +51,10 @@ from engine.sync import state
 
 log = logging.getLogger("memtray.sync")
 
-IN_FORCE, PENDING, SCANNED = "summaries", "pending_summaries", "summaries_scanned"
+IN_FORCE, PENDING, SCANNED, RESEND = "summaries", "pending_summaries", "summaries_scanned", "summaries_resend"
 """sync_state keys: the summary in force per session (``[written, digest, device]``), the summaries
-waiting for their anchor (by session), and the newest summary-file time the export has read."""
+waiting for their anchor (by session), the newest session-folder time the export has read, and the
+sessions whose summary is sent again (with the tombstones known now)."""
 
 SEEN_CHARS = 16
 
@@ -130,6 +133,7 @@ def collect(
     into it), so one ``stat`` per session passes over every session unchanged since the last export.
     """
     scanned = 0 if every else state.get_int(conn, SCANNED)
+    again = set() if every else set(_json(conn, RESEND))
     in_force = _json(conn, IN_FORCE)
     scope = state.get(conn, state.FOLDER_ID)
     root = f"{paths.sessions_dir}{os.sep}"  # str paths: a Path per session costs more than its stat
@@ -138,7 +142,7 @@ def collect(
         if is_private(session):  # never summarized
             continue
         changed = size_and_mtime(root + session)[1]
-        if not changed or changed < scanned:
+        if not changed or (changed < scanned and session not in again):
             continue
         top = max(top, changed)
         local = _local(paths, session)
@@ -149,7 +153,11 @@ def collect(
         if every:
             if force is None or force[2] != me or force[:2] != [stamp, hashed]:
                 continue
-        elif force is not None and (stamp, hashed) <= (int(force[0]), str(force[1])):
+        elif (
+            force is not None
+            and (stamp, hashed) <= (int(force[0]), str(force[1]))
+            and (session not in again or force[2] != me)
+        ):
             continue  # the one in force (sent, or received and installed), or older than it
         gid = identity.gids_of(conn, [cursor.id]).get(cursor.id, "") if cursor.id else ""
         found.append(
@@ -171,6 +179,7 @@ def commit(conn: Connection, me: str, sent: Iterable[dict[str, Any]], scanned: i
         in_force[str(item["session"])] = [int(item["cursor"]["written"]), str(item["digest"]), me]
     _put(conn, IN_FORCE, in_force)
     state.put(conn, SCANNED, scanned)
+    _put(conn, RESEND, {})
 
 
 # -- receiving ----------------------------------------------------------------------------------------
@@ -269,9 +278,15 @@ def forgotten(store: Store, host: Host, session: str, me: str, *, whole: bool = 
     _unwait(store, session)
     with store.read() as conn:
         force = _json(conn, IN_FORCE).get(session)
-    if not host.exists(session) or (not whole and (force is None or force[2] == me)):
+    if not host.exists(session) or (not whole and force is None):
         return
     with host.summary_lock(session):
         local = _local(host.paths, session)
-        if whole or (local is not None and force is not None and local[3] == force[1]):
+        if whole or (local is not None and force is not None and force[2] != me and local[3] == force[1]):
             mark_summary_stale(host.paths, session)
+            return
+    if force is not None and force[2] == me:  # this device's own never held it: told again, with what
+        with store.write() as conn:  # is known now, so a device that refused it for that takes it
+            again = _json(conn, RESEND)
+            again[session] = True
+            _put(conn, RESEND, again)

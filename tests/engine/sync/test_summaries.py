@@ -192,3 +192,35 @@ def test_a_reset_drops_the_synced_summary_only_when_it_drops_its_own(
     assert b.archived("kept") == [] and b.archived("dropped") == []
     assert topic(a, "kept") == topic(b, "kept") == "topic kept"
     assert not a.paths.summary_file("dropped").exists() and not b.paths.summary_file("dropped").exists()
+
+
+def test_a_summary_refused_for_a_forget_its_writer_had_not_seen_is_sent_again_once_it_has(
+    homes: Homes, tmp_path: Path, fake: FakeGemini
+) -> None:
+    """C writes and forgets a message of a shared session before syncing (only the tombstone travels); B
+    learns it first, so B refuses the summary A wrote meanwhile (A may not have seen the forget). Once A
+    learns it (A never held the text), A sends its summary again and B takes it."""
+    engine = FakeEngine(tmp_path / "folders", ["a", "b", "c"])
+    a, b, c = devices(homes, engine, fake, "a", "b", "c")
+    a.append("s", [Message("user", "shared start", T0), Message("assistant", "ok", T0 + 1)])
+    everywhere(engine, a, b, c)
+    stored = c.append("s", [Message("user", "wxyq from C", T0 + 2)])
+    assert stored[0].id is not None
+    c.forget_message(stored[0].id)
+    c.sync.now()
+    engine.deliver_only(c.sync.device, to="b")
+    b.sync.now()  # B knows the forget
+    summarize(a, fake, "s", "summary by A")  # A has not seen it
+    a.sync.now()
+    engine.deliver_only(a.sync.device, to="b")
+    b.sync.now()
+    assert not b.paths.summary_file("s").exists()  # refused: written before a forget B knows
+    engine.deliver_only(c.sync.device, to="a")
+    assert a.sync.now().applied.forgotten == 0  # A learns the forget (it never held the message) …
+    assert a.sync.now().summaries_sent == 1  # … and its summary goes again
+    engine.deliver_only(a.sync.device, to="b")
+    b.sync.now()
+    assert topic(b, "s") == "summary by A"
+    everywhere(engine, a, b, c)
+    assert topic(a, "s") == topic(b, "s") == topic(c, "s") == "summary by A"
+    assert not files_holding(tmp_path / "homes", "wxyq")
