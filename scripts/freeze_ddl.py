@@ -27,7 +27,7 @@ from sqlmodel import SQLModel
 
 from engine.errormemory.tables import ErrorRecordRow, ErrorVectorGeneration, ErrorVectorRow
 from engine.llm.tables import UsageRow
-from engine.semantic.tables import EmbedQueueRow, VectorRow
+from engine.semantic.tables import EmbedQueueRow, PassageRow, VectorRow
 from engine.sessions.tables import (
     ChangeRow,
     DeviceRow,
@@ -89,6 +89,7 @@ HISTORY: tuple[Created | Added, ...] = (
         (SyncStateRow, SyncAppliedRow, SyncTombstoneRow, SyncReceivedRow, SyncTitleRow),
     ),
     Created("M014_FORGET_RECORDS", "m014_forget_records", (ForgottenRow, ForgetIntentRow, UnsettledRow)),
+    Created("M015_PASSAGES", "m015_passages", (PassageRow,)),
 )
 """Which migration made each table and added each later column, in the order they were recorded."""
 

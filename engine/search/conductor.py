@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
@@ -108,7 +109,19 @@ class Search:
         else:
             hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
-        return SearchResult(tuple(hits), counted)
+        return SearchResult(tuple(self._passages(semantic, parsed, hits)), counted)
+
+    def _passages(self, semantic: SemanticTier, query: Query, hits: list[Hit]) -> list[Hit]:
+        """The hits found by meaning, each naming the passage of its message that matched (messages
+        embedded as several passages; :meth:`SemanticTier.best_passages`)."""
+        meant = [h.message.id for h in hits if h.kind != "keyword" and h.message.id is not None]
+        if not meant:
+            return hits
+        try:
+            spans = semantic.best_passages(query.text, meant)
+        except VectorIndexError:  # ranked already: the hits stand without their passages
+            return hits
+        return [replace(h, passage=spans.get(h.message.id or 0)) if h.kind != "keyword" else h for h in hits]
 
     def _vectors(
         self,
