@@ -319,11 +319,20 @@ class SemanticTier:
                 log.exception("could not rebuild the archive index of session %s", session)
 
     def _rebuild(self, session: str) -> None:
-        """Build the session's archive index if it is big enough (on the worker thread)."""
+        """Build the session's archive index if it is big enough (on the worker thread).
+
+        It waits for the write in progress first: a rebuild is scheduled from inside the transaction that
+        forgets a message, and one that read the rows before that commit would write the forgotten
+        message's vectors into the new file (and nothing would build it again)."""
         with self._lock:
             self._rebuilding.discard(session)
             self._building.add(session)
         try:
+            try:
+                with self._store.write():
+                    pass
+            except StorageError:  # a read-only home: nothing is being written here either
+                pass
             self._build_index(session)
         finally:
             with self._lock:
