@@ -59,8 +59,18 @@ def needles(name: str, whole: bool) -> dict[str, list[int | None]]:
     """The rank (1-based, None past 10) of each needle's reply per mode, and whether its passage holds
     the fact (rank stored as negative when it does not)."""
     embedder = _embedder(name)
+    family = embedder.id.split("-", 1)[0]
+    kept = dict(passages.WINDOW_TOKENS)
     if not whole:
-        passages.WINDOW_TOKENS[embedder.id.split("-", 1)[0]] = 10**9  # one text per message, as before
+        passages.WINDOW_TOKENS[family] = 10**9  # one text per message (what the model reads of it), as before
+    try:
+        return _needles(embedder)
+    finally:
+        passages.WINDOW_TOKENS.clear()
+        passages.WINDOW_TOKENS.update(kept)
+
+
+def _needles(embedder: Embedder) -> dict[str, list[int | None]]:
     rng = random.Random(26)
     ranks: dict[str, list[int | None]] = {"semantic": [], "hybrid": [], "passage": []}
     with (
