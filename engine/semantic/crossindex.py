@@ -21,8 +21,8 @@ vectors than :data:`MAX_BYTES` holds is not indexed (an index that grows past it
 
 An index follows one table: ``vectors`` (a row per message) or ``passages`` (every passage of the messages
 longer than the embedder's window, :mod:`engine.semantic.passages`). Over passages, a block's candidates
-are its messages (the best of each run of one message's rows), and the candidates are rescored with every
-passage of theirs: a message's score is its best passage's, and a message is ranked once.
+are its messages (the best row of each run of one message's rows, which are written together), rescored
+in float32 like any row: a message's score is its best passage's, and a message is ranked once.
 """
 
 from __future__ import annotations
@@ -263,15 +263,7 @@ class CrossIndex:
         if not len(chosen):
             return []
         wanted = dict(zip(chosen[:, 0].tolist(), chosen[:, 1].tolist(), strict=True))  # row id -> message id
-        if self._grouped:  # every passage of the candidate messages
-            messages = set(wanted.values())
-            found = [
-                (0, p.message_id, p.vector)
-                for p in rows.passages_of(conn, self.embedder_id, sorted(messages))
-                if p.message_id in messages
-            ]
-        else:
-            found = [f for f in rows.by_rows(conn, list(wanted), self.table) if wanted.get(f[0]) == f[1]]
+        found = [f for f in rows.by_rows(conn, list(wanted), self.table) if wanted.get(f[0]) == f[1]]
         size = self.dim * 4
         found = [f for f in found if len(f[2]) == size]
         if not found:
@@ -320,11 +312,8 @@ class CrossIndex:
             np.copyto(floats, source, casting="unsafe")
             scores = exact.scores(floats, q)
             scores *= scale
-            if self._grouped and len(chosen) > 1:  # one candidate per run of a message's rows: its best
-                mids = block.message_id[chosen]
-                starts = np.flatnonzero(np.concatenate(([True], mids[1:] != mids[:-1])))
-                if len(starts) < len(chosen):
-                    scores, chosen = np.maximum.reduceat(scores, starts), chosen[starts]
+            if self._grouped and len(chosen) > 1:
+                scores, chosen = best_of_runs(scores, chosen, block.message_id[chosen])
             if len(scores) > pool:
                 top = np.argpartition(-scores, pool - 1)[:pool]
                 scores, chosen = scores[top], chosen[top]
@@ -343,3 +332,16 @@ class CrossIndex:
         for i, (number, row) in enumerate(zip(blocks.tolist(), at.tolist(), strict=True)):
             out[i] = (self._blocks[number].row_id[row], self._blocks[number].message_id[row])
         return out
+
+
+def best_of_runs(
+    scores: Vectors, chosen: npt.NDArray[np.intp], message_ids: Ids
+) -> tuple[Vectors, npt.NDArray[np.intp]]:
+    """Of each run of equal ``message_ids`` (a message's passages, side by side), the best-scored row."""
+    starts = np.flatnonzero(np.concatenate(([True], message_ids[1:] != message_ids[:-1])))
+    if len(starts) == len(chosen):
+        return scores, chosen
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(chosen))))
+    top = np.flatnonzero(scores == np.maximum.reduceat(scores, starts)[group])
+    keep = top[np.concatenate(([True], group[top][1:] != group[top][:-1]))]
+    return scores[keep], chosen[keep]
