@@ -1,6 +1,7 @@
 """Long messages embedded whole (passages, :mod:`engine.semantic.passages`): what they find, what they cost.
 
     python -m bench.passages needles [--embedder e5]
+    python -m bench.passages windows [--windows 504,256,128]
     python -m bench.passages cost [--messages 20000] [--sample-s 90]
     python -m bench.passages scale [--messages 200000] [--home bench/out/passages-200k] [--queries 60]
 
@@ -8,6 +9,10 @@
 first 2,500 characters of a long reply (4,000-15,000 characters) among other long replies and short
 turns; rank of the answer (semantic and hybrid, hit@1/@5/@10, MRR) and whether the hit's passage holds
 the fact, with passages and "before" (one vector per message: what the model reads of its start).
+
+``windows``: the same replies (and 20 long replies without a needle) cut at other window sizes (overlap a
+quarter of the window, at most 64 tokens) and "one vector" (what the model reads of a message's start):
+each question's rank of its reply by its best passage's cosine, no floors (e5 directly, not ``Memory``).
 
 ``cost``: a realistic 20,000-message export (``bench.longreplies.conversation``: short questions,
 assistant replies of 200-20,000 characters); its passages and e5 tokens, before (one text per message cut
@@ -106,6 +111,34 @@ def _table(label: str, found: list[int | None]) -> str:
     at = [sum(1 for r in found if r is not None and r <= k) / n for k in (1, 5, 10)]
     mrr = sum(1 / r for r in found if r is not None) / n
     return f"{label:<28} {at[0]:.3f}  {at[1]:.3f}  {at[2]:.3f}  {mrr:.3f}   ranks {found}"
+
+
+def run_windows(sizes: list[int]) -> None:
+    embedder = _embedder("e5")
+    count = passages.window_for(embedder).count
+    rng = random.Random(26)
+    texts = [with_needle(rng, n, rng.choice((4_000, 8_000, 15_000))) for n in NEEDLES]
+    others = [t for _, t in conversation(random.Random(5), 40) if len(t) > 1_500]
+    questions = np.stack([embedder.encode_query(n.question) for n in NEEDLES])
+    for size in sizes:
+        window = passages.Window(size, min(passages.OVERLAP, size // 4), count)
+        owner, parts = [], []
+        for i, text in enumerate(texts + others):
+            for part in passages.split(text, "", "Can you help me with this?", window)[0]:
+                owner.append(i)
+                parts.append(part.text)
+        scores = embedder.encode_documents(parts) @ questions.T
+        ranks = []
+        for n in range(len(NEEDLES)):
+            best: dict[int, float] = {}
+            for k in np.argsort(-scores[:, n]):
+                best.setdefault(owner[k], float(scores[k, n]))
+            ranks.append(sorted(best, key=lambda o: -best[o]).index(n) + 1)
+        label = "one vector (before)" if size >= 10**6 else f"{size} tokens"
+        print(
+            _table(f"{label}, {len(parts)} texts", [r if r <= 10 else None for r in ranks])
+            + f" (all: {ranks})"
+        )
 
 
 def run_needles(name: str) -> None:
@@ -322,7 +355,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=("needles", "cost", "scale"))
+    parser.add_argument("part", choices=("needles", "windows", "cost", "scale"))
+    parser.add_argument("--windows", default="1000000000,504,256,128")
     parser.add_argument("--embedder", default="e5")
     parser.add_argument("--messages", type=int, default=None)
     parser.add_argument("--sample-s", type=float, default=90.0)
@@ -331,6 +365,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.part == "needles":
         run_needles(args.embedder)
+    elif args.part == "windows":
+        run_windows([int(w) for w in args.windows.split(",")])
     elif args.part == "cost":
         run_cost(args.messages or 20_000, args.sample_s)
     else:
