@@ -18,7 +18,8 @@ off) loses nothing the next passage does not hold. It costs 64 / (504 - 64), abo
 messages. Passages end at whitespace (or every 32 characters in text without spaces: CJK, long words).
 
 The first passage of a long message carries the start of its previous turn (at most a quarter of the
-window) and every passage the sender's name, as a short message's text does.
+window) and every passage the sender's name, as a short message's text does. A message is embedded up to
+its :data:`LIMIT`-th character.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ CONTEXT_SHARE = 4
 """The previous turn takes at most ``1 / CONTEXT_SHARE`` of a long message's first passage."""
 PIECE = 32
 """Characters of a cut without whitespace (CJK runs, long words)."""
+LIMIT = 100_000
+"""Characters of a message embedded at most (about 50 passages of English): a longer one (a pasted log, a
+dump) is embedded up to there and found by its words beyond (embedding 200 MB would take days)."""
 
 _UNIT = re.compile(r"\S+\s*|\s+")
 _ALNUM = re.compile(r"[^\W_]+")
@@ -149,7 +153,10 @@ def split(content: str, sender: str, previous: str | None, window: Window) -> tu
     """The passages of a message (``previous``: its previous turn's text as embedded, ``sender: content``;
     None without one) and the hash of what they embed (unchanged text and window: nothing to embed again).
 
-    A message that fits the window with its previous turn is one passage, hashed as its text alone."""
+    A message that fits the window with its previous turn is one passage, hashed as its text alone. Only
+    the first :data:`LIMIT` characters of either are read."""
+    content = content[:LIMIT]
+    previous = None if previous is None else previous[:LIMIT]
     own = f"{sender}: {content}" if sender else content
     body = own if previous is None else previous + "\n" + own
     total = sum(window.count(body[s:e].strip()) for s, e in _units(body))

@@ -357,3 +357,10 @@ def test_forget_reset_and_remove_drop_every_passage_from_every_file(
         }
         assert mem.wait_idle(timeout=120)
     assert _bytes_in(home, needles) == {}
+
+
+def test_a_huge_message_is_embedded_up_to_the_limit() -> None:
+    content = "log line with some words 12345\n" * 1_000_000  # 31 MB: all of it would take hours to embed
+    parts, _ = split(content, "", "previous " * 1_000_000, ESTIMATED)
+    assert parts[-1].end == passages.LIMIT and len(parts) < 100
+    assert len(parts[0].text) < 3_000  # the previous turn gives a quarter of the first passage
