@@ -67,7 +67,8 @@ def fused(case: Case, embedder_id: str) -> list[int]:
             (context, chosen.context * share),
             (fusion.supported(ranked, passed, worded, chosen), chosen.semantic),
             (plain, (chosen.plain if context else chosen.context) * share),
-        ]
+        ],
+        (0.0, chosen.span),
     )
     named = set(case["named"])
     boosted = [(i, s + fusion.SENDER_BOOST if i in named else s) for i, s in scores]

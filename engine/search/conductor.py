@@ -218,7 +218,8 @@ class Search:
                 (context, weights.context * share),
                 (fusion.supported(ranked, pairs, worded, weights), weights.semantic),
                 (plain, (weights.plain if context else weights.context) * share),
-            ]
+            ],
+            (0.0, weights.span),
         )
         found = self._messages([i for i, _ in fused])
         meant = {i for i, _ in pairs} if weights.semantic > 0 else set()

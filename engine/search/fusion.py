@@ -47,6 +47,11 @@ from engine.search.query import Query
 
 DEPTH = 50
 
+COSINE_SPAN = 0.01
+"""The least span of the vectors' list in scaling (:func:`normalized`): a short list of cosines within 0.01
+of each other (about equally near, e5 rates every pair of texts 0.7-0.9) is not stretched over the whole
+scale, where its last item would count :data:`MEMBER_SHARE` only (measured: ``bench/README.md``)."""
+
 
 @dataclass(frozen=True)
 class Weights:
@@ -66,6 +71,7 @@ class Weights:
             when that message is nearer the query in meaning (:func:`handed_on`; 0: none).
         prompted: the share of a user turn's keyword scores that the assistant's reply right after it
             inherits when the reply is nearer the query in meaning (:func:`handed_on`; 0: none).
+        span: the least span of the vectors' list in scaling (:func:`normalized`; 0: min-max).
     """
 
     context: float
@@ -76,6 +82,7 @@ class Weights:
     neighbours: float = 0.0
     asked: float = 0.0
     prompted: float = 0.0
+    span: float = 0.0
 
     @property
     def hands_on(self) -> bool:
@@ -84,11 +91,18 @@ class Weights:
 
 
 WORDS = Weights(
-    context=1.0, semantic=0.5, plain=0.1, term_score=4.5, neighbours=0.5, asked=1.0, prompted=0.95
+    context=1.0,
+    semantic=0.5,
+    plain=0.1,
+    term_score=4.5,
+    neighbours=0.5,
+    asked=1.0,
+    prompted=0.95,
+    span=COSINE_SPAN,
 )
 """Queries without CJK text (set on the English evaluation set and the real-history set): plain keyword
 search breaks ties; a question's or a user prompt's keyword score passes to the nearer answer after it."""
-CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True, asked=1.0)
+CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True, asked=1.0, span=COSINE_SPAN)
 """Queries with CJK text (set on the Traditional-Chinese evaluation set): a question's keyword score passes
 to the nearer answer after it (a user prompt's does not: on that set it lowers hit@1 by 0.009)."""
 WEAK_SEMANTIC_SCALE = 0.6
@@ -117,6 +131,7 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
             neighbours=0.0,
             asked=0.0,
             prompted=0.0,
+            span=0.0,
         )
     return chosen
 
@@ -221,25 +236,29 @@ MEMBER_SHARE = 0.01
 none scores 0 (the ranking is that of plain min-max scaling, within 0.002 hit@k on the evaluation sets)."""
 
 
-def normalized(items: Scored) -> list[tuple[int, float]]:
+def normalized(items: Scored, min_span: float = 0.0) -> list[tuple[int, float]]:
     """``(id, score)`` scaled so the best is 1 and the worst :data:`MEMBER_SHARE` (all 1 when the scores
-    are equal)."""
+    are equal); with ``min_span``, scaled as if the worst were at least that far below the best."""
     if not items:
         return []
-    low = min(score for _, score in items)
-    span = max(score for _, score in items) - low
+    high = max(score for _, score in items)
+    low = min(min(score for _, score in items), high - min_span)
+    span = high - low
     if span <= 1e-12:
         return [(item, 1.0) for item, _ in items]
     return [(item, MEMBER_SHARE + (1 - MEMBER_SHARE) * (score - low) / span) for item, score in items]
 
 
-def fuse(rankings: Sequence[tuple[Scored, float]]) -> list[tuple[int, float]]:
-    """Fuse ``(list of (id, score), weight)`` rankings; return ``(id, score)`` best first (ties: newer id)."""
+def fuse(
+    rankings: Sequence[tuple[Scored, float]], min_spans: Sequence[float] = ()
+) -> list[tuple[int, float]]:
+    """Fuse ``(list of (id, score), weight)`` rankings, each scaled by :func:`normalized` with its
+    ``min_spans`` entry (none: 0); return ``(id, score)`` best first (ties: newer id)."""
     scores: dict[int, float] = {}
-    for items, weight in rankings:
+    for n, (items, weight) in enumerate(rankings):
         if weight <= 0:
             continue
-        for item, value in normalized(items):
+        for item, value in normalized(items, min_spans[n] if n < len(min_spans) else 0.0):
             scores[item] = scores.get(item, 0.0) + weight * value
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
 

@@ -110,3 +110,19 @@ def test_the_reply_that_answers_the_matched_question_ranks_first(
             assert top("hybrid") == question
     finally:
         mem.close()
+
+
+def test_a_short_list_of_about_equal_cosines_is_not_stretched_over_the_whole_scale() -> None:
+    cosines = [(45, 0.829), (43, 0.827), (105, 0.824)]  # within 0.005: about equally near the query
+    stretched = dict(fusion.normalized(cosines))
+    assert stretched[105] == fusion.MEMBER_SHARE  # min-max: the third counts next to nothing
+    kept = dict(fusion.normalized(cosines, min_span=0.01))
+    assert kept[45] == 1.0 and kept[105] == pytest.approx(0.01 + 0.99 * 0.5)  # half of the least span
+    assert fusion.normalized([(1, 0.9), (2, 0.7)], min_span=0.01) == fusion.normalized([(1, 0.9), (2, 0.7)])
+    words = [(7, 6.0), (45, 3.0)]  # a keyword list that ranks 7 well above 45
+    plain = fusion.fuse([(words, 0.2), (cosines, 0.5)])
+    spread = fusion.fuse([(words, 0.2), (cosines, 0.5)], (0.0, 0.01))
+    assert [i for i, _ in plain] == [45, 43, 7, 105]  # the third cosine falls behind a keyword-only match
+    assert [i for i, _ in spread] == [45, 43, 105, 7]
+    assert fusion.weights(parse("rent rise"), "e5-small-q4").span == fusion.COSINE_SPAN
+    assert fusion.weights(parse("rent rise"), "hash-512").span == 0.0  # other cosine scales: min-max
