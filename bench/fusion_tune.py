@@ -51,6 +51,14 @@ def fused(case: Case, embedder_id: str) -> list[int]:
     if chosen.neighbours > 0 and passed:
         sessions = {int(i): s for i, s in case["sessions"].items()}
         passed = fusion.neighbour_lifted(passed, dict(ranked), sessions, chosen.neighbours)
+    if chosen.hands_on and ranked:
+        cosines, asking = dict(ranked), set(case["asks"])
+        turns = {
+            int(i): fusion.Turn(session, case["roles"][i], int(i) in asking)
+            for i, session in case["sessions"].items()
+        }
+        context = fusion.handed_on(context, cosines, turns, chosen)[:depth]
+        plain = fusion.handed_on(plain, cosines, turns, chosen)[:depth]
     ranked, passed = ranked[:depth], passed[:depth]
     worded = {i for i, _ in context} | {i for i, _ in plain}
     share = fusion.keyword_confidence(query, context, chosen)
@@ -59,7 +67,8 @@ def fused(case: Case, embedder_id: str) -> list[int]:
             (context, chosen.context * share),
             (fusion.supported(ranked, passed, worded, chosen), chosen.semantic),
             (plain, (chosen.plain if context else chosen.context) * share),
-        ]
+        ],
+        (0.0, chosen.span),
     )
     named = set(case["named"])
     boosted = [(i, s + fusion.SENDER_BOOST if i in named else s) for i, s in scores]

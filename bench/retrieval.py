@@ -278,7 +278,8 @@ def import_set(mem: Memory, path: Path) -> tuple[int, list[Case]]:
 def dump_rankings(mem: Memory, case: Case) -> dict[str, object]:
     """What every ranking of hybrid search gives one question, for tuning the fusion offline: the
     context and plain keyword rankings, the vectors' ranking without floors and the query's cosine with
-    the centroid, each :data:`engine.search.conductor.RANK_DEPTH` deep; the senders of all of them."""
+    the centroid, each :data:`engine.search.conductor.RANK_DEPTH` deep; the senders, sessions and roles of
+    all of them (and of the vectors' neighbours), and which of them ask a question."""
     assert mem.semantic is not None
     query = parse(case.text)
     context, plain = mem._search.keyword_ranking(
@@ -296,6 +297,8 @@ def dump_rankings(mem: Memory, case: Case) -> dict[str, object]:
         "cjk": query.has_cjk, "context": context, "plain": plain, "semantic": raw, "base": base,
         "named": sorted(i for i, s in senders.items() if s and query.names(s)),
         "sessions": {str(i): m.session for i, m in found.items()},
+        "roles": {str(i): m.role for i, m in found.items()},
+        "asks": sorted(i for i, m in found.items() if fusion.asks(m.content)),
     }  # fmt: skip
 
 

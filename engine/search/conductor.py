@@ -202,8 +202,9 @@ class Search:
         ranked: Ranking = []
         pairs: Ranking = []
         if embedder_id is not None:
-            # with the neighbours' cosines, the nearest RANK_DEPTH: a lifted message may enter the first depth
-            deepest = RANK_DEPTH if fusion.weights(query, embedder_id).neighbours > 0 else depth
+            # with the neighbours' cosines or hand-on, the nearest RANK_DEPTH (a message's neighbours count)
+            chosen = fusion.weights(query, embedder_id)
+            deepest = RANK_DEPTH if chosen.neighbours > 0 or chosen.hands_on else depth
             try:
                 ranked, base, embedder_id = self._meaning(semantic, request, max(depth, deepest))
                 pairs = floors.above(ranked, embedder_id, base) if embedder_id is not None else []
@@ -215,19 +216,26 @@ class Search:
             cosines = dict(ranked)
             sessions = self._sessions_of({i + d for i, _ in pairs for d in (-1, 0, 1)} & cosines.keys())
             pairs = fusion.neighbour_lifted(pairs, cosines, sessions, weights.neighbours)
-        ranked, pairs = ranked[:depth], pairs[:depth]
         worded = {i for i, _ in context} | {i for i, _ in plain}
+        if weights.hands_on and ranked:
+            cosines = dict(ranked)
+            turns = self._turns({i + d for i in worded for d in (0, 1)} & cosines.keys())
+            context = fusion.handed_on(context, cosines, turns, weights)[:depth]
+            plain = fusion.handed_on(plain, cosines, turns, weights)[:depth]
+        ranked, pairs = ranked[:depth], pairs[:depth]
+        matched, worded = worded, {i for i, _ in context} | {i for i, _ in plain}
         share = fusion.keyword_confidence(query, context, weights)
         fused = fusion.fuse(
             [
                 (context, weights.context * share),
                 (fusion.supported(ranked, pairs, worded, weights), weights.semantic),
                 (plain, (weights.plain if context else weights.context) * share),
-            ]
+            ],
+            (0.0, weights.span),
         )
         found = self._messages([i for i, _ in fused])
         meant = {i for i, _ in pairs} if weights.semantic > 0 else set()
-        kinds = {i: kind_of(i in worded, i in meant) for i, _ in fused}
+        kinds = {i: kind_of(i in matched, i in meant) for i, _ in fused}
         return fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query), kinds
 
     def keyword_ranking(
@@ -321,6 +329,11 @@ class Search:
                 )
                 found.update((int(i), str(sid)) for i, sid in rows.all())
         return found
+
+    def _turns(self, ids: set[int]) -> dict[int, fusion.Turn]:
+        """The session, role and question mark of each message id (:func:`engine.search.fusion.handed_on`)."""
+        found = self._messages(sorted(ids))
+        return {i: fusion.Turn(m.session or "", m.role, fusion.asks(m.content)) for i, m in found.items()}
 
     def _messages(self, ids: list[int]) -> dict[int, Message]:
         with self._store.read() as conn:

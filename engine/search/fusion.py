@@ -27,7 +27,15 @@ common word little). For CJK queries, whose answers e5 often lifts less above th
 the lift floor asks, :func:`supported` lets the cosine of a keyword match count below the similarity
 floors (the floors still keep meaning-only matches out). For other queries a message's cosine gains a
 share of its better neighbour's (:func:`neighbour_lifted`), as the context index reads a message's words
-with its neighbours'. All were set on the English, Chinese and real-history sets (``bench/retrieval.py --dump`` writes every question's rankings to tune on).
+with its neighbours'.
+
+A question turn holds the query's words and the turn after it, which answers, often only its meaning (and
+e5 embeds each message with the turn before it, so the answer also holds the question's meaning): the
+keyword lists then rank the question first and the answer below it. :func:`handed_on` gives the turn after
+a question (or the assistant's reply after a user's prompt, for queries without CJK text) the question's
+keyword score when its cosine is higher, so that the vectors decide between the two. All were set on the
+English, Chinese and real-history sets (``bench/retrieval.py --dump`` writes every question's rankings to
+tune on; ``bench/fusion_tune.py`` replays this fusion on them).
 """
 
 from __future__ import annotations
@@ -38,6 +46,11 @@ from dataclasses import dataclass, replace
 from engine.search.query import Query
 
 DEPTH = 50
+
+COSINE_SPAN = 0.01
+"""The least span of the vectors' list in scaling (:func:`normalized`): a short list of cosines within 0.01
+of each other (about equally near, e5 rates every pair of texts 0.7-0.9) is not stretched over the whole
+scale, where its last item would count :data:`MEMBER_SHARE` only (measured: ``bench/README.md``)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,11 @@ class Weights:
             keyword rankings found (:func:`supported`).
         neighbours: the share of the distance to its better same-session neighbour's cosine that a
             message's cosine gains (:func:`neighbour_lifted`; 0: none).
+        asked: the share of a question's keyword scores that the next message of its session inherits
+            when that message is nearer the query in meaning (:func:`handed_on`; 0: none).
+        prompted: the share of a user turn's keyword scores that the assistant's reply right after it
+            inherits when the reply is nearer the query in meaning (:func:`handed_on`; 0: none).
+        span: the least span of the vectors' list in scaling (:func:`normalized`; 0: min-max).
     """
 
     context: float
@@ -62,13 +80,31 @@ class Weights:
     term_score: float = 0.0
     support: bool = False
     neighbours: float = 0.0
+    asked: float = 0.0
+    prompted: float = 0.0
+    span: float = 0.0
+
+    @property
+    def hands_on(self) -> bool:
+        """Whether a keyword score passes to the turn that answers it (:func:`handed_on`)."""
+        return self.asked > 0 or self.prompted > 0
 
 
-WORDS = Weights(context=1.0, semantic=0.5, plain=0.1, term_score=4.5, neighbours=0.3)
+WORDS = Weights(
+    context=1.0,
+    semantic=0.5,
+    plain=0.1,
+    term_score=4.5,
+    neighbours=0.5,
+    asked=1.0,
+    prompted=0.95,
+    span=COSINE_SPAN,
+)
 """Queries without CJK text (set on the English evaluation set and the real-history set): plain keyword
-search breaks ties."""
-CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True)
-"""Queries with CJK text (set on the Traditional-Chinese evaluation set)."""
+search breaks ties; a question's or a user prompt's keyword score passes to the nearer answer after it."""
+CJK = Weights(context=1.0, semantic=1.0, plain=0.1, term_score=6.0, support=True, asked=1.0, span=COSINE_SPAN)
+"""Queries with CJK text (set on the Traditional-Chinese evaluation set): a question's keyword score passes
+to the nearer answer after it (a user prompt's does not: on that set it lowers hit@1 by 0.009)."""
 WEAK_SEMANTIC_SCALE = 0.6
 """The semantic weight is scaled by this for the embedders of :data:`WEAK_EMBEDDERS`."""
 WEAK_EMBEDDERS = ("use-", "hash-")
@@ -85,7 +121,7 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
     vectors, their weight is 0)."""
     chosen = CJK if query.has_cjk else WORDS
     if embedder_id is None:
-        return replace(chosen, semantic=0.0, term_score=0.0)
+        return replace(chosen, semantic=0.0, term_score=0.0, asked=0.0, prompted=0.0)
     if embedder_id.startswith(WEAK_EMBEDDERS):  # the vectors never lead, nor count below their floor
         return replace(
             chosen,
@@ -93,6 +129,9 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
             term_score=0.0,
             support=False,
             neighbours=0.0,
+            asked=0.0,
+            prompted=0.0,
+            span=0.0,
         )
     return chosen
 
@@ -145,30 +184,81 @@ def supported(ranked: Scored, passed: Scored, worded: Set[int], chosen: Weights)
     return [(item, score) for item, score in ranked if item in kept or item in worded]
 
 
+@dataclass(frozen=True)
+class Turn:
+    """What :func:`handed_on` reads of a message: its session, its role and whether it asks a question."""
+
+    session: str
+    role: str
+    asks: bool
+
+
+def handed_on(
+    items: Scored, cosines: Mapping[int, float], turns: Mapping[int, Turn], chosen: Weights
+) -> list[tuple[int, float]]:
+    """A keyword ranking in which the turn that answers a matched one inherits a share of its score.
+
+    The message right after item ``i`` (id ``i + 1``, same session) gets ``chosen.asked`` of ``i``'s score
+    when ``i`` asks a question, ``chosen.prompted`` when ``i`` is a user turn and it the assistant's reply
+    (the larger share when both hold), but only when its cosine with the query (``cosines``, the nearest
+    messages) is higher than ``i``'s; it keeps its own score when that is higher. The question holds the
+    query's words, the answer often only its meaning: the vectors (which embed a message with the turn before
+    it) then decide between the two. Best first (ties: newer id)."""
+    if not chosen.hands_on or not items:
+        return list(items)
+    scores = dict(items)
+    for item, score in items:
+        turn, reply = turns.get(item), turns.get(item + 1)
+        if turn is None or reply is None or turn.session != reply.session:
+            continue
+        if item not in cosines or item + 1 not in cosines or cosines[item + 1] <= cosines[item]:
+            continue
+        share = max(
+            chosen.asked if turn.asks else 0.0,
+            chosen.prompted if turn.role == "user" and reply.role == "assistant" else 0.0,
+        )
+        if share * score > scores.get(item + 1, 0.0):
+            scores[item + 1] = share * score
+    return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+QUESTION_MARKS = ("?", "\uff1f")
+"""A message holding one of these asks something (ASCII and full-width question marks)."""
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` asks a question (holds a question mark, ASCII or full-width)."""
+    return any(mark in text for mark in QUESTION_MARKS)
+
+
 MEMBER_SHARE = 0.01
 """What the worst item of a list still counts (of the list's weight): every item of a list is a match, so
 none scores 0 (the ranking is that of plain min-max scaling, within 0.002 hit@k on the evaluation sets)."""
 
 
-def normalized(items: Scored) -> list[tuple[int, float]]:
+def normalized(items: Scored, min_span: float = 0.0) -> list[tuple[int, float]]:
     """``(id, score)`` scaled so the best is 1 and the worst :data:`MEMBER_SHARE` (all 1 when the scores
-    are equal)."""
+    are equal); with ``min_span``, scaled as if the worst were at least that far below the best."""
     if not items:
         return []
-    low = min(score for _, score in items)
-    span = max(score for _, score in items) - low
+    high = max(score for _, score in items)
+    low = min(min(score for _, score in items), high - min_span)
+    span = high - low
     if span <= 1e-12:
         return [(item, 1.0) for item, _ in items]
     return [(item, MEMBER_SHARE + (1 - MEMBER_SHARE) * (score - low) / span) for item, score in items]
 
 
-def fuse(rankings: Sequence[tuple[Scored, float]]) -> list[tuple[int, float]]:
-    """Fuse ``(list of (id, score), weight)`` rankings; return ``(id, score)`` best first (ties: newer id)."""
+def fuse(
+    rankings: Sequence[tuple[Scored, float]], min_spans: Sequence[float] = ()
+) -> list[tuple[int, float]]:
+    """Fuse ``(list of (id, score), weight)`` rankings, each scaled by :func:`normalized` with its
+    ``min_spans`` entry (none: 0); return ``(id, score)`` best first (ties: newer id)."""
     scores: dict[int, float] = {}
-    for items, weight in rankings:
+    for n, (items, weight) in enumerate(rankings):
         if weight <= 0:
             continue
-        for item, value in normalized(items):
+        for item, value in normalized(items, min_spans[n] if n < len(min_spans) else 0.0):
             scores[item] = scores.get(item, 0.0) + weight * value
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
 
