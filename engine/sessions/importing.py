@@ -1,4 +1,4 @@
-"""How an import is cut into batches, and which of its messages are new (for :class:`~engine.sessions.log.SessionLog`).
+"""How an import is cut into batches, and which of its messages are new (for :mod:`engine.sessions.batchimport`).
 
 An export of many conversations is stored a batch of sessions at a time: one write transaction for the
 archive rows of every session of the batch, then every session's history.json, written concurrently
