@@ -44,7 +44,7 @@ class AppendSteps(Protocol):
     def stage_all(
         self, conn: Connection, appends: Sequence[tuple[str, list[Message], list[Any]]], now: int
     ) -> list[Staged]: ...
-    def write_history(self, staged: Staged) -> int: ...
+    def write_histories(self, appends: Sequence[Staged]) -> list[int | Exception]: ...
     def settle(self, written: Sequence[tuple[Staged, int]], *, settled: bool = False) -> None: ...
     def undo_append(self, session: str, ids: list[int]) -> None: ...
     def append_private(self, session: str, batch: list[Message]) -> list[Message]: ...
@@ -97,8 +97,8 @@ class BatchImport:
         passed over because they were forgotten: :mod:`engine.sessions.tombstones`).
 
         Each session gets one append, in this order: every session's archive rows (and imported title)
-        in one write transaction, committed first; then every history.json, concurrently, each in one
-        atomic rename; then, in one more transaction only if needed, what the append protocol marks done
+        in one write transaction, committed first; then every history.json, each in one atomic rename,
+        all synced together; then, in one more transaction only if needed, what the append protocol marks done
         at once (replays, compactions). A process killed after the commit leaves each session of the
         batch with at most one interrupted append, which its next reader or writer replays
         (:mod:`engine.sessions.recovery`); a re-import finds the rows and adds nothing. A history.json
@@ -138,7 +138,7 @@ class BatchImport:
                     if item.title and not is_private(item.session) and steps.exists(item.session):
                         self._title(conn, item.session, item.title)
             writing = [s for s in staged if not s.held]
-            results = importing.in_parallel(steps.write_history, writing)
+            results = steps.write_histories(writing)
             failed = [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, Exception)]
             for s, exc in failed:
                 if isinstance(exc, EngineError):

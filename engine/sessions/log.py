@@ -46,7 +46,7 @@ from engine.sessions.staged import Staged
 from engine.sessions.timeorder import TimeOrder
 from engine.settings import Settings
 from engine.storage.atomic import atomic_write
-from engine.storage.diskerrors import file_errors
+from engine.storage.diskerrors import file_errors, storage_error
 from engine.storage.locks import SessionLocks
 from engine.storage.sql import Connection
 from engine.storage.store import Store
@@ -306,6 +306,28 @@ class SessionLog:
         new_records = [to_record(m) for m in staged.replay] + [to_record(m) for m in staged.batch]
         with file_errors(f"history.json of session {staged.session}"):
             return self.files.append(self.paths.history_file(staged.session), new_records)
+
+    def write_histories(self, appends: Sequence[Staged]) -> list[int | Exception]:
+        """history.json's part of appends to different sessions (after their archive rows committed), all
+        files synced together (:meth:`HotFiles.append_all`); per append the file's size, or what stopped it
+        (an ``OSError`` as the StorageError :meth:`write_history` would raise: the caller takes back that
+        append's archive rows)."""
+        for staged in appends:
+            if staged.replay:
+                Recovery.log_replay(staged.session, staged.replay)
+        written = self.files.append_all(
+            [
+                (
+                    self.paths.history_file(staged.session),
+                    [to_record(m) for m in staged.replay] + [to_record(m) for m in staged.batch],
+                )
+                for staged in appends
+            ]
+        )
+        return [
+            storage_error(r, f"history.json of session {staged.session}") if isinstance(r, OSError) else r
+            for staged, r in zip(appends, written, strict=True)
+        ]
 
     def settle(self, written: Sequence[tuple[Staged, int]], *, settled: bool = False) -> None:
         """After history.json got the appends (``(append, file size)``): mark done what must be, compact.

@@ -209,10 +209,16 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
     imported: list[ImportedSession] = []
     wanted: list[str] = []
     for session, rows in by_session.items():
-        local = _local_keys(store, session, sorted({row[4] for row in rows}))
+        local: dict[object, str] = {}
+        local.update(_local_keys(store, session, sorted({row[4] for row in rows})))
+        # Without local messages at those times or tombstones, a message's (role, text, time) tells the
+        # segment's own repeats apart as its import key would (the session is the same), without a digest.
+        hashed = bool(local or dead)
         fresh: list[Message] = []
         for gid, _, role, content, send_at, sender in rows:
-            key = identity.message_key(session, role, content, send_at)
+            key = (
+                identity.message_key(session, role, content, send_at) if hashed else (role, content, send_at)
+            )
             if key in dead:
                 continue
             if key in local:  # here already (or the same message captured here too: one message, and
