@@ -283,6 +283,7 @@ class SessionLog:
             )
         )
         staged = []
+        added: list[Message] = []  # every session's new rows: the listeners are told once
         for session, batch, replay, adopted, held in plans:
             ids = [m.id or 0 for m in adopted] if adopted else next(inserted)
             stored = [
@@ -290,9 +291,11 @@ class SessionLog:
                 for m, i in zip(batch, ids, strict=True)
             ]
             if not adopted:  # adopted rows were given to the listeners when they were inserted
-                for listener in self.listeners:
-                    listener.messages_added(conn, stored)
+                added.extend(stored)
             staged.append(Staged(session, batch, stored, ids, replay, bool(adopted), held))
+        if added:
+            for listener in self.listeners:
+                listener.messages_added(conn, added)
         return staged
 
     def write_history(self, staged: Staged) -> int:

@@ -29,6 +29,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.sessions import identity
+from engine.storage import bulk
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.sync import errorrecords, state
@@ -236,6 +237,8 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
         with store.write() as conn:
             conn.execute("UPDATE message_gids SET gid = ? WHERE gid = ?", [(new, old) for old, new in merges])
     if imported:
+        with store.read() as conn:  # the rows the import stores come after this one
+            before = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM message_gids").scalar_one())
         try:
             report = target.import_sessions(imported)
         except InvalidInput as exc:  # a session id or message this memtray refuses: told, not applied
@@ -244,7 +247,7 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
             return
         done.messages += report.messages_added
         done.sessions.update(item.session for item in imported)
-        _mark_received(store, wanted)
+        _mark_arrived(store, wanted, before)
 
 
 def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, str]:
@@ -273,6 +276,19 @@ def _in_order(conn: Connection, session: str) -> bool:
     ).all()
     keys = [(int(t), str(g)) for t, g in rows]
     return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
+
+
+def _mark_arrived(store: Store, gids: Sequence[str], after: int) -> None:
+    """Mark the rows an import just stored for these global ids (row ids above ``after``) as received: one
+    scan of the new rows, not a look-up of each global id (see :func:`_mark_received`)."""
+    wanted = set(gids)
+    with store.write() as conn:
+        rows = [
+            (int(i), "received")
+            for i, g in conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,))
+            if g in wanted
+        ]
+        bulk.insert_rows(conn, "INSERT OR IGNORE INTO sync_received(id, kind) VALUES", rows)
 
 
 def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") -> None:
