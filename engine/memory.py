@@ -595,6 +595,9 @@ class Memory:
         return self._closed
 
     def close(self) -> None:
+        sync = self.__dict__.get("sync")  # made by the first use of ``self.sync``
+        if sync is not None:
+            sync.stop_watching()
         for listener in self._log.listeners:
             listener.close()
         self._store.close()

@@ -24,13 +24,12 @@ last segment and what it has applied of each other device.
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import SyncError
-from engine.sync import crypto
+from engine.sync import crypto, jsonslices
 
 MAGIC = b"MTSYNC1\n"
 FORMAT = "memtray-sync-segment"
@@ -71,7 +70,7 @@ class Manifest:
 
 
 def _pack(data: dict[str, Any], key: bytes, name: str) -> bytes:
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    raw = jsonslices.dumps(data).encode("utf-8", "surrogatepass")  # in slices: the GUI thread runs between
     return MAGIC + crypto.seal(key, zlib.compress(raw, 6), name.encode("ascii"))
 
 
@@ -80,7 +79,7 @@ def _unpack(blob: bytes, key: bytes, name: str, kind: str) -> dict[str, Any]:
         raise SyncError(f"{name} is not a memtray {kind} (or is still arriving)")
     plain = crypto.unseal(key, blob[len(MAGIC) :], name.encode("ascii"))
     try:
-        data = json.loads(zlib.decompress(plain).decode("utf-8", "surrogatepass"))
+        data = jsonslices.loads(zlib.decompress(plain).decode("utf-8", "surrogatepass"))
     except (zlib.error, ValueError) as exc:
         raise SyncError(f"{name} does not hold a readable {kind}") from exc
     if not isinstance(data, dict):

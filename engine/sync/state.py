@@ -22,6 +22,8 @@ FOLDER, NAME, NEXT_SEQ, EXPORTED_ID, EXPORTED_CHANGE, FOLDER_ID = (
 )
 LAST_SYNC, LAST_ERROR = "last_sync", "last_error"
 """When ``sync now`` last finished (Unix ns), and why the last one failed ("" when it did not)."""
+WATCH_ERROR = "watch_error"
+"""Why the tray app or ``memtray daemon`` could not watch the folder ("" when it could)."""
 
 
 def get(conn: Connection, key: str, default: str = "") -> str:
@@ -43,6 +45,11 @@ def put(conn: Connection, key: str, value: str | int) -> None:
 def applied(conn: Connection) -> dict[str, int]:
     """The last segment applied of each other device."""
     return {str(d): int(s) for d, s in conn.execute("SELECT device, seq FROM sync_applied")}
+
+
+def applied_times(conn: Connection) -> dict[str, int]:
+    """When a segment of each other device was last applied here (Unix ns)."""
+    return {str(d): int(t) for d, t in conn.execute("SELECT device, applied_at FROM sync_applied")}
 
 
 def set_applied(conn: Connection, device: str, seq: int, now: int) -> None:
