@@ -21,10 +21,11 @@ from engine.errors import EngineError
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.paths import Paths
-from engine.sessions import archive, identity, importing, titles, tombstones
+from engine.sessions import archive, importing, titles, tombstones
 from engine.sessions.folders import is_private
 from engine.sessions.recovery import Recovery
 from engine.sessions.staged import Staged
+from engine.sessions.tombkeys import TombKeys
 from engine.storage.atomic import atomic_write
 from engine.storage.diskerrors import file_errors
 from engine.storage.locks import SessionLocks
@@ -60,6 +61,7 @@ class BatchImport:
         locks: SessionLocks,
         recovery: Recovery,
         clock: Clock,
+        tomb_keys: TombKeys,
         steps: AppendSteps,
     ) -> None:
         self._paths = paths
@@ -67,6 +69,7 @@ class BatchImport:
         self._locks = locks
         self._recovery = recovery
         self._clock = clock
+        self._tomb_keys = tomb_keys
         self._steps = steps
 
     def run(
@@ -109,11 +112,9 @@ class BatchImport:
             for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
                 held.enter_context(self._locks.hold(session))
             with self._store.read() as conn:
-                dead = identity.tombstones(conn)  # a forgotten message is never imported again
-                buried = tombstones.Buried(self._paths, conn)
+                buried = tombstones.Buried(self._tomb_keys, conn)  # a gone message is never imported again
                 found = [
-                    importing.fresh(item, archive.fingerprints(conn, item.session), dead, buried)
-                    for item in batch
+                    importing.fresh(item, archive.fingerprints(conn, item.session), buried) for item in batch
                 ]
             news = [new for new, _ in found]
             forgotten = sum(count for _, count in found)

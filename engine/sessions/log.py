@@ -33,7 +33,7 @@ from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, identity, titles
+from engine.sessions import alignment, archive, compaction, identity, titles, tombkeys, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.batchimport import BatchImport
 from engine.sessions.compaction import CompactResult
@@ -79,10 +79,11 @@ class SessionLog:
         self.files.clean_tmp()
         self.listeners: list[ArchiveListener] = []
         self._recovery = Recovery(paths, store, self.files, clock, self.listeners)
+        self.tomb_keys = tombkeys.TombKeys(paths)
         self._forgetting = Forgetting(
-            paths, store, self.files, self.locks, self._recovery, self.listeners, clock
+            paths, store, self.files, self.locks, self._recovery, self.listeners, clock, self.tomb_keys
         )
-        self._imports = BatchImport(paths, store, self.locks, self._recovery, clock, self)
+        self._imports = BatchImport(paths, store, self.locks, self._recovery, clock, self.tomb_keys, self)
         self._time_order = TimeOrder(
             paths, store, self.files, self.locks, self._recovery, self.listeners, clock
         )
@@ -249,7 +250,7 @@ class SessionLog:
     def _stage(
         self, conn: Connection, session: str, batch: list[Message], records: list[Any], now: int
     ) -> Staged:
-        """The archive's part of an append, inside the caller's write transaction (see :meth:`_stage_all`)."""
+        """The archive's part of an append, inside the caller's write transaction (see :meth:`stage_all`)."""
         return self.stage_all(conn, [(session, batch, records)], now)[0]
 
     def stage_all(
@@ -615,7 +616,7 @@ class SessionLog:
         """
         self.require(session)
         with self.locks.hold(session):
-            deleted = self._clear_archive(session)
+            deleted = self._clear_archive(session, summary=include_summary)
             with file_errors(f"the files of session {session}"):
                 session_files.remove_files(self.paths, session, keep_summary=not include_summary)
                 self.files.drop_leftovers(self.paths.history_file(session))
@@ -654,12 +655,21 @@ class SessionLog:
         self.locks.forget(session)
         return deleted
 
-    def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
+    def _clear_archive(self, session: str, *, unregister: bool = False, summary: bool = False) -> int:
+        """Delete a session's rows (and, ``unregister``, the session), leaving tombstones and a journal
+        entry; ``summary``: a reset that deletes the summary too (the other devices' go as well)."""
         with self._store.write() as conn:
-            cleared = identity.deleted_detail(conn, session)
             kind = identity.REMOVE if unregister else identity.RESET
-            if cleared["gids"]:
-                identity.record_change(conn, kind, session, cleared, self._clock())
+            rows = archive.rows_from(conn, session, 0)
+            if rows:  # no import or sync brings them back; the journal tells the other devices
+                keys, now = self.tomb_keys.writing(conn), self._clock()
+                for message in rows:
+                    tombstones.bury(conn, keys, message, now, cause=kind)
+                cleared = tombstones.journal(conn, keys, session, rows)
+                if summary:
+                    cleared["summary"] = True
+                if cleared["gids"] or cleared["graves"]:
+                    identity.record_change(conn, kind, session, cleared, now)
             if unregister:
                 identity.drop_titles(conn, session)
             for listener in self.listeners:

@@ -463,3 +463,22 @@ M014_FORGET_RECORDS: list[Table] = [
     ),
 ]
 """The tables of m014_forget_records."""
+
+M015_ONE_TOMBSTONE_TABLE: list[Column] = [
+    (
+        "forgotten",
+        "scope",
+        "ALTER TABLE forgotten ADD COLUMN scope TEXT DEFAULT '' NOT NULL",
+    ),
+    (
+        "forgotten",
+        "cause",
+        "ALTER TABLE forgotten ADD COLUMN cause TEXT DEFAULT 'forget' NOT NULL",
+    ),
+    (
+        "forgotten",
+        "synced",
+        "ALTER TABLE forgotten ADD COLUMN synced INTEGER DEFAULT 0 NOT NULL",
+    ),
+]
+"""The columns of m015_one_tombstone_table."""

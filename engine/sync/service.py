@@ -14,9 +14,9 @@ from filelock import FileLock, Timeout
 from engine.clock import Clock
 from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
-from engine.sessions import identity
+from engine.sessions import identity, tombkeys
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, gcpause, pack, state
+from engine.sync import crypto, errorrecords, export, gcpause, pack, state, summaries, tombkey
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -95,6 +95,7 @@ class SyncReport:
     segments_written: int = 0
     messages_sent: int = 0
     changes_sent: int = 0
+    summaries_sent: int = 0
     segments_applied: int = 0
     packed: int = 0
     removed: int = 0
@@ -106,7 +107,8 @@ class SyncReport:
         parts = [
             f"sent {self.messages_sent} messages and {self.changes_sent} changes in {self.segments_written} segments",
             f"applied {self.segments_applied} segments: {a.messages} new messages ({a.present} known), "
-            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records",
+            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records, "
+            f"{a.summaries} summaries",
         ]
         return "; ".join(parts) + "".join(f"\n{w}" for w in self.waiting + a.errors)
 
@@ -142,6 +144,10 @@ class Sync:
         else:
             key = crypto.unlock(config, passphrase)
         self.keys.store(config.folder_id, key)
+        with self._store.read() as conn:
+            before = state.get(conn, state.FOLDER_ID)
+        if before not in ("", config.folder_id):
+            self._retire(before)
         with self._store.write() as conn:
             if state.get(conn, state.FOLDER_ID) not in ("", config.folder_id):
                 state.clear(conn)  # another folder than before: start over there
@@ -177,8 +183,13 @@ class Sync:
         self.keys.use_for_this_run(config.folder_id, crypto.unlock(config, passphrase))
 
     def disable(self) -> bool:
-        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay). False when
-        sync was not enabled."""
+        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay; the tombstones
+        and the folder's tombstone key stay, so what was forgotten stays out). False when sync was not
+        enabled."""
+        with self._store.read() as conn:
+            folder_id = state.get(conn, state.FOLDER_ID)
+        if folder_id:
+            self._retire(folder_id)
         with self._store.write() as conn:
             folder_id, enabled = state.get(conn, state.FOLDER_ID), bool(state.get(conn, state.FOLDER))
             state.clear(conn)
@@ -186,6 +197,13 @@ class Sync:
             self.keys.delete(folder_id)
         self.follow_folder()  # and stops watching it
         return enabled
+
+    def _retire(self, folder_id: str) -> None:
+        """Keep the tombstone key of the folder being left beside the home's own, so its tombstones still
+        keep their messages out of an import (:func:`engine.sessions.tombkeys.retire`)."""
+        key = self.keys.get(folder_id)
+        if key is not None:
+            tombkeys.retire(self._target.paths, folder_id, tombkey.derive(key))
 
     @property
     def folder_id(self) -> str:
@@ -250,25 +268,29 @@ class Sync:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
                 records, watermark = errorrecords.collect(conn, self._clock())
+                told, scanned = summaries.collect(conn, self._target.paths, me)
                 written = layout.segments(folder, me) | layout.segments(folder, me, layout.SNAPSHOT)
                 # never a number used before, even after `sync disable` forgot the count
                 seq = max(state.get_int(conn, state.NEXT_SEQ), 1, max(written, default=0) + 1)
                 schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
-            if batch.empty and not records:
+            if batch.empty and not records and not told:
                 with self._store.write() as conn:
                     export.commit(conn, me, batch, seq, self._clock())
+                    summaries.commit(conn, me, told, scanned)
                 return
             segment = Segment(
-                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records
+                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records, told
             )
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
+                summaries.commit(conn, me, told, scanned)
                 state.add_unordered(conn, {row[1] for row in batch.messages})
                 state.put(conn, errorrecords.WATERMARK, watermark)
             report.segments_written += 1
             report.messages_sent += len(batch.messages)
             report.changes_sent += len(batch.changes)
+            report.summaries_sent += len(told)
             if len(batch.messages) < export.MAX_MESSAGES:
                 return
 
@@ -313,12 +335,15 @@ class Sync:
         except (SyncError, OSError):
             report.waiting.append(f"{what} is still arriving (or damaged)")
             return False
-        report.applied.add(apply_segment(self._store, self._target, segment, self._clock()))
+        tomb = (self.folder_id, tombkey.derive(key))
+        report.applied.add(apply_segment(self._store, self._target, segment, self._clock(), tomb))
         report.segments_applied += 1
         return True
 
     def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
-        report.packed, report.removed = pack.pack(self._store, folder, key, self.device, self._clock())
+        report.packed, report.removed = pack.pack(
+            self._store, folder, key, self.device, self._clock(), self._target.paths
+        )
 
     def _write_manifest(self, folder: Path, key: bytes) -> None:
         with self._store.read() as conn:

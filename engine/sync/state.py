@@ -1,5 +1,5 @@
 """This device's sync bookkeeping in its database: settings of the sync (``sync_state``), the applied
-cursor of each other device, the tombstones known here and the title clocks (:mod:`engine.sync.tables`).
+cursor of each other device and the title clocks (:mod:`engine.sync.tables`).
 
 Functions take an open connection so the caller decides the transaction.
 """
@@ -60,26 +60,6 @@ def set_applied(conn: Connection, device: str, seq: int, now: int) -> None:
     )
 
 
-def tombstones(conn: Connection) -> set[str]:
-    return {str(k) for (k,) in conn.execute("SELECT key FROM sync_tombstones")}
-
-
-def add_tombstones(conn: Connection, keys: Iterable[tuple[str, str]], now: int) -> None:
-    """Record tombstones sent or received: (import key, session) pairs."""
-    rows = [(k, s, now) for k, s in keys]
-    if not rows:
-        return
-    conn.execute("INSERT OR IGNORE INTO sync_tombstones(key, session_id, at) VALUES (?, ?, ?)", rows)
-
-
-def tombstones_by_session(conn: Connection) -> dict[str, list[str]]:
-    """Every tombstone known here, by session ("": error-memory records)."""
-    found: dict[str, list[str]] = {}
-    for key, session in conn.execute("SELECT key, session_id FROM sync_tombstones ORDER BY session_id, key"):
-        found.setdefault(str(session), []).append(str(key))
-    return found
-
-
 def title_key(title: str) -> str:
     return hashlib.blake2b(
         title.encode("utf-8", "surrogatepass"), digest_size=16, person=b"memtray-title"
@@ -122,6 +102,7 @@ def drop_unordered(conn: Connection, sessions: Iterable[str]) -> None:
 
 
 def clear(conn: Connection) -> None:
-    """Forget the folder and every cursor (``sync disable``); the tombstones stay."""
+    """Forget the folder and every cursor (``sync disable``); the tombstones stay
+    (:mod:`engine.sessions.tombstones`)."""
     for table in ("sync_state", "sync_applied", "sync_titles", "sync_received"):
         conn.execute(f"DELETE FROM {table}")
