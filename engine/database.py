@@ -57,6 +57,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m013_sync", m013_sync),
     ("m014_forget_records", archive.m014_forget_records),
     ("m015_one_tombstone_table", archive.m015_one_tombstone_table),
+    ("m016_passages", vectors.m016_passages),
 )
 
 

@@ -27,7 +27,7 @@ from sqlmodel import SQLModel
 
 from engine.errormemory.tables import ErrorRecordRow, ErrorVectorGeneration, ErrorVectorRow
 from engine.llm.tables import UsageRow
-from engine.semantic.tables import EmbedQueueRow, VectorRow
+from engine.semantic.tables import EmbedQueueRow, PassageRow, VectorRow
 from engine.sessions.tables import (
     ChangeRow,
     DeviceRow,
@@ -100,6 +100,7 @@ HISTORY: tuple[Created | Added | Dropped, ...] = (
     Created("M014_FORGET_RECORDS", "m014_forget_records", (ForgottenRow, ForgetIntentRow, UnsettledRow)),
     Added("M015_ONE_TOMBSTONE_TABLE", "m015_one_tombstone_table", ForgottenRow, ("scope", "cause", "synced")),
     Dropped("m015_one_tombstone_table", ("tombstones", "sync_tombstones")),
+    Created("M016_PASSAGES", "m016_passages", (PassageRow,)),
 )
 """Which migration made each table and added each later column, in the order they were recorded."""
 

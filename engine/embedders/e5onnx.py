@@ -136,6 +136,13 @@ class OnnxE5Embedder(LocalModel):
         vector: Vectors = self._encode([text], "query: ")[0]
         return vector
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` takes in a passage (its start and end tokens aside): what the engine
+        cuts long messages into passages by (:mod:`engine.semantic.passages`)."""
+        with self._lock:
+            model: _Model = self._loaded()
+        return len(model.tokenizer.encode(text)) - 2 if text else 0
+
     def token_ids(self, text: str, prefix: str = "passage: ") -> list[int]:
         """The ids the model reads for ``text`` (for tests and measurements)."""
         with self._lock:
