@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import Memory
+from bench import homes
 from engine.importers import chatgpt
 
 T0 = 1_700_000_000.0
@@ -136,16 +136,6 @@ def generate(path: Path, messages: int, per_conversation: int) -> int:
     return len(data)
 
 
-def searchable(mem: Memory, word: str, session: str, timeout: float = 60.0) -> float:
-    """Seconds until a keyword search for ``word`` finds a message of ``session``."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        if any(h.message.session == session for h in mem.search(word, match="keyword", scope="all")):
-            return time.perf_counter() - started
-        time.sleep(0.001)
-    raise AssertionError(f"{word!r} not found in {session} after {timeout} s")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=50_000)
@@ -168,12 +158,11 @@ def main() -> None:
             f"read:   {read_s:7.2f} s  {total / read_s:10,.0f} messages/s  ({len(result.sessions):,} sessions)"
         )
 
-        with Memory.open(Path(tmp) / "home", background=args.background) as mem:
-            started = time.perf_counter()
-            report = mem.import_sessions(result.sessions)
-            import_s = time.perf_counter() - started
+        with homes.open_home(Path(tmp) / "home", background=args.background, model=True) as mem:
+            imported = homes.timed_import(mem, result.sessions)
+            report, import_s = imported.report, imported.wall
             last = len(result.sessions) - 1
-            found_s = searchable(mem, topic(last), result.sessions[last].session)
+            found_s = homes.searchable(mem, topic(last), result.sessions[last].session)
             assert report.messages_added == total, report
             embedder = "background embedder running" if args.background else "no embedding in the process"
             print(

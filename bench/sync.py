@@ -26,63 +26,10 @@ from pathlib import Path
 
 import nacl.pwhash
 
-from engine import Memory
-from engine.embedders.hashing import HashEmbedder
-from engine.imported import ImportedSession
-from engine.llm.keys import Keys
+from bench import homes
 from engine.messages import Message
 from engine.sync import crypto
 from engine.sync import folder as layout
-
-WORDS = [
-    "memory",
-    "laptop",
-    "search",
-    "summary",
-    "session",
-    "archive",
-    "question",
-    "answer",
-    "sqlite",
-    "index",
-    "python",
-    "browser",
-]
-
-
-class _Keyring:
-    """An in-process keyring (the benchmark measures sync, not the OS keyring)."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, user: str) -> str | None:
-        return self.entries.get((service, user))
-
-    def set_password(self, service: str, user: str, value: str) -> None:
-        self.entries[(service, user)] = value
-
-    def delete_password(self, service: str, user: str) -> None:
-        self.entries.pop((service, user), None)
-
-
-def corpus(count: int, per: int) -> list[ImportedSession]:
-    sessions = []
-    t0 = 1_700_000_000 * 10**9
-    for s in range(0, count, per):
-        messages = []
-        for i in range(min(per, count - s)):
-            n = s + i
-            words = " ".join(WORDS[(n * 7 + k) % len(WORDS)] for k in range(18))
-            messages.append(
-                Message("user" if i % 2 == 0 else "assistant", f"{words} mark{n}x", t0 + n * 10**9)
-            )
-        sessions.append(ImportedSession(f"conv-{s // per:05d}", messages))
-    return sessions
-
-
-def open_home(path: Path) -> Memory:
-    return Memory.open(path, keys=Keys(backend=_Keyring()), embedder=HashEmbedder(), background=False)
 
 
 def size(paths: list[Path]) -> int:
@@ -101,13 +48,11 @@ def main() -> None:
         base = Path(tmp)
         folder = base / "shared"
         folder.mkdir()
-        a = open_home(base / "a")
-        started, cpu = time.perf_counter(), time.process_time()
-        a.import_sessions(corpus(args.messages, args.per_session))
-        took, cpu = time.perf_counter() - started, time.process_time() - cpu
+        a = homes.open_home(base / "a")
+        filled = homes.timed_import(a, homes.marked(args.messages, args.per_session))
         print(
-            f"A: {args.messages:,} messages imported in {took:.1f} s (CPU {cpu:.2f} s: {args.messages / cpu:,.0f}/s; "
-            "the import is what applying calls)"
+            f"A: {args.messages:,} messages imported in {filled.wall:.1f} s (CPU {filled.cpu:.2f} s: "
+            f"{args.messages / filled.cpu:,.0f}/s; the import is what applying calls)"
         )
         a.sync.enable(folder, "bench passphrase", "a")
         started, cpu = time.perf_counter(), time.process_time()
@@ -129,14 +74,12 @@ def main() -> None:
             f"({folder_bytes / text_bytes:.2f}x), its database {db_bytes / 1e6:.1f} MB ({folder_bytes / db_bytes:.2f}x)"
         )
 
-        b = open_home(base / "b")
+        b = homes.open_home(base / "b")
         b.sync.enable(folder, "bench passphrase", "b")
         started, cpu = time.perf_counter(), time.process_time()
         got = b.sync.now()
         applied, cpu = time.perf_counter() - started, time.process_time() - cpu
-        last = f"mark{args.messages - 1}x"
-        while not b.search(last, match="keyword"):
-            time.sleep(0.01)
+        homes.searchable(b, homes.mark(args.messages - 1))
         searchable = time.perf_counter() - started
         print(
             f"join: {got.applied.messages:,} messages applied in {applied:.2f} s "

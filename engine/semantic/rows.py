@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from engine.messages import Message, own_text
 from engine.semantic import passages as passage_split
 from engine.semantic.passages import ESTIMATED, Passage, Window
+from engine.storage import bulk
 from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
@@ -85,10 +86,9 @@ def text_hash(value: str) -> str:
 def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:
     """Queue archived messages for embedding (inside the caller's transaction)."""
     rows = [(m.id, m.session, now) for m in messages if m.id is not None and m.session]
-    if rows:
-        conn.execute(
-            "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) VALUES (?, ?, ?)", rows
-        )
+    bulk.insert_rows(
+        conn, "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) VALUES", rows
+    )
 
 
 def any_missing(conn: Connection, embedder_id: str) -> bool:

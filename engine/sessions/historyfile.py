@@ -17,11 +17,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.storage.atomic import atomic_write, tmp_prefix
+from engine.storage.atomic import atomic_write, tmp_prefix, write_all
 
 log = logging.getLogger("memtray.history")
 
@@ -113,31 +114,78 @@ class HotFiles:
         Raises:
             HistoryUnreadable: the existing file is not a JSON array (nothing is written).
         """
-        entry = self._load(path)
-        if entry is None:
-            return self.write(path, records)
-        if not entry.data.endswith(b"]"):
-            raise HistoryUnreadable(f"{path}: does not end with ']'")
-        # Grow the cached bytes in place (no copy of the whole file), then write them out atomically.
-        data = entry.data
-        del data[-1]
-        if entry.records:
-            data += b","
-        data += b",".join(dumps(r) for r in records)
-        data += b"]"
-        entry.records.extend(records)
+        data, every = self._grown(path, records)
         try:
-            self._replace(path, data, entry.records)
+            self._replace(path, data, every)
         except BaseException:
             self.forget(path)
             raise
         return len(data)
 
+    def append_all(self, appends: Sequence[tuple[Path, list[Any]]]) -> list[int | Exception]:
+        """Append records to many files (each once), each atomically as :meth:`append` does, their syncs
+        done together (:func:`engine.storage.atomic.write_all`).
+
+        Returns:
+            Per file, its new size in bytes, or what stopped it: ``HistoryUnreadable`` (the existing file is
+            not a JSON array) or an ``OSError`` (see :func:`~engine.storage.atomic.write_all`).
+        """
+        results: list[int | Exception] = [0] * len(appends)
+        grown: list[tuple[int, Path, bytearray, list[Any]]] = []
+        for index, (path, records) in enumerate(appends):
+            try:
+                data, every = self._grown(path, records)
+            except HistoryUnreadable as exc:
+                results[index] = exc
+                continue
+            if not path.parent.is_dir():
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                except OSError as exc:
+                    self.forget(path)
+                    results[index] = exc
+                    continue
+            grown.append((index, path, data, every))
+        try:
+            written = write_all([(path, data) for _, path, data, _ in grown], tmp_dir=self._tmp_dir)
+        except BaseException:
+            for _, path, _, _ in grown:
+                self.forget(path)
+            raise
+        for (index, path, data, every), failed in zip(grown, written, strict=True):
+            if failed is not None:
+                self.forget(path)
+                results[index] = failed
+                continue
+            results[index] = len(data)
+            identity = self._identity(path)
+            if identity is not None:
+                self._remember(path, _Cached(identity, data, every))
+        return results
+
+    def _grown(self, path: Path, records: list[Any]) -> tuple[bytearray, list[Any]]:
+        """The bytes and records of ``path`` with ``records`` appended (the cached entry's, grown in place:
+        forgotten if the write fails).
+
+        Raises:
+            HistoryUnreadable: the existing file is not a JSON array.
+        """
+        entry = self._load(path)
+        if entry is None:
+            return bytearray(dumps(records)), list(records)
+        if not entry.data.endswith(b"]"):
+            raise HistoryUnreadable(f"{path}: does not end with ']'")
+        data = entry.data
+        del data[-1]
+        if entry.records and records:
+            data += b","
+        data += dumps(records)[1:]  # the records without the list's "[": one call encodes them all
+        entry.records.extend(records)
+        return data, entry.records
+
     def write(self, path: Path, records: list[Any]) -> int:
         """Replace the whole file with ``records``; return its size in bytes."""
-        data = bytearray(b"[")
-        data += b",".join(dumps(r) for r in records)
-        data += b"]"
+        data = bytearray(dumps(records))
         self._replace(path, data, list(records))
         return len(data)
 

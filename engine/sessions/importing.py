@@ -1,17 +1,15 @@
-"""How an import is cut into batches, and which of its messages are new (for :class:`~engine.sessions.log.SessionLog`).
+"""How an import is cut into batches, and which of its messages are new (for :mod:`engine.sessions.batchimport`).
 
 An export of many conversations is stored a batch of sessions at a time: one write transaction for the
-archive rows of every session of the batch, then every session's history.json, written concurrently
-(:func:`in_parallel`). A session is at most once in a batch, so each session of a batch gets one append,
-as the append/replay protocol expects (rows above ``hot_last_id``: the last finished append's, and at most
+archive rows of every session of the batch, then every session's history.json, all synced together
+(:meth:`engine.sessions.historyfile.HotFiles.append_all`). A session is at most once in a batch, so each
+session of a batch gets one append, as the append/replay protocol expects (rows above ``hot_last_id``: the last finished append's, and at most
 one interrupted append's after them; ``docs/architecture.md``, *The session log*).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 from engine.imported import ImportedSession
 from engine.messages import Message
@@ -24,13 +22,6 @@ is held for well under a second and the progress moves often."""
 
 BATCH_SESSIONS = 200
 """Sessions per batch at most: a batch holds the lock of each (an open file each)."""
-
-WRITERS = 8
-"""History files written at once. Each write is its own temp file, fsync, rename and folder fsync; the
-file system serves fsyncs that wait together with one journal commit, so they cost little more than one."""
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 def batches(
@@ -75,21 +66,3 @@ def fresh(
     new = [(m, t) for m, t in zip(named, times, strict=True) if (m.role, m.content, t) not in known]
     kept = [m for m, t in new if not (buried is not None and buried(item.session, m, t))]
     return kept, len(new) - len(kept)
-
-
-def in_parallel(work: Callable[[T], R], items: Sequence[T]) -> list[R | Exception]:
-    """``work(item)`` for every item, up to :data:`WRITERS` at once; each result, or the exception it
-    raised, in the order of ``items``."""
-
-    def attempt(item: T) -> R | Exception:
-        try:
-            return work(item)
-        except Exception as exc:  # handed back: the caller takes back what the failed item wrote
-            return exc
-
-    if len(items) <= 1:
-        return [attempt(item) for item in items]
-    with ThreadPoolExecutor(
-        max_workers=min(WRITERS, len(items)), thread_name_prefix="memtray-import"
-    ) as pool:
-        return list(pool.map(attempt, items))

@@ -18,7 +18,8 @@ class ArchiveListener(Protocol):
     """
 
     def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
-        """Called inside the append's write transaction with the archived messages (ids set)."""
+        """Called inside the append's write transaction with the archived messages (ids and sessions set):
+        an import's batch tells those of all its sessions at once, each session's in order."""
 
     def session_compacted(self, session: str, start_id: int) -> None:
         """Called after a compaction moved the session's cut to ``start_id``."""

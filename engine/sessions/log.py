@@ -13,17 +13,18 @@ lock, the append (archive committed first, then history.json by atomic rename, m
 call), replay, the undo of a failed write and the client's retry, imports in batches, private
 (``priv-``) sessions, compaction and forget. What an interrupted write leaves behind is put right by
 :mod:`engine.sessions.recovery`; which rows the file holds is decided by :mod:`engine.sessions.alignment`.
+The append's steps (:meth:`SessionLog.stage_all`, :meth:`SessionLog.write_history`,
+:meth:`SessionLog.settle`) also serve imports, a batch of sessions at a time
+(:mod:`engine.sessions.batchimport`); forgets are :mod:`engine.sessions.forgetting`, and the time order
+sync asks for is :mod:`engine.sessions.timeorder`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +33,20 @@ from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombkeys, tombstones
+from engine.sessions import alignment, archive, compaction, identity, titles, tombkeys, tombstones
 from engine.sessions import folders as session_files
+from engine.sessions.batchimport import BatchImport
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private, ordering_time
 from engine.sessions.forgetting import Forgetting
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
 from engine.sessions.recovery import Recovery, replayed_tail, retried
+from engine.sessions.staged import Staged
+from engine.sessions.timeorder import TimeOrder
 from engine.settings import Settings
 from engine.storage.atomic import atomic_write
-from engine.storage.diskerrors import file_errors
+from engine.storage.diskerrors import file_errors, storage_error
 from engine.storage.locks import SessionLocks
 from engine.storage.sql import Connection
 from engine.storage.store import Store
@@ -50,8 +54,6 @@ from engine.storage.store import Store
 log = logging.getLogger("memtray.sessions")
 
 MAX_APPEND = 100_000
-FORGOTTEN = "forgotten earlier"
-"""An import's skip reason for messages the memory was told to forget (they never come back)."""
 
 
 class SessionLog:
@@ -80,6 +82,10 @@ class SessionLog:
         self.tomb_keys = tombkeys.TombKeys(paths)
         self._forgetting = Forgetting(
             paths, store, self.files, self.locks, self._recovery, self.listeners, clock, self.tomb_keys
+        )
+        self._imports = BatchImport(paths, store, self.locks, self._recovery, clock, self.tomb_keys, self)
+        self._time_order = TimeOrder(
+            paths, store, self.files, self.locks, self._recovery, self.listeners, clock
         )
 
     # -- sessions ---------------------------------------------------------------------------------
@@ -227,29 +233,29 @@ class SessionLog:
 
     def _append_locked(self, session: str, batch: list[Message]) -> list[Message]:
         if is_private(session):
-            return self._append_private(session, batch)
+            return self.append_private(session, batch)
         records = self._recovery.records(session)
         with self._store.write() as conn:
             staged = self._stage(conn, session, batch, records, self._clock())
         if staged.held:
             return staged.stored
         try:
-            size = self._write_history(staged)
+            size = self.write_history(staged)
         except EngineError:
-            self._undo_append(session, staged.ids)
+            self.undo_append(session, staged.ids)
             raise
-        self._settle([(staged, size)])
+        self.settle([(staged, size)])
         return staged.stored
 
     def _stage(
         self, conn: Connection, session: str, batch: list[Message], records: list[Any], now: int
-    ) -> _Staged:
-        """The archive's part of an append, inside the caller's write transaction (see :meth:`_stage_all`)."""
-        return self._stage_all(conn, [(session, batch, records)], now)[0]
+    ) -> Staged:
+        """The archive's part of an append, inside the caller's write transaction (see :meth:`stage_all`)."""
+        return self.stage_all(conn, [(session, batch, records)], now)[0]
 
-    def _stage_all(
+    def stage_all(
         self, conn: Connection, appends: Sequence[tuple[str, list[Message], list[Any]]], now: int
-    ) -> list[_Staged]:
+    ) -> list[Staged]:
         """The archive's part of appends to different sessions (``(session, batch, history.json's
         records)``), inside the caller's write transaction: for each, finish the appends before it (mark
         done what history.json holds, backfill a file that predates the archive) and see whether it is a
@@ -278,6 +284,7 @@ class SessionLog:
             )
         )
         staged = []
+        added: list[Message] = []  # every session's new rows: the listeners are told once
         for session, batch, replay, adopted, held in plans:
             ids = [m.id or 0 for m in adopted] if adopted else next(inserted)
             stored = [
@@ -285,12 +292,14 @@ class SessionLog:
                 for m, i in zip(batch, ids, strict=True)
             ]
             if not adopted:  # adopted rows were given to the listeners when they were inserted
-                for listener in self.listeners:
-                    listener.messages_added(conn, stored)
-            staged.append(_Staged(session, batch, stored, ids, replay, bool(adopted), held))
+                added.extend(stored)
+            staged.append(Staged(session, batch, stored, ids, replay, bool(adopted), held))
+        if added:
+            for listener in self.listeners:
+                listener.messages_added(conn, added)
         return staged
 
-    def _write_history(self, staged: _Staged) -> int:
+    def write_history(self, staged: Staged) -> int:
         """history.json's part of an append (after its archive rows committed); return the file's size.
 
         Raises:
@@ -302,7 +311,29 @@ class SessionLog:
         with file_errors(f"history.json of session {staged.session}"):
             return self.files.append(self.paths.history_file(staged.session), new_records)
 
-    def _settle(self, written: Sequence[tuple[_Staged, int]], *, settled: bool = False) -> None:
+    def write_histories(self, appends: Sequence[Staged]) -> list[int | Exception]:
+        """history.json's part of appends to different sessions (after their archive rows committed), all
+        files synced together (:meth:`HotFiles.append_all`); per append the file's size, or what stopped it
+        (an ``OSError`` as the StorageError :meth:`write_history` would raise: the caller takes back that
+        append's archive rows)."""
+        for staged in appends:
+            if staged.replay:
+                Recovery.log_replay(staged.session, staged.replay)
+        written = self.files.append_all(
+            [
+                (
+                    self.paths.history_file(staged.session),
+                    [to_record(m) for m in staged.replay] + [to_record(m) for m in staged.batch],
+                )
+                for staged in appends
+            ]
+        )
+        return [
+            storage_error(r, f"history.json of session {staged.session}") if isinstance(r, OSError) else r
+            for staged, r in zip(appends, written, strict=True)
+        ]
+
+    def settle(self, written: Sequence[tuple[Staged, int]], *, settled: bool = False) -> None:
         """After history.json got the appends (``(append, file size)``): mark done what must be, compact.
 
         ``settled``: an import's batch: its sessions written now leave ``unsettled_sessions``.
@@ -330,7 +361,7 @@ class SessionLog:
             if compact:
                 self._compact_locked(staged.session)
 
-    def _undo_append(self, session: str, ids: list[int]) -> None:
+    def undo_append(self, session: str, ids: list[int]) -> None:
         """Take back the archive rows of an append whose history.json write failed (not acknowledged).
 
         If that fails too, the rows stay above ``hot_last_id``: a retry of the same append takes them
@@ -351,7 +382,7 @@ class SessionLog:
                 exc,
             )
 
-    def _append_private(self, session: str, batch: list[Message]) -> list[Message]:
+    def append_private(self, session: str, batch: list[Message]) -> list[Message]:
         """A temporary chat's append: history.json only; trimmed (not archived) past the size limit."""
         path = self.paths.history_file(session)
         with file_errors(f"history.json of session {session}"):
@@ -372,119 +403,14 @@ class SessionLog:
     def import_sessions(
         self, imported: Sequence[ImportedSession], progress: Callable[[int, int], None] | None = None
     ) -> ImportReport:
-        """Append imported conversations, skipping messages the session already holds (see
-        :meth:`engine.memory.Memory.import_sessions`); ``progress(done, total)`` after each batch of
-        sessions (:func:`engine.sessions.importing.batches`)."""
-        added = present = 0
-        skipped: dict[str, int] = {}
-        total = sum(len(s.messages) for s in imported)
-        done = 0
-        for batch in importing.batches(imported):
-            new, old, forgotten = self._import_batch(batch)
-            added, present = added + new, present + old
-            if forgotten:
-                skipped[FORGOTTEN] = skipped.get(FORGOTTEN, 0) + forgotten
-            for item in batch:
-                for reason, count in item.skipped.items():
-                    skipped[reason] = skipped.get(reason, 0) + count
-                done += len(item.messages)
-            if progress is not None:
-                progress(done, total)
-        return ImportReport(len(imported), added, present, skipped)
-
-    def _import_batch(self, batch: list[ImportedSession]) -> tuple[int, int, int]:
-        """Store a batch of conversations (each session once); return (messages added, already present,
-        passed over because they were forgotten: :mod:`engine.sessions.tombstones`).
-
-        Each session gets one append, in this order: every session's archive rows (and imported title)
-        in one write transaction, committed first; then every history.json, concurrently, each in one
-        atomic rename; then, in one more transaction only if needed, what the append protocol marks done
-        at once (replays, compactions). A process killed after the commit leaves each session of the
-        batch with at most one interrupted append, which its next reader or writer replays
-        (:mod:`engine.sessions.recovery`); a re-import finds the rows and adds nothing. A history.json
-        that cannot be written takes back that session's rows, as a failed append does.
-        """
-        with ExitStack() as held:
-            for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
-                held.enter_context(self.locks.hold(session))
-            with self._store.read() as conn:
-                buried = tombstones.Buried(self.tomb_keys, conn)  # a gone message is never imported again
-                found = [
-                    importing.fresh(item, archive.fingerprints(conn, item.session), buried) for item in batch
-                ]
-            news = [new for new, _ in found]
-            forgotten = sum(count for _, count in found)
-            present = sum(len(item.messages) - len(new) for item, new in zip(batch, news, strict=True))
-            present -= forgotten
-            todo = [(item.session, new) for item, new in zip(batch, news, strict=True) if new]
-            for session, new in todo:
-                with file_errors("the session folder"):
-                    self.paths.session_dir(session).mkdir(parents=True, exist_ok=True, mode=0o700)
-                if is_private(session):
-                    self._append_private(session, new)
-            shared = [(session, new) for session, new in todo if not is_private(session)]
-            records = {session: self._recovery.records(session) for session, _ in shared}
-            now = self._clock()
-            with self._store.write() as conn:
-                staged = self._stage_all(conn, [(s, new, records[s]) for s, new in shared], now)
-                # Committed with the rows: the sessions whose history.json lags them until written. A
-                # kill before that leaves them here, and the next open writes those files.
-                if lagging := [(s.session,) for s in staged if not s.held]:
-                    conn.execute("INSERT OR IGNORE INTO unsettled_sessions(session_id) VALUES (?)", lagging)
-                for item in batch:
-                    if item.title and not is_private(item.session) and self.exists(item.session):
-                        self._import_title(conn, item.session, item.title)
-            writing = [s for s in staged if not s.held]
-            results = importing.in_parallel(self._write_history, writing)
-            failed = [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, Exception)]
-            for s, exc in failed:
-                if isinstance(exc, EngineError):
-                    self._undo_append(s.session, s.ids)
-            self._settle(
-                [(s, r) for s, r in zip(writing, results, strict=True) if isinstance(r, int)], settled=True
-            )
-            if failed:
-                raise failed[0][1]
-            for item in batch:
-                if item.summary is not None:
-                    self._install_summary(item.session, item.summary)
-        return sum(len(new) for _, new in todo), present, forgotten
-
-    def _import_title(self, conn: Connection, session: str, title: str) -> None:
-        """Store an imported title, unless the user gave the session one of their own."""
-        cleaned = titles.clean(title)
-        current = archive.stats_title(conn, session)
-        if cleaned and current != (cleaned, titles.IMPORTED) and current[1] != titles.USER:
-            archive.set_title(conn, session, cleaned, titles.IMPORTED, self._clock())
-
-    def _install_summary(self, session: str, summary: dict[str, object]) -> None:
-        path = self.paths.summary_file(session)
-        if path.exists():
-            return
-        data = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write(path, data, tmp_dir=self.paths.store_dir / "tmp")
+        """Append imported conversations a batch of sessions at a time (:mod:`engine.sessions.batchimport`;
+        see :meth:`engine.memory.Memory.import_sessions`)."""
+        return self._imports.run(imported, progress)
 
     def settle_imports(self) -> int:
-        """Write the history.json an import killed after its commit left behind (when the memory opens):
-        each session of ``unsettled_sessions`` gets the rows its file lacks (:meth:`Recovery.hot`); return
-        how many sessions. Reads only when there is none."""
-        with self._store.read() as conn:
-            sessions = [str(r[0]) for r in conn.execute("SELECT session_id FROM unsettled_sessions")]
-        for session in sessions:
-            with self.locks.hold(session):
-                if self.exists(session) or self._has_rows(session):
-                    self._recovery.hot(session)
-                with self._store.write() as conn:
-                    conn.execute("DELETE FROM unsettled_sessions WHERE session_id = ?", (session,))
-        if sessions:
-            log.warning(
-                "an interrupted import was finished: the history.json of %d sessions written", len(sessions)
-            )
-        return len(sessions)
-
-    def _has_rows(self, session: str) -> bool:
-        with self._store.read() as conn:
-            return archive.has_rows(conn, session)
+        """Write the history.json an import killed after its commit left behind (when the memory opens);
+        return how many sessions (:meth:`engine.sessions.batchimport.BatchImport.settle_pending`)."""
+        return self._imports.settle_pending()
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
@@ -662,51 +588,9 @@ class SessionLog:
         return CompactResult(session, cut, len(remaining), before, after, start_at, elapsed)
 
     def order_by_time(self, session: str) -> bool:
-        """Put the session's recent messages (history.json and their rows, from the compaction cut on) in
-        time order, ties by global id: what sync does after messages of another device arrived, so that the
-        window is the newest messages of the merged archive, the same on every device. Returns whether
-        anything moved.
-
-        The rows are taken out and stored again in order (new row ids, the same global ids; the listeners
-        drop and re-derive them, as for a forget and an append). history.json is removed first: a process
-        killed before the new file is written finds it lost and rebuilds it from the rows.
-        """
-        if is_private(session) or not self.exists(session):
-            return False
-        with self.locks.hold(session):
-            self._recovery.repair(session)
-            with self._store.read() as conn:
-                meta = archive.meta(conn, session)
-                rows = archive.rows_from(conn, session, meta.start_id)
-                gids = identity.gids_of(conn, [m.id or 0 for m in rows])
-            ordered = sorted(rows, key=lambda m: (m.send_at, gids.get(m.id or 0, "")))
-            if [m.id for m in ordered] == [m.id for m in rows]:
-                return False
-            path = self.paths.history_file(session)
-            with file_errors(f"history.json of session {session}"):
-                path.unlink(missing_ok=True)
-                self.files.forget(path)
-            with self._store.write() as conn:
-                for m in rows:
-                    for listener in self.listeners:
-                        listener.message_forgotten(conn, session, m.id or 0)
-                archive.delete_range(
-                    conn, session, min(m.id or 0 for m in rows), max(m.id or 0 for m in rows)
-                )
-                again = [
-                    Message(m.role, m.content, m.send_at, m.sender, gid=gids.get(m.id or 0, ""))
-                    for m in ordered
-                ]
-                ids = archive.insert(conn, session, again, self._clock())
-                stored = [m.with_id(i, session) for m, i in zip(again, ids, strict=True)]
-                for listener in self.listeners:
-                    listener.messages_added(conn, stored)
-                start_id = ids[0] if meta.start_id else 0
-                archive.save_meta(conn, session, archive.Meta(meta.start_at, start_id, ids[-1]))
-            with file_errors(f"history.json of session {session}"):
-                self.files.write(path, [to_record(m) for m in stored])
-        log.info("session %s: %d recent messages put in time order", session, len(rows))
-        return True
+        """Put the session's recent messages in time order, ties by global id (what sync does after messages
+        of another device arrived: :mod:`engine.sessions.timeorder`); whether anything moved."""
+        return self._time_order.session(session)
 
     # -- forgetting, reset, removal ---------------------------------------------------------------
 
@@ -836,23 +720,3 @@ class SessionLog:
 
 FIRSTS_IN_ONE_QUERY = 200
 """Listing more sessions than this, their first user messages are read in one query; fewer, one by one."""
-
-
-@dataclass(frozen=True)
-class _Staged:
-    """An append whose archive rows are written (committed or about to be), before its history.json write.
-
-    Attributes:
-        batch: the messages as given; stored: the same with their archive ids.
-        replay: unconfirmed rows history.json lacks (an interrupted append's), written to it first.
-        adopted: the rows are an earlier failed try's (:func:`~engine.sessions.recovery.retried`).
-        held: the adopted rows are in history.json already: nothing to write.
-    """
-
-    session: str
-    batch: list[Message]
-    stored: list[Message]
-    ids: list[int]
-    replay: list[Message]
-    adopted: bool
-    held: bool

@@ -33,6 +33,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.sessions import identity, tombkeys, tombstones
+from engine.storage import bulk
 from engine.storage.sql import Connection
 from engine.storage.store import Store
 from engine.sync import errorrecords, state, summaries
@@ -262,12 +263,18 @@ def _apply_messages(
     imported: list[ImportedSession] = []
     wanted: list[str] = []
     for session, rows in by_session.items():
-        local = _local_keys(store, session, sorted({row[4] for row in rows}))
+        local: dict[object, str] = {}
+        local.update(_local_keys(store, session, sorted({row[4] for row in rows})))
+        # Without local messages at those times, a message's (role, text, time) tells the segment's own
+        # repeats apart as its import key would (the session is the same), without a digest.
+        hashed = bool(local)
         fresh: list[Message] = []
         for gid, _, role, content, send_at, sender in rows:
             if gid in dead:
                 continue
-            key = identity.message_key(session, role, content, send_at)
+            key = (
+                identity.message_key(session, role, content, send_at) if hashed else (role, content, send_at)
+            )
             if key in local:  # here already (or the same message captured here too: one message, and
                 if gid < local[key]:  # both devices keep the smaller global id)
                     merges.append((local[key], gid))
@@ -283,6 +290,8 @@ def _apply_messages(
         with store.write() as conn:
             conn.execute("UPDATE message_gids SET gid = ? WHERE gid = ?", [(new, old) for old, new in merges])
     if imported:
+        with store.read() as conn:  # the rows the import stores come after this one
+            before = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM message_gids").scalar_one())
         try:
             report = target.import_sessions(imported)
         except InvalidInput as exc:  # a session id or message this memtray refuses: told, not applied
@@ -291,7 +300,7 @@ def _apply_messages(
             return
         done.messages += report.messages_added
         done.sessions.update(item.session for item in imported)
-        _mark_received(store, wanted)
+        _mark_arrived(store, wanted, before)
 
 
 def _buried(store: Store, target: Target, rows: Sequence[Row], now: int, tomb: tombkeys.Scoped) -> set[str]:
@@ -346,6 +355,19 @@ def _in_order(conn: Connection, session: str) -> bool:
     ).all()
     keys = [(int(t), str(g)) for t, g in rows]
     return all(keys[i] <= keys[i + 1] for i in range(len(keys) - 1))
+
+
+def _mark_arrived(store: Store, gids: Sequence[str], after: int) -> None:
+    """Mark the rows an import just stored for these global ids (row ids above ``after``) as received: one
+    scan of the new rows, not a look-up of each global id (see :func:`_mark_received`)."""
+    wanted = set(gids)
+    with store.write() as conn:
+        rows = [
+            (int(i), "received")
+            for i, g in conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,))
+            if g in wanted
+        ]
+        bulk.insert_rows(conn, "INSERT OR IGNORE INTO sync_received(id, kind) VALUES", rows)
 
 
 def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") -> None:

@@ -19,7 +19,7 @@ from engine.imported import ImportedSession
 from engine.importers import chatgpt
 from engine.messages import Message
 from engine.sessions import importing
-from engine.sessions.historyfile import HotFiles
+from engine.storage import atomic
 from tests.engine.exportdata import T0, gpt_linear, write_json
 
 CONVERSATIONS = 23
@@ -103,20 +103,21 @@ def test_batches_keep_the_order_and_never_split_a_conversation() -> None:
 def test_a_history_file_that_cannot_be_written_takes_back_its_session_only(
     tmp_path: Path, memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_append = HotFiles.append
+    real_write = atomic._write_tmp
 
-    def append(files: HotFiles, path: Path, records: list[object]) -> int:
-        if path.parent.name == "gpt-c-05":
+    def write(tmp: Path, data: bytes | bytearray, mode: int) -> None:
+        if tmp.name.startswith(".gpt-c-05.history.json."):  # the batch's files are written together
             raise OSError(28, "No space left on device")
-        return real_append(files, path, records)
+        real_write(tmp, data, mode)
 
-    monkeypatch.setattr(HotFiles, "append", append)
-    with pytest.raises(EngineError):
+    monkeypatch.setattr(atomic, "_write_tmp", write)
+    with pytest.raises(EngineError, match="disk is full"):
         memory.import_sessions(chatgpt.read(export(tmp_path), None).sessions)
     assert list(memory.iter_archive("gpt-c-05")) == []  # taken back
     assert len(list(memory.iter_archive("gpt-c-04"))) == 3  # its batch companion is stored
+    assert not list((memory.paths.store_dir / "tmp").glob("*.tmp"))  # no temporary file left behind
 
-    monkeypatch.setattr(HotFiles, "append", real_append)
+    monkeypatch.setattr(atomic, "_write_tmp", real_write)
     report = memory.import_sessions(chatgpt.read(export(tmp_path), None).sessions)
     # Stored before: c-00 to c-03 (two batches) and c-04, c-05's companion in the failed batch.
     assert (report.messages_added, report.messages_already_present) == (3 * (CONVERSATIONS - 5), 3 * 5)

@@ -3,6 +3,7 @@ finishes the work, nothing is applied twice or half, and no file under a segment
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -146,3 +147,66 @@ def test_killed_while_writing_then_while_applying(tmp_path: Path) -> None:
         ]
     with Memory.open(home_a, background=False) as mem:
         assert mem.sync.now().messages_sent == 0  # re-sent content, if any, was de-duplicated on B
+
+
+def kill_while_filing(home: Path, runs: int) -> int:
+    """Start ``sync now`` and SIGKILL it the moment a batch's history.json files are being written (one of
+    their temporary files is in the home's ``.store/tmp``), ``runs`` times; how many runs were killed so."""
+    killed = 0
+    tmp = home / ".store" / "tmp"
+    for _ in range(runs):
+        proc = sync_now(home)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if any(tmp.glob("*.history.json.*.tmp")):
+                proc.send_signal(signal.SIGKILL)
+                killed += 1
+                break
+            time.sleep(0.002)
+        proc.communicate(timeout=120)
+    return killed
+
+
+def test_killed_while_the_history_files_of_a_batch_are_written(tmp_path: Path) -> None:
+    """A join killed while a batch's history.json files are written together (temporary files, then all
+    synced, then renamed): the next run settles them; every session's file is its archived rows, every
+    message is stored once, and the full-text index agrees with the messages."""
+    count, per = 20_000, 100
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    homes = Homes(tmp_path / "homes")
+    try:
+        a, b = homes.open("a", keys=None), homes.open("b", keys=None)
+        a.import_sessions(
+            [
+                ImportedSession(
+                    f"conv-{s:04d}",
+                    [Message("user", f"note {s}-{i} otter{s}x{i}", 10**18 + s * per + i) for i in range(per)],
+                )
+                for s in range(count // per)
+            ]
+        )
+        a.sync.enable(folder, PASS, "a")
+        a.sync.now()
+        b.sync.enable(folder, PASS, "b")
+    finally:
+        homes.close_all()
+    home_b = tmp_path / "homes" / "b"
+    killed = kill_while_filing(home_b, 3)
+    assert killed >= 1, "no run was killed while it wrote history files"
+    finish(home_b)
+    with Memory.open(home_b, background=False) as mem:
+        with mem._store.read() as conn:
+            total, distinct = conn.execute("SELECT COUNT(*), COUNT(DISTINCT content) FROM messages").one()
+            unsettled = conn.execute("SELECT COUNT(*) FROM unsettled_sessions").scalar_one()
+            conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')")
+            conn.execute("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
+        assert total == distinct == count and unsettled == 0
+        mem._store.check()
+        for s in range(count // per):
+            session = f"conv-{s:04d}"
+            on_disk = [r["content"] for r in json.loads(mem.paths.history_file(session).read_bytes())]
+            assert on_disk == [m.content for m in mem.iter_archive(session)], session
+        assert [h.message.content for h in mem.search("otter199x99", match="keyword")] == [
+            "note 199-99 otter199x99"
+        ]
