@@ -28,10 +28,9 @@ embedder's batch runs, not after it.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.embedders import Vectors, e5graph, e5weights, modelcache, normalise
+from engine.embedders import Vectors, apart, e5graph, e5weights, modelcache, normalise
 from engine.embedders.e5 import E5Embedder
 from engine.embedders.e5weights import E5Weights, dequantize
 from engine.embedders.local import LocalModel
@@ -173,12 +172,13 @@ def _build(path: str) -> bytes:
 
 def build_apart(path: Path, weights: E5Weights) -> bytes:
     """:func:`e5graph.build` of the weight file ``path``, in a worker process (``spawn``: a fresh
-    interpreter), so that its long calls do not hold this process' interpreter lock. Where no process can
-    be started (or it dies), the model is built here with ``weights`` instead, with a log line."""
+    interpreter, which ends with this process: :mod:`engine.embedders.apart`), so that its long calls do
+    not hold this process' interpreter lock. Where no process can be started (or it dies), the model is
+    built here with ``weights`` instead, with a log line."""
     started = time.perf_counter()
     try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            model = pool.submit(_build, str(path)).result()
+        with apart.pool() as workers:
+            model = workers.submit(_build, str(path)).result()
     except (OSError, BrokenProcessPool) as exc:
         log.warning("the e5 model cannot be built in a worker process (%s); building it here", exc)
         return e5graph.build(weights)
