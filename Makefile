@@ -21,7 +21,7 @@ TS := $(wildcard desktop/translations/*.ts)
 QM := $(TS:.ts=.qm)
 I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
 
-.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots
+.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots windows-test
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("memtray needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -58,6 +58,14 @@ pytest: $(STAMP) translations
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test: lint typecheck pytest
+
+# The engine's tests run by a Windows CPython under Wine (scripts/wine/: apt-get install wine64
+# binutils-mingw-w64-x86-64). The prefix and wheels live in ~/.cache/memtray-wine, made once.
+WINDOWS_TESTS ?= $(shell cat tests/windows-suite.txt | sed 's/\#.*//')
+windows-test: $(STAMP)
+	$(BIN)/python -m scripts.wine.provision
+	$(BIN)/python -m scripts.wine.run -m pytest -q -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
+		$(WINDOWS_TESTS) $(PYTEST_ARGS)
 
 # The README's screenshots (docs/screenshots/*.png), from a seeded home of synthetic conversations.
 screenshots: $(STAMP)

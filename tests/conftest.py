@@ -31,6 +31,13 @@ def _isolated_home(
     monkeypatch.setenv("USERPROFILE", str(user))
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(tmp_path / "xdg" / var.lower()))
+    if os.name == "nt":
+        # %LOCALAPPDATA% and %APPDATA%: platformdirs asks Windows (SHGetKnownFolderPath) unless its
+        # WIN_PD_OVERRIDE_* variable names a folder, so both are set.
+        for folder, platformdirs_name in (("LOCALAPPDATA", "LOCAL_APPDATA"), ("APPDATA", "APPDATA")):
+            path = str(user / "AppData" / ("Local" if folder == "LOCALAPPDATA" else "Roaming"))
+            monkeypatch.setenv(folder, path)
+            monkeypatch.setenv(f"WIN_PD_OVERRIDE_{platformdirs_name}", path)
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     # Fast, deterministic vectors unless a test asks for a model (the embedder tests build their own).
     monkeypatch.setenv("MEMTRAY_EMBEDDER", "hash")
