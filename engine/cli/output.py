@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import sys
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
     from engine.search.pipeline import Hit
 
 BACKGROUND_COMMANDS = {"daemon", "mcp"}
+
+
+def utf8_streams() -> None:
+    """Standard input, output and error in UTF-8, whatever the locale's code page.
+
+    On Windows a pipe or a file gets the ANSI code page (cp1252 on an English system), which cannot
+    hold Chinese text: ``memtray search 烏龍 > hits.txt`` would fail, and ``--content -`` would misread
+    the text. A console already is UTF-8 (and so is every stream on Linux and macOS with a UTF-8 locale).
+    """
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.encoding.replace("-", "").lower() != "utf8":
+            stream.reconfigure(encoding="utf-8", errors=stream.errors)
 
 
 def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
