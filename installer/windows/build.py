@@ -79,20 +79,20 @@ def freeze(wine: WinePython) -> Path:
     return bundle
 
 
-def package(bundle: Path, icon: Path) -> Path:
+def package(bundle: Path, icon: Path, compressor: str = "lzma") -> Path:
     makensis = shutil.which("makensis")
     if makensis is None:
         raise SystemExit("makensis is missing: apt-get install nsis")
     INSTALLER.unlink(missing_ok=True)
     subprocess.run(
         [makensis, "-V2", f"-DVERSION={VERSION}", f"-DDIST={bundle}", f"-DICON={icon}",
-         f"-DOUTFILE={INSTALLER}", str(ROOT / "installer" / "windows" / "memtray.nsi")],
+         f"-DOUTFILE={INSTALLER}", f"-DCOMPRESSOR={compressor}", str(ROOT / "installer" / "windows" / "memtray.nsi")],
         check=True,
     )  # fmt: skip
     return INSTALLER
 
 
-def build(wine: WinePython) -> Path:
+def build(wine: WinePython, compressor: str = "lzma") -> Path:
     started = time.monotonic()
     provision(wine, [REQUIREMENTS, BUILD_REQUIREMENTS])
     WORK.mkdir(parents=True, exist_ok=True)
@@ -101,7 +101,7 @@ def build(wine: WinePython) -> Path:
     install_memtray(wine)
     icon = make_icon(wine)
     bundle = freeze(wine)
-    installer = package(bundle, icon)
+    installer = package(bundle, icon, compressor)
     size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file())
     sys.stdout.write(
         f"bundle {bundle}: {size / 2**20:.1f} MiB\n"
@@ -113,8 +113,18 @@ def build(wine: WinePython) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args(argv)
-    build(WinePython.default())
+    parser.add_argument(
+        "--compressor", choices=("lzma", "zlib"), default="lzma", help="NSIS compression (zlib: faster build)"
+    )
+    parser.add_argument(
+        "--package-only", action="store_true", help="only run makensis on the existing bundle"
+    )
+    args = parser.parse_args(argv)
+    if args.package_only:
+        installer = package(DIST / "memtray", WORK / "memtray.ico", args.compressor)
+        sys.stdout.write(f"installer {installer}: {installer.stat().st_size / 2**20:.1f} MiB\n")
+        return 0
+    build(WinePython.default(), args.compressor)
     return 0
 
 

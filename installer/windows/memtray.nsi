@@ -18,7 +18,7 @@
 ; the key in Windows Credential Manager are kept.
 ; Silent: setup.exe /S [/AUTOSTART] [/D=folder] and uninstall.exe /S.
 
-Unicode true
+Target amd64-unicode  ; a 64-bit installer for a 64-bit program (and Wine without 32-bit support runs it)
 !include "MUI2.nsh"
 !include "FileFunc.nsh"
 
@@ -39,7 +39,10 @@ Name "${APP} ${VERSION}"
 OutFile "${OUTFILE}"
 InstallDir "$LOCALAPPDATA\Programs\${APP}"
 RequestExecutionLevel user
-SetCompressor /SOLID lzma
+!ifndef COMPRESSOR
+  !define COMPRESSOR "lzma"  ; the smallest; `zlib` builds several times faster (CI's test build)
+!endif
+SetCompressor /SOLID ${COMPRESSOR}
 ShowInstDetails nevershow
 ShowUninstDetails nevershow
 BrandingText "${APP} ${VERSION}"
