@@ -24,7 +24,7 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from scripts.wine.prefix import WinePython, wine_binary
+from scripts.wine.prefix import WinePython, windows_path, wine_binary
 from scripts.wine.provision import install_standins, make_prefix
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,9 @@ class Prefix:
         )
 
     def env(self) -> dict[str, str]:
-        return self.wine.env({"DISPLAY": self.display, "MEMTRAY_EMBEDDER": "hash"})
+        env = self.wine.env({"DISPLAY": self.display, "MEMTRAY_EMBEDDER": "hash"})
+        env.pop("MEMTRAY_HOME", None)  # the suite's own (a Linux path): memtray must find its default home
+        return env
 
     def windows(self, path: Path) -> str:
         """``path`` inside the prefix's C: drive as Windows names it."""
@@ -188,7 +190,7 @@ def window_names(display: str) -> list[str]:
 
 def test_install_use_and_uninstall_under_wine(prefix: Prefix, tmp_path: Path) -> None:
     started = time.monotonic()
-    installed = prefix.run(str(INSTALLER), "/S", "/AUTOSTART", timeout=600)
+    installed = prefix.run(windows_path(INSTALLER), "/S", "/AUTOSTART", timeout=600)
     prefix.wait()
     install_seconds = time.monotonic() - started
     assert installed.returncode == 0, installed.stderr[-2000:]
