@@ -77,9 +77,7 @@ def embed_newest(mem: Memory, count: int) -> None:
     """Random unit vectors for the newest ``count`` messages under the e5 id; taken off the queue."""
     rng = np.random.default_rng(1)
     with mem._store.write() as conn:
-        newest = conn.exec_driver_sql(
-            "SELECT id, session_id FROM messages ORDER BY id DESC LIMIT ?", (count,)
-        ).all()
+        newest = conn.execute("SELECT id, session_id FROM messages ORDER BY id DESC LIMIT ?", (count,)).all()
         vectors = rng.standard_normal((len(newest), E5Embedder.dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         items = [rows.Pending(int(i), str(s), "", "") for i, s in newest]

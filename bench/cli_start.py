@@ -33,7 +33,7 @@ from pathlib import Path
 from bench.corpus import Corpus
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 
 CLI = "import sys; from desktop.launcher import main; sys.exit(main(sys.argv[1:]))"
 NOW = 1_700_000_000 * 10**9

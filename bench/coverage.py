@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.evalconv import load
 from engine import Memory, Message
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 
 NS = 1_000_000_000
 QUERY = "what did she say about the adoption agency"

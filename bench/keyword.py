@@ -26,7 +26,7 @@ PLANTED = {"exrekalo": 20, "記憶體": 200, "電腦": 150, "quasarine": 3}
 def build(home: Path, messages: int, sessions: int) -> None:
     mem = Memory.open(home, background=False)
     with mem._store.read() as conn:
-        have = conn.exec_driver_sql("SELECT COUNT(*) FROM messages").scalar_one()
+        have = conn.execute("SELECT COUNT(*) FROM messages").scalar_one()
     if have >= messages:
         mem.close()
         return

@@ -33,7 +33,7 @@ import numpy as np
 from bench.corpus import Corpus
 from engine import Memory, Message
 from engine.embedders.hashing import HashEmbedder
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.mcpserver import resources, server
 from engine.mcpserver.adapter import Catalog, Context
 from engine.mcpserver.paging import PAGE_CHARS
@@ -247,7 +247,7 @@ def main() -> None:
         print("every page within bound" if fine else "SOME PAGE IS OVER THE BOUND")
         peak = peak_mb()
         with mem._store.read() as conn:
-            vectors = int(conn.exec_driver_sql("SELECT COUNT(*) FROM vectors").scalar_one())
+            vectors = int(conn.execute("SELECT COUNT(*) FROM vectors").scalar_one())
         size = vectors * crossindex.row_bytes(mem.semantic.embedder().dim)
         held = "held" if size <= crossindex.MAX_BYTES else "not held: searches went session by session"
         print(

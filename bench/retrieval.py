@@ -9,7 +9,7 @@ semantic and hybrid search. ``--previous-turn`` embeds each message with the tur
 (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question with other settings of the
 context ranking (``engine.search.context``: the column weights of the context index for English queries,
 the neighbour shares for CJK ones) and fuses the rankings with other depths and list weights, to choose
-``engine.search.hybrid``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
+``engine.search.fusion``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engine import Memory
 from engine.embedders import Embedder
 from engine.embedders.chooser import select
 from engine.search import context as contextfts
-from engine.search import hybrid
+from engine.search import fusion
 from engine.search.query import parse
 from engine.semantic import floors, rows
 from engine.sessions import archive
@@ -157,7 +157,7 @@ def sweep_fusions(
     scores: Scores,
     sweeps: dict[str, Scores],
 ) -> None:
-    """Score the question with other context settings, depths and list weights (``engine.search.hybrid.fuse``)."""
+    """Score the question with other context settings, depths and list weights (``engine.search.fusion.fuse``)."""
     assert mem.semantic is not None
     embedder_id = mem.semantic.embedder().id
     raw = mem.semantic.search_vectors(question, session=session, scope="all", k=max(DEPTHS))
@@ -168,30 +168,30 @@ def sweep_fusions(
         for depth in DEPTHS:
             for ws in SEMANTIC_WEIGHTS:
                 for wp in PLAIN_WEIGHTS:
-                    fused = hybrid.fuse([(context[:depth], 1.0), (semantic[:depth], ws), (plain[:depth], wp)])
+                    fused = fusion.fuse([(context[:depth], 1.0), (semantic[:depth], ws), (plain[:depth], wp)])
                     top = [i for i, _ in fused][:10]
                     sweeps[fusion_label(label, depth, ws, wp)].add("x", category, rank_of(top, wanted))
     for depth in DEPTHS:  # no floor: the whole semantic ranking (min-max), the fusion before floors
-        w = hybrid.weights(parse(question), embedder_id)
+        w = fusion.weights(parse(question), embedder_id)
         context, _ = mem._search.keyword_ranking(question, session=session, scope="all", depth=depth)
-        fused = hybrid.fuse([(context, 1.0), (raw[:depth], w.semantic), (plain[:depth], w.plain)])
+        fused = fusion.fuse([(context, 1.0), (raw[:depth], w.semantic), (plain[:depth], w.plain)])
         sweeps[f"current weights, no floor, d={depth}"].add(
             "x", category, rank_of([i for i, _ in fused][:10], wanted)
         )
     query = parse(question)
-    context, plain = mem._search.keyword_ranking(query, session=session, scope="all", depth=hybrid.DEPTH)
-    w = hybrid.weights(query, embedder_id)
-    fused = hybrid.fuse([(context, w.context), (semantic[: hybrid.DEPTH], w.semantic), (plain, w.plain)])
+    context, plain = mem._search.keyword_ranking(query, session=session, scope="all", depth=fusion.DEPTH)
+    w = fusion.weights(query, embedder_id)
+    fused = fusion.fuse([(context, w.context), (semantic[: fusion.DEPTH], w.semantic), (plain, w.plain)])
     with mem._store.read() as conn:
         senders = {i: m.sender for i, m in archive.by_ids(conn, [i for i, _ in fused]).items()}
-    boost = hybrid.SENDER_BOOST
+    boost = fusion.SENDER_BOOST
     try:
         for value in SENDER_BOOSTS:
-            hybrid.SENDER_BOOST = value
-            top = [i for i, _ in hybrid.prefer_named_senders(fused, senders, query)][:10]
+            fusion.SENDER_BOOST = value
+            top = [i for i, _ in fusion.prefer_named_senders(fused, senders, query)][:10]
             sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
     finally:
-        hybrid.SENDER_BOOST = boost
+        fusion.SENDER_BOOST = boost
 
 
 def _figures(sc: Scores) -> str:
@@ -220,10 +220,10 @@ def print_sweep(sweeps: dict[str, Scores], scores: Scores, cjk: bool, embedder_i
     )
     for label, sc in above[:10]:
         print(f"  {label:34s} {_figures(sc)}")
-    chosen = hybrid.CJK if cjk else hybrid.WORDS
+    chosen = fusion.CJK if cjk else fusion.WORDS
     nb = contextfts.NEIGHBOUR_WEIGHTS if cjk else contextfts.COLUMN_WEIGHTS
-    w = hybrid.weights(parse("記" if cjk else "x"), embedder_id)
-    current = fusion_label(context_label(cjk, nb), hybrid.DEPTH, w.semantic, chosen.plain)
+    w = fusion.weights(parse("記" if cjk else "x"), embedder_id)
+    current = fusion_label(context_label(cjk, nb), fusion.DEPTH, w.semantic, chosen.plain)
     if current in sweeps:
         print(f"  current {current}: {_figures(sweeps[current])}")
     for label in sorted(k for k in sweeps if k.startswith("current weights")):

@@ -28,7 +28,7 @@ class AgentWatch(QObject):
     """Imports the agents' new turns on a timer while the setting is on.
 
     Signals:
-        did_import(object): a run added messages (its :class:`engine.importers.ImportReport`).
+        did_import(object): a run added messages (its :class:`engine.imported.ImportReport`).
     """
 
     did_import = Signal(object)

@@ -28,24 +28,26 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from engine import errors
     from engine.errors import EngineError
+    from engine.imported import ImportReport
     from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
     from engine.jobs import add_maintenance
     from engine.logs import configure as configure_logging
     from engine.memory import Memory
     from engine.messages import Message, MessageFilter
     from engine.paths import Paths, platform_home
-    from engine.search.pipeline import Hit, SearchResult
+    from engine.repair.rebuild import RepairReport
+    from engine.search.hits import Hit, SearchResult
     from engine.search.query import query_terms
     from engine.semantic.tier import SemanticStatus
     from engine.sessions.compaction import CompactResult
     from engine.sessions.folders import SessionInfo
     from engine.sessions.listeners import ResetResult
-    from engine.sessions.repair import RepairReport
     from engine.settings import Settings
 
 _WHERE: dict[str, tuple[str, str | None]] = {
     "errors": ("engine.errors", None),
     "EngineError": ("engine.errors", "EngineError"),
+    "ImportReport": ("engine.imported", "ImportReport"),
     "agent_folders": ("engine.importers.watch", "agent_folders"),
     "import_agent_folders": ("engine.importers.watch", "import_agent_folders"),
     "import_transcripts": ("engine.importers.watch", "import_transcripts"),
@@ -56,14 +58,14 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "MessageFilter": ("engine.messages", "MessageFilter"),
     "Paths": ("engine.paths", "Paths"),
     "platform_home": ("engine.paths", "platform_home"),
-    "Hit": ("engine.search.pipeline", "Hit"),
-    "SearchResult": ("engine.search.pipeline", "SearchResult"),
+    "Hit": ("engine.search.hits", "Hit"),
+    "SearchResult": ("engine.search.hits", "SearchResult"),
     "query_terms": ("engine.search.query", "query_terms"),
     "SemanticStatus": ("engine.semantic.tier", "SemanticStatus"),
     "CompactResult": ("engine.sessions.compaction", "CompactResult"),
     "SessionInfo": ("engine.sessions.folders", "SessionInfo"),
     "ResetResult": ("engine.sessions.listeners", "ResetResult"),
-    "RepairReport": ("engine.sessions.repair", "RepairReport"),
+    "RepairReport": ("engine.repair.rebuild", "RepairReport"),
     "Settings": ("engine.settings", "Settings"),
 }
 """Where each public name lives. ``import engine`` loads none of it: a name is imported when first used
@@ -88,6 +90,7 @@ __all__ = [
     "CompactResult",
     "EngineError",
     "Hit",
+    "ImportReport",
     "Memory",
     "Message",
     "MessageFilter",

@@ -14,7 +14,7 @@ from pathlib import Path
 from engine.errormemory.schema import m003_error_memory
 from engine.llm.usage import m004_usage
 from engine.search import context
-from engine.search.schema import m008_cjk_bopomofo
+from engine.search.migrations import m008_cjk_bopomofo
 from engine.semantic import schema as vectors
 from engine.sessions import migrations as archive
 from engine.storage.migrations import Migration
@@ -63,12 +63,12 @@ class SettingsTable:
 
     def setting_rows(self) -> dict[str, str]:
         with self._store.read() as conn:
-            return {str(k): str(v) for k, v in conn.exec_driver_sql("SELECT key, value FROM settings")}
+            return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM settings")}
 
     def save_setting_rows(self, rows: dict[str, str]) -> None:
         with self._store.write() as conn:
             for key, value in rows.items():
-                conn.exec_driver_sql(
+                conn.execute(
                     "INSERT INTO settings(key, value) VALUES (?, ?) "
                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (key, value),

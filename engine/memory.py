@@ -4,9 +4,9 @@
 
 - the SQLite store and the settings kept in it (:class:`engine.settings.StoredSettings`);
 - the session log (:class:`engine.sessions.log.SessionLog`): each session's history.json (tier 1) and
-  its archive rows with the FTS indexes (tier 3), written together under the session's lock; its module
-  docstring explains the append/replay protocol and its invariants;
-- the semantic tier (``mem.semantic``, the vectors) and the search (:class:`engine.search.service.Search`,
+  its archive rows with the FTS indexes (tier 3), written together under the session's lock by the
+  append/replay protocol (``docs/architecture.md``, *The session log: append, replay, compaction*);
+- the semantic tier (``mem.semantic``, the vectors) and the search (:class:`engine.search.conductor.Search`,
   with its context index), which follow the archive as listeners of the log;
 - the error memory (``mem.errors``), the Gemini key store (``mem.keys``), the token usage
   (``mem.usage``) and the summarizer (``mem.summaries``, built on first use).
@@ -31,9 +31,8 @@ from engine.llm.keys import Keys
 from engine.llm.usage import Usage
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.paths import Paths
-from engine.search import pipeline as search
-from engine.search.pipeline import Hit, SearchResult
-from engine.search.service import Search
+from engine.search.conductor import Search
+from engine.search.hits import Hit, SearchResult, check_arguments
 from engine.semantic.tier import SemanticStatus, SemanticTier
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
@@ -47,9 +46,9 @@ from engine.storage.store import Store
 
 if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
     from engine.embedders import Embedder
-    from engine.importers import ImportedSession, ImportReport
+    from engine.imported import ImportedSession, ImportReport
     from engine.llm.gemini import ClientFactory
-    from engine.sessions.repair import RepairReport
+    from engine.repair.rebuild import RepairReport
     from engine.summary import Summaries, TurnContext
 
 log = logging.getLogger("memtray.memory")
@@ -228,7 +227,7 @@ class Memory:
         Every program holding the memory open must be closed first. Raises StorageError when the files
         cannot be moved or written.
         """
-        from engine.sessions.repair import repair
+        from engine.repair.rebuild import repair
 
         return repair(Paths.resolve(home))
 
@@ -240,9 +239,20 @@ class Memory:
     def _require(self, session: str) -> None:
         self._log.require(session)
 
-    def sessions(self, *, include_temp: bool = True) -> list[SessionInfo]:
-        """Every session with its title and message times, the one with the latest message first."""
-        return self._log.sessions(include_temp=include_temp)
+    def sessions(
+        self, *, include_temp: bool = True, limit: int | None = None, with_files: bool = True
+    ) -> list[SessionInfo]:
+        """Every session (or the ``limit`` most recent) with its title and message times, the one with the
+        latest message first; ``with_files=False`` leaves out the size and time of its files (0)."""
+        return self._log.sessions(include_temp=include_temp, limit=limit, with_files=with_files)
+
+    def session_info(self, session: str) -> SessionInfo:
+        """What the session list shows of one session, without listing the others.
+
+        Raises:
+            SessionNotFound: no such session.
+        """
+        return self._log.session_info(session)
 
     def set_title(self, session: str, title: str) -> str:
         """Give a session the user's title ("" goes back to its first user message); return it as stored."""
@@ -395,7 +405,7 @@ class Memory:
         *,
         coverage: bool,
     ) -> SearchResult:
-        search.check_arguments(match, scope, time_range, limit)
+        check_arguments(match, scope, time_range, limit)
         if session is not None:
             self._require(session)
         after = self.clock() - TIME_RANGES[time_range] if time_range else 0

@@ -23,6 +23,10 @@ from engine.errors import InvalidMessage
 
 ROLES = ("user", "assistant")
 MAX_SENDER = 256
+MAX_CONTENT_CHARS = 1_000_000
+"""The longest message memtray stores, in characters, whichever way it comes in (the CLI, MCP, the chat,
+every importer): a longer one is refused in words (an importer skips and counts it). A million characters
+is a long book chapter pasted whole, yet at most a quarter of a 4 MiB history.json."""
 # Year 2200 in Unix ns: anything later is a unit mistake (seconds or milliseconds are far smaller).
 MAX_SEND_AT = 7_258_118_400 * 1_000_000_000
 
@@ -103,13 +107,19 @@ def validate(message: Message) -> Message:
     """Check a message before it is stored.
 
     Raises:
-        InvalidMessage: for a role other than user/assistant, non-text content, a negative or far-future
-            ``send_at``, or a sender that is not a short string.
+        InvalidMessage: for a role other than user/assistant, non-text content or content over
+            :data:`MAX_CONTENT_CHARS`, a negative or far-future ``send_at``, or a sender that is not a
+            short string.
     """
     if message.role not in ROLES:
         raise InvalidMessage(f"role must be 'user' or 'assistant', not {message.role!r}")
     if not isinstance(message.content, str):
         raise InvalidMessage("content must be text")
+    if len(message.content) > MAX_CONTENT_CHARS:
+        raise InvalidMessage(
+            f"the message has {len(message.content):,} characters; "
+            f"a message may have at most {MAX_CONTENT_CHARS:,}"
+        )
     if "\x00" in message.content:
         raise InvalidMessage("content must not contain NUL characters")
     if not isinstance(message.send_at, int) or isinstance(message.send_at, bool):
@@ -182,6 +192,12 @@ def prefix_line(message: Message) -> str:
 def with_prefix(message: Message) -> str:
     """The content as the LLM sees it in the window: the prefix line, a newline, the content."""
     return f"{prefix_line(message)}\n{message.content}"
+
+
+def own_text(sender: str, content: str) -> str:
+    """A message as the vectors and the context index read it: ``sender: content``, or the content alone
+    when it has no sender."""
+    return f"{sender}: {content}" if sender else content
 
 
 # The older Agenvoy format: the time sits in a header at the start of the content.

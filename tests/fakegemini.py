@@ -12,6 +12,12 @@ It speaks the REST shapes the SDK uses (``generateContent``, ``streamGenerateCon
         fake.reply_stream(["Hel", "lo"], gate=event)  # "Hel" is sent, "lo" only once event is set
         client = make_client("test-key", base_url=fake.url, attempts=1)
 
+A hostile endpoint, for the tests that treat a reply as untrusted input (each answer a 200):
+
+        fake.reply_huge(20 * 2**20)                # a 20 MB reply (declared, or streamed without a length)
+        fake.reply_nested(100_000)                 # a summary whose value is nested 100,000 deep
+        fake.reply_echo_key("Do: use {key}")      # the text with the request's own API key in it
+
 With nothing scripted, ``generateContent`` answers with ``fake.responder(request)`` when a responder is
 set (an answer computed from what was asked), else with ``fake.default_text``; embeddings are
 deterministic vectors derived from the text.
@@ -65,6 +71,8 @@ class Reply:
     echo: bool = False  # an error whose message repeats the request: its body, key header and query
     raw: bytes | None = None  # sent as it is (with ``ctype``): a proxy's page instead of a Gemini reply
     ctype: str = "application/json"
+    undeclared: bool = False  # sent without Content-Length (the body ends when the connection closes)
+    echo_key: str | None = None  # a text answer in which ``{key}`` is the request's API key
 
 
 def _candidate(parts: list[dict[str, Any]], prompt_tokens: int = 10, out_tokens: int = 5) -> dict[str, Any]:
@@ -182,6 +190,33 @@ class FakeGemini:
         """The next call is answered with ``body`` as it is (e.g. a captive portal's HTML with 200)."""
         self._push(Reply(status=status, raw=body, ctype=ctype))
 
+    def reply_huge(self, size: int, *, declared: bool = True) -> None:
+        """The next call is answered with a summary about ``size`` bytes long (one huge description);
+        ``declared=False`` sends it without a Content-Length, so only reading it tells its size."""
+        text = json.dumps(
+            {
+                "key_decisions": ["Do: keep it short"],
+                "past_discussions": [],
+                "current_discussion": {
+                    "topic": "huge",
+                    "description": "x" * size,
+                    "perspectives": "",
+                    "direction": "",
+                },
+            }
+        )
+        body = json.dumps(_candidate([{"text": text}])).encode("utf-8")
+        self._push(Reply(raw=body, ctype="application/json", undeclared=not declared))
+
+    def reply_nested(self, depth: int) -> None:
+        """The next call is answered with a summary whose ``key_decisions`` is nested ``depth`` lists deep."""
+        nested = "[" * depth + "]" * depth
+        self.reply_text(f'{{"key_decisions": {nested}, "past_discussions": [], "current_discussion": {{}}}}')
+
+    def reply_echo_key(self, template: str) -> None:
+        """The next call is answered with ``template``, ``{key}`` replaced by the request's API key."""
+        self._push(Reply(echo_key=template))
+
     def reply_blocked(self) -> None:
         self._push(Reply(payload={"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}))
 
@@ -244,8 +279,11 @@ class FakeGemini:
         if scripted is None and self.responder is not None and method == "generateContent":
             scripted = Reply(payload=_candidate([{"text": self.responder(request)}]))
         reply = scripted or Reply(payload=_candidate([{"text": self.default_text}]))
+        if reply.echo_key is not None:
+            key = handler.headers.get("x-goog-api-key", "")
+            reply = Reply(payload=_candidate([{"text": reply.echo_key.replace("{key}", key)}]))
         if reply.raw is not None:
-            self._send_raw(handler, reply.status, reply.raw, reply.ctype)
+            self._send_raw(handler, reply.status, reply.raw, reply.ctype, declared=not reply.undeclared)
             return
         if method == "streamGenerateContent" and reply.status == 200 and reply.gate is not None:
             self._send_gated(handler, reply.chunks or [reply.payload], reply.gate)
@@ -289,12 +327,19 @@ class FakeGemini:
     def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
         self._send_raw(handler, status, json.dumps(payload).encode("utf-8"), "application/json")
 
-    def _send_raw(self, handler: BaseHTTPRequestHandler, status: int, data: bytes, ctype: str) -> None:
+    def _send_raw(
+        self, handler: BaseHTTPRequestHandler, status: int, data: bytes, ctype: str, *, declared: bool = True
+    ) -> None:
         try:
             handler.send_response(status)
             handler.send_header("Content-Type", ctype)
-            handler.send_header("Content-Length", str(len(data)))
+            if declared:
+                handler.send_header("Content-Length", str(len(data)))
+            else:
+                handler.send_header("Connection", "close")
+                handler.close_connection = True
             handler.end_headers()
-            handler.wfile.write(data)
+            for start in range(0, len(data), 1 << 16):
+                handler.wfile.write(data[start : start + (1 << 16)])
         except (BrokenPipeError, ConnectionResetError):
             return

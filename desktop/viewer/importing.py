@@ -37,8 +37,8 @@ from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
 from desktop.tasks import CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
-from engine import Memory, import_transcripts
-from engine.importers import INCREMENTAL, ImportReport, readers
+from engine import ImportReport, Memory, import_transcripts
+from engine.importers import INCREMENTAL, readers
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -70,7 +70,7 @@ DESCRIPTIONS = {
     ),
     "jsonl": QT_TRANSLATE_NOOP("Import", "one history.json record per line, into one session"),
 }
-"""What to choose for each format (the engine's ``engine.importers.DESCRIPTIONS``, in the UI language)."""
+"""What to choose for each format (the engine's ``engine.importers.formats.DESCRIPTIONS``, in the UI language)."""
 FILTERS = {
     "jsonl": QT_TRANSLATE_NOOP("Import", "JSON Lines (*.jsonl *.json)"),
     "chatgpt": QT_TRANSLATE_NOOP("Import", "ChatGPT export (conversations.json *.zip)"),

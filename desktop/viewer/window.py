@@ -256,7 +256,7 @@ class ViewerWindow(QMainWindow):
         )
 
     def _on_import_done(self, path: Path, report: object, seconds: float) -> None:
-        from engine.importers import ImportReport
+        from engine import ImportReport
 
         assert isinstance(report, ImportReport)
         outcome = Outcome(

@@ -14,6 +14,7 @@ import sys
 
 from engine.cli.output import utf8_streams
 from engine.cli.parser import build_parser, wants_gui
+from engine.cli.visible import visible
 from engine.errors import EngineError
 from engine.logs import hide_secrets
 from engine.storage.diskerrors import storage_error
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except EngineError as exc:
-        sys.stderr.write(f"memtray: {hide_secrets(str(exc))}\n")
+        sys.stderr.write(f"memtray: {visible(hide_secrets(str(exc)))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("memtray: interrupted\n")
@@ -46,12 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the environment, not a bug: the disk, the permissions, the home's shape
-        sys.stderr.write(f"memtray: {hide_secrets(str(storage_error(exc, 'its files')))}\n")
+        sys.stderr.write(f"memtray: {visible(hide_secrets(str(storage_error(exc, 'its files'))))}\n")
         return 1
     except Exception as exc:  # a bug: one line for the user, the traceback in the log
         if logging.getLogger("memtray").handlers:  # else logging's last resort would print the traceback
             log.exception("internal error in %s", getattr(args, "handler", None))
         sys.stderr.write(
-            f"memtray: internal error ({type(exc).__name__}: {hide_secrets(str(exc))}); this is a bug, see the log\n"
+            f"memtray: internal error ({type(exc).__name__}: {visible(hide_secrets(str(exc)))}); this is a bug, see the log\n"
         )
         return 1

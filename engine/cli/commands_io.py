@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from engine.cli.output import open_memory, write
+from engine.cli.output import open_memory, write, write_error
+from engine.cli.visible import visible
 from engine.errors import EngineError, InvalidInput, SessionNotFound
-from engine.importers import DESCRIPTIONS, INCREMENTAL, readers
+from engine.importers import readers
+from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
 from engine.paths import make_private_dir
 from engine.sessions import export as exporters
 from engine.storage.atomic import atomic_write
@@ -31,7 +33,7 @@ EXTENSIONS = {"jsonl": ".jsonl", "markdown": ".md"}
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    formats = "\n".join(f"  {name:<12} {DESCRIPTIONS.get(name, '')}" for name in sorted(readers()))
+    formats = "\n".join(f"  {name:<12} {DESCRIPTIONS[name]}" for name in sorted(DESCRIPTIONS))
     p = commands.add_parser(
         "import",
         help="import conversations from a file or folder",
@@ -39,7 +41,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog=f"formats:\n{formats}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("format", choices=sorted(readers()))
+    p.add_argument("format", choices=sorted(DESCRIPTIONS))
     p.add_argument(
         "path", type=Path, nargs="?", help="the file or folder to import ('-': standard input, jsonl only)"
     )
@@ -90,7 +92,7 @@ class Progress:
         self._show(f"importing: {done:,}/{total:,} messages{share}")
 
     def _show(self, text: str) -> None:
-        self._stream.write(f"\r{text}\x1b[K")
+        self._stream.write(f"\r{visible(text)}\x1b[K")  # a file's name may hold escapes too
         self._stream.flush()
         self._shown = True
 
@@ -152,7 +154,7 @@ def _import_from_hook(args: argparse.Namespace) -> int:
         return cmd_import(args)
     except (EngineError, ValueError) as exc:
         log.warning("claude-code hook: nothing imported: %s", exc)
-        sys.stderr.write(f"memtray: nothing imported from the hook: {exc}\n")
+        write_error(f"memtray: nothing imported from the hook: {exc}")
         return 0
 
 
@@ -161,9 +163,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_all(args)
     with open_memory(args) as mem:
         lines = exporters.render(args.format, args.session, mem.iter_archive(args.session))
-        if args.output is None:
+        if args.output is None:  # the exact text, unless a terminal would act on it
+            shown = visible if sys.stdout.isatty() else str
             for line in lines:
-                sys.stdout.write(line)
+                sys.stdout.write(shown(line))
             return 0
         data = "".join(lines).encode("utf-8")
     target = args.output.expanduser()

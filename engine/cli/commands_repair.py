@@ -8,7 +8,7 @@ import logging
 from engine.cli.output import write
 from engine.logs import configure
 from engine.paths import Paths
-from engine.sessions.emptied import Emptied, describe
+from engine.repair.emptied import Emptied, describe
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_repair(args: argparse.Namespace) -> int:
     paths = Paths.resolve(getattr(args, "home", None))
     configure(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.ERROR)
-    from engine.sessions.repair import check, repair
+    from engine.repair.rebuild import check, repair
 
     lost = describe(paths)  # before anything opens (and so creates) the database
     if args.check:

@@ -7,7 +7,7 @@ import sys
 
 from engine.cli.output import hit_json, message_line, open_memory, write, write_json
 from engine.clock import TIME_RANGES
-from engine.search.pipeline import MATCHES, SCOPES, Hit
+from engine.search.hits import MATCHES, SCOPES, Hit
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

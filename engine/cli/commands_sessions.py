@@ -8,11 +8,12 @@ import sys
 from engine.cli.output import message_json, message_line, open_memory, write, write_json
 from engine.clock import format_local
 from engine.errors import InvalidInput, SummarizerError
-from engine.messages import Message
+from engine.messages import MAX_CONTENT_CHARS, Message
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = commands.add_parser("sessions", help="list sessions")
+    p = commands.add_parser("sessions", help="list sessions, the latest message first")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the N most recent")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_sessions)
 
@@ -24,8 +25,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = commands.add_parser("append", help="append one message to a session (creating it)")
     p.add_argument("--session", required=True)
     p.add_argument("--role", required=True, choices=["user", "assistant"])
-    p.add_argument("--content", required=True, help="the text; '-' reads it from standard input")
-    p.add_argument("--send-at", type=int, default=None, metavar="NS", help="Unix nanoseconds (default: now)")
+    p.add_argument(
+        "--content",
+        required=True,
+        help=f"the text (at most {MAX_CONTENT_CHARS:,} characters); '-' reads it from standard input",
+    )
+    p.add_argument(
+        "--send-at",
+        default=None,
+        metavar="TIME",
+        help="Unix time in seconds, ms, µs or ns, told apart by size as imports do; 1990 to 2200 "
+        "(default: now)",
+    )
     p.add_argument("--sender", default="")
     p.add_argument("--json", action="store_true", help="print the stored message as JSON")
     p.set_defaults(handler=cmd_append)
@@ -56,7 +67,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        infos = mem.sessions()
+        infos = mem.sessions(limit=args.limit, with_files=args.json)
     if args.json:
         write_json(
             [
@@ -77,35 +88,74 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    if not infos:
-        write("no sessions yet")
-    for i in infos:
-        when = format_local(i.last_activity) if i.last_activity else "-"
-        title = i.title or "(no title)"
-        write(f"{i.id}\t{when}\t{i.total_messages} messages\t{title}")
+    lines = [
+        f"{i.id}\t{format_local(i.last_activity) if i.last_activity else '-'}\t{i.total_messages} messages\t"
+        f"{i.title or '(no title)'}"
+        for i in infos
+    ]
+    write("\n".join(lines) if lines else "no sessions yet")  # one write: 100,000 lines are one string
     return 0
 
 
 def cmd_title(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         if args.title is None:
-            info = next((i for i in mem.sessions() if i.id == args.session), None)
-            if info is None:
-                mem.set_title(args.session, "")  # raises SessionNotFound with the CLI's usual words
-                return 1
-            write(info.title or "(no title)")
+            write(mem.session_info(args.session).title or "(no title)")
             return 0
         stored = mem.set_title(args.session, args.title)
     write(stored or "(title reset: the first message is shown)")
     return 0
 
 
+def read_stdin_text() -> str:
+    """Standard input as text, read no further than one message can be (UTF-8 takes at most 4 bytes a
+    character): an endless input (``/dev/zero``) costs 4 MB, not all memory.
+
+    Raises:
+        InvalidInput: longer than a message may be, or not UTF-8.
+    """
+    data = sys.stdin.buffer.read(4 * MAX_CONTENT_CHARS + 1)
+    if len(data) > 4 * MAX_CONTENT_CHARS:
+        raise InvalidInput(
+            f"standard input is longer than a message may be ({MAX_CONTENT_CHARS:,} characters); nothing was stored"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"standard input is not UTF-8 text (byte {exc.start}); nothing was stored"
+        ) from None
+
+
+def send_at_ns(text: str) -> int:
+    """``--send-at`` as Unix ns, read as the imports read a time (:func:`engine.importers.records.epoch_ns`).
+
+    Raises:
+        InvalidInput: not a number, or not a time a message can have (before 1990, after 2200).
+    """
+    from engine.importers.records import BadTime, epoch_ns  # here: `memtray --help` loads no importer
+
+    try:
+        value: int | float = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise InvalidInput(
+                f"--send-at {text[:40]!r} is not a Unix time (seconds, ms, µs or ns)"
+            ) from None
+    try:
+        return epoch_ns(value)
+    except BadTime as exc:
+        reason = str(exc).removeprefix("message with ")
+        raise InvalidInput(f"--send-at {text[:40]}: {reason}; nothing was stored") from None
+
+
 def cmd_append(args: argparse.Namespace) -> int:
-    content = sys.stdin.read() if args.content == "-" else args.content
+    content = read_stdin_text() if args.content == "-" else args.content
+    send_at = None if args.send_at is None else send_at_ns(args.send_at)
     with open_memory(args) as mem:
-        send_at = mem.clock() if args.send_at is None else args.send_at
-        if send_at < 0:
-            raise InvalidInput("--send-at must not be negative")
+        send_at = mem.clock() if send_at is None else send_at
         stored = mem.append(args.session, [Message(args.role, content, send_at, args.sender)])
     if args.json:
         write_json(message_json(stored[0]))
@@ -120,8 +170,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         write_json([message_json(m) for m in messages])
     else:
-        for message in messages:
-            write(message_line(message))
+        if messages:
+            write("\n".join(message_line(m) for m in messages))
     return 0
 
 

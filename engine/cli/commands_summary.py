@@ -11,7 +11,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 
-from engine.cli.output import open_memory, write, write_json
+from engine.cli.output import open_memory, write, write_error, write_json
 from engine.errors import InvalidInput
 from engine.llm.keys import Keys
 
@@ -73,7 +73,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             results = mem.summaries.run_pending()
             failed = mem.summaries.status().last_errors
             for session, message in failed:
-                sys.stderr.write(f"memtray: {session}: {message}\n")
+                write_error(f"memtray: {session}: {message}")
         if not results:
             write("nothing to summarize")
         for r in results:

@@ -1,14 +1,18 @@
-"""Shared pieces of the CLI commands: opening the memory, writing output, showing messages."""
+"""Shared pieces of the CLI commands: opening the memory, writing output, showing messages.
+
+Everything written goes through :mod:`engine.cli.visible`: human output shows the control characters and
+escape sequences of stored text instead of sending them to the terminal; ``--json`` keeps the exact text.
+"""
 
 from __future__ import annotations
 
 import argparse
 import io
-import json
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
+from engine.cli.visible import json_text, visible
 from engine.clock import format_local
 from engine.logs import configure
 from engine.messages import Message
@@ -17,7 +21,7 @@ from engine.paths import Paths
 if TYPE_CHECKING:
     from engine.llm.keys import Keys
     from engine.memory import Memory
-    from engine.search.pipeline import Hit
+    from engine.search.hits import Hit
 
 BACKGROUND_COMMANDS = {"daemon", "mcp"}
 
@@ -52,11 +56,19 @@ def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
 
 
 def write(text: str) -> None:
+    """One or more lines of human output (stored text in it is shown safely)."""
+    text = visible(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def write_error(text: str) -> None:
+    """A line on stderr (stored text in it is shown safely)."""
+    sys.stderr.write(visible(text).rstrip("\n") + "\n")
+
+
 def write_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    """``--json`` output: the exact text, with nothing a terminal acts on."""
+    sys.stdout.write(json_text(value) + "\n")
 
 
 def message_line(message: Message) -> str:

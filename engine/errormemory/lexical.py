@@ -5,7 +5,7 @@ no floor). Two sources, the full-text matches first:
 
 * **full text** over keywords, symptom, cause and action (not the tool name: error texts name their
   tool, which would match every record of it). Each term of the query that is neither a stop word nor
-  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.keyword`
+  an error word (``error``, ``failed``, ...) is quoted and routed by script as in :mod:`engine.search.terms`
   (words to ``error_memory_fts``, CJK runs of 3+ to ``error_memory_tri``, shorter CJK runs to ``LIKE``).
   A record must match at least half of the terms; more terms, then a better BM25, rank first;
 * **the original's scan**: with a tool, that tool's records tagged ``error_type:<class>`` of the query
@@ -26,8 +26,8 @@ import math
 from collections import defaultdict
 
 from engine.errormemory.records import ERROR_TYPE_PREFIX, classify
-from engine.search import keyword
-from engine.storage.sql import Connection, text
+from engine.search.terms import Term, parse_natural, quote
+from engine.storage.sql import Connection
 
 MAX_TERMS = 16
 CANDIDATES = 1000
@@ -55,27 +55,27 @@ def seed_scan(
             return []
         tag = json.dumps(ERROR_TYPE_PREFIX + kind)
         sql = (
-            "SELECT num FROM error_memory WHERE tool_name = :tool AND expires_at > :now "
-            "AND instr(keywords, :tag) > 0 ORDER BY created_at DESC, num DESC LIMIT :limit"
+            "SELECT num FROM error_memory WHERE tool_name = ? AND expires_at > ? "
+            "AND instr(keywords, ?) > 0 ORDER BY created_at DESC, num DESC LIMIT ?"
         )
-        params: dict[str, object] = {"tool": tool_name, "now": now, "tag": tag, "limit": limit}
+        params: tuple[object, ...] = (tool_name, now, tag, limit)
     elif strict:
         sql = (
-            "SELECT num FROM error_memory WHERE lower(tool_name) = :q AND expires_at > :now "
-            "ORDER BY created_at DESC, num DESC LIMIT :limit"
+            "SELECT num FROM error_memory WHERE lower(tool_name) = ? AND expires_at > ? "
+            "ORDER BY created_at DESC, num DESC LIMIT ?"
         )
-        params = {"q": lowered, "now": now, "limit": limit}
+        params = (lowered, now, limit)
     else:
         if not lowered:
             return []
         sql = (
-            "SELECT num FROM error_memory m WHERE expires_at > :now AND ("
-            "instr(lower(tool_name), :q) > 0 OR instr(lower(symptom), :q) > 0 OR instr(lower(cause), :q) > 0 "
-            "OR EXISTS (SELECT 1 FROM json_each(m.keywords) k WHERE instr(k.value, :q) > 0 "
-            "OR instr(:q, k.value) > 0)) ORDER BY created_at DESC, num DESC LIMIT :limit"
+            "SELECT num FROM error_memory m WHERE expires_at > ? AND ("
+            "instr(lower(tool_name), ?) > 0 OR instr(lower(symptom), ?) > 0 OR instr(lower(cause), ?) > 0 "
+            "OR EXISTS (SELECT 1 FROM json_each(m.keywords) k WHERE instr(k.value, ?) > 0 "
+            "OR instr(?, k.value) > 0)) ORDER BY created_at DESC, num DESC LIMIT ?"
         )
-        params = {"q": lowered, "now": now, "limit": limit}
-    return [int(r[0]) for r in conn.execute(text(sql), params)]
+        params = (now, lowered, lowered, lowered, lowered, lowered, limit)
+    return [int(r[0]) for r in conn.execute(sql, params)]
 
 
 def _like(value: str) -> str:
@@ -84,32 +84,34 @@ def _like(value: str) -> str:
 
 
 def _term_hits(
-    conn: Connection, term: keyword.Term, tool_name: str | None, now: int, tables: set[str]
+    conn: Connection, term: Term, tool_name: str | None, now: int, tables: set[str]
 ) -> list[tuple[int, float]]:
     """``(num, score)`` of live records matching one term (higher score is better)."""
     table = {"word": "error_memory_fts", "tri": "error_memory_tri"}.get(term.route)
-    tool_sql = " AND m.tool_name = :tool" if tool_name is not None else ""
-    params: dict[str, object] = {"now": now, "tool": tool_name, "limit": CANDIDATES}
+    tool_sql = " AND m.tool_name = ?" if tool_name is not None else ""
+    tool: tuple[object, ...] = (tool_name,) if tool_name is not None else ()
     if table is not None and table in tables:
         sql = (
             f"SELECT {table}.rowid, bm25({table}) FROM {table} JOIN error_memory m ON m.num = {table}.rowid "
-            f"WHERE {table} MATCH :expr AND m.expires_at > :now{tool_sql} "
-            f"ORDER BY {table}.rowid DESC LIMIT :limit"
+            f"WHERE {table} MATCH ? AND m.expires_at > ?{tool_sql} "
+            f"ORDER BY {table}.rowid DESC LIMIT ?"
         )
-        params["expr"] = f"{_FTS_COLUMNS} : {keyword.quote(term.text)}"
-        return [(int(r[0]), -float(r[1])) for r in conn.execute(text(sql), params)]
-    where = " OR ".join(f"m.{c} LIKE :pattern ESCAPE '\\'" for c in _COLUMNS)
+        params = (f"{_FTS_COLUMNS} : {quote(term.text)}", now, *tool, CANDIDATES)
+        return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, params)]
+    where = " OR ".join(f"m.{c} LIKE ? ESCAPE '\\'" for c in _COLUMNS)
     sql = (
-        f"SELECT m.num FROM error_memory m WHERE ({where}) AND m.expires_at > :now{tool_sql} "
-        "ORDER BY m.num DESC LIMIT :limit"
+        f"SELECT m.num FROM error_memory m WHERE ({where}) AND m.expires_at > ?{tool_sql} "
+        "ORDER BY m.num DESC LIMIT ?"
     )
-    params["pattern"] = _like(term.text)
-    return [(int(r[0]), 1.0) for r in conn.execute(text(sql), params)]
+    pattern = _like(term.text)
+    return [
+        (int(r[0]), 1.0) for r in conn.execute(sql, (*(pattern for _ in _COLUMNS), now, *tool, CANDIDATES))
+    ]
 
 
 def full_text(conn: Connection, query: str, tool_name: str | None, now: int, tables: set[str]) -> list[int]:
     """Records matching at least half of the query's terms, best first."""
-    terms = keyword.parse_natural(query, cjk_route="tri")
+    terms = parse_natural(query, cjk_route="tri")
     terms = [t for t in terms if t.text.lower() not in ERROR_WORDS][:MAX_TERMS]
     if not terms:
         return []

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from engine.errormemory.records import ErrorRecord
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 _FIELDS = "num, id, tool_name, keywords, symptom, cause, action, outcome, created_at, expires_at"
 
@@ -33,34 +33,32 @@ def to_record(row: Sequence[object]) -> ErrorRecord:
 
 def by_dedupe(conn: Connection, key: str) -> tuple[int, ErrorRecord] | None:
     """The record with this duplicate key, expired or not, with its row number."""
-    row = conn.execute(text(f"SELECT {_FIELDS} FROM error_memory WHERE dedupe = :k"), {"k": key}).first()
+    row = conn.execute(f"SELECT {_FIELDS} FROM error_memory WHERE dedupe = ?", (key,)).first()
     return None if row is None else (int(row[0]), to_record(row))
 
 
 def id_taken(conn: Connection, ident: str) -> bool:
-    return conn.execute(text("SELECT 1 FROM error_memory WHERE id = :i"), {"i": ident}).first() is not None
+    return conn.execute("SELECT 1 FROM error_memory WHERE id = ?", (ident,)).first() is not None
 
 
 def insert(conn: Connection, record: ErrorRecord, dedupe: str) -> int:
     """Insert a record; return its row number."""
     result = conn.execute(
-        text(
-            "INSERT INTO error_memory(id, tool_name, keywords, symptom, cause, action, outcome, dedupe, "
-            "created_at, expires_at) VALUES (:id, :tool, :kw, :symptom, :cause, :action, :outcome, :dedupe, "
-            ":created, :expires)"
+        "INSERT INTO error_memory(id, tool_name, keywords, symptom, cause, action, outcome, dedupe, "
+        "created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?)",
+        (
+            record.id,
+            record.tool_name,
+            json.dumps(list(record.keywords), ensure_ascii=False),
+            record.symptom,
+            record.cause,
+            record.action,
+            record.outcome,
+            dedupe,
+            record.created_at,
+            record.expires_at,
         ),
-        {
-            "id": record.id,
-            "tool": record.tool_name,
-            "kw": json.dumps(list(record.keywords), ensure_ascii=False),
-            "symptom": record.symptom,
-            "cause": record.cause,
-            "action": record.action,
-            "outcome": record.outcome,
-            "dedupe": dedupe,
-            "created": record.created_at,
-            "expires": record.expires_at,
-        },
     )
     return int(result.lastrowid or 0)
 
@@ -68,25 +66,22 @@ def insert(conn: Connection, record: ErrorRecord, dedupe: str) -> int:
 def update(conn: Connection, num: int, record: ErrorRecord) -> None:
     """Overwrite the mutable fields of a record (a duplicate write)."""
     conn.execute(
-        text(
-            "UPDATE error_memory SET keywords = :kw, cause = :cause, outcome = :outcome, "
-            "expires_at = :expires WHERE num = :num"
+        "UPDATE error_memory SET keywords = ?, cause = ?, outcome = ?, expires_at = ? WHERE num = ?",
+        (
+            json.dumps(list(record.keywords), ensure_ascii=False),
+            record.cause,
+            record.outcome,
+            record.expires_at,
+            num,
         ),
-        {
-            "kw": json.dumps(list(record.keywords), ensure_ascii=False),
-            "cause": record.cause,
-            "outcome": record.outcome,
-            "expires": record.expires_at,
-            "num": num,
-        },
     )
 
 
 def refresh(conn: Connection, nums: Iterable[int], expires_at: int) -> None:
     """Push the expiry of these records to ``expires_at`` (a hit)."""
-    params = [{"n": n, "e": expires_at} for n in nums]
+    params = [(expires_at, n) for n in nums]
     if params:
-        conn.execute(text("UPDATE error_memory SET expires_at = :e WHERE num = :n"), params)
+        conn.execute("UPDATE error_memory SET expires_at = ? WHERE num = ?", params)
 
 
 def fetch(conn: Connection, nums: Sequence[int], now: int) -> dict[int, ErrorRecord]:
@@ -95,8 +90,8 @@ def fetch(conn: Connection, nums: Sequence[int], now: int) -> dict[int, ErrorRec
     for start in range(0, len(nums), 500):
         chunk = [int(n) for n in nums[start : start + 500]]
         marks = ", ".join(str(n) for n in chunk)
-        sql = f"SELECT {_FIELDS} FROM error_memory WHERE num IN ({marks}) AND expires_at > :now"
-        for row in conn.execute(text(sql), {"now": now}):
+        sql = f"SELECT {_FIELDS} FROM error_memory WHERE num IN ({marks}) AND expires_at > ?"
+        for row in conn.execute(sql, (now,)):
             found[int(row[0])] = to_record(row)
     return found
 
@@ -104,11 +99,8 @@ def fetch(conn: Connection, nums: Sequence[int], now: int) -> dict[int, ErrorRec
 def by_prefix(conn: Connection, prefix: str, now: int, limit: int = 10) -> list[tuple[int, ErrorRecord]]:
     """Live records whose id starts with ``prefix`` (lower-case hex), at most ``limit``."""
     rows = conn.execute(
-        text(
-            f"SELECT {_FIELDS} FROM error_memory WHERE id >= :lo AND id < :hi AND expires_at > :now "
-            "ORDER BY id LIMIT :limit"
-        ),
-        {"lo": prefix, "hi": prefix + "g", "now": now, "limit": limit},
+        f"SELECT {_FIELDS} FROM error_memory WHERE id >= ? AND id < ? AND expires_at > ? ORDER BY id LIMIT ?",
+        (prefix, prefix + "g", now, limit),
     )
     return [(int(r[0]), to_record(r)) for r in rows]
 
@@ -117,33 +109,31 @@ def newest(
     conn: Connection, now: int, *, tool_name: str | None = None, limit: int = 50, offset: int = 0
 ) -> list[tuple[int, ErrorRecord]]:
     """Live records with their row numbers, newest first."""
-    where = "expires_at > :now" + (" AND tool_name = :tool" if tool_name else "")
+    where = "expires_at > ?" + (" AND tool_name = ?" if tool_name else "")
+    tool = (tool_name,) if tool_name else ()
     rows = conn.execute(
-        text(
-            f"SELECT {_FIELDS} FROM error_memory WHERE {where} ORDER BY created_at DESC, num DESC "
-            "LIMIT :limit OFFSET :offset"
-        ),
-        {"now": now, "tool": tool_name, "limit": limit, "offset": offset},
+        f"SELECT {_FIELDS} FROM error_memory WHERE {where} ORDER BY created_at DESC, num DESC LIMIT ? OFFSET ?",
+        (now, *tool, limit, offset),
     )
     return [(int(r[0]), to_record(r)) for r in rows]
 
 
 def count(conn: Connection, now: int) -> int:
-    value = conn.execute(text("SELECT count(*) FROM error_memory WHERE expires_at > :now"), {"now": now})
+    value = conn.execute("SELECT count(*) FROM error_memory WHERE expires_at > ?", (now,))
     return int(value.scalar() or 0)
 
 
 def delete(conn: Connection, num: int) -> None:
-    conn.execute(text("DELETE FROM error_memory WHERE num = :n"), {"n": num})
+    conn.execute("DELETE FROM error_memory WHERE num = ?", (num,))
 
 
 def any_expired(conn: Connection, now: int) -> bool:
     """Whether any record has expired (a purge would delete something)."""
-    found = conn.execute(text("SELECT 1 FROM error_memory WHERE expires_at <= :now LIMIT 1"), {"now": now})
+    found = conn.execute("SELECT 1 FROM error_memory WHERE expires_at <= ? LIMIT 1", (now,))
     return found.first() is not None
 
 
 def purge(conn: Connection, now: int) -> int:
     """Delete expired records (and, by cascade, their vectors); return how many."""
-    result = conn.execute(text("DELETE FROM error_memory WHERE expires_at <= :now"), {"now": now})
+    result = conn.execute("DELETE FROM error_memory WHERE expires_at <= ?", (now,))
     return int(result.rowcount or 0)

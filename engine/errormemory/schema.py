@@ -29,7 +29,7 @@ FTS_TABLES = tuple(
 
 def m003_error_memory(conn: Connection) -> None:
     """Error records, their vectors and the vector generation counter."""
-    conn.exec_driver_sql(
+    conn.execute(
         """
         CREATE TABLE IF NOT EXISTS error_memory (
             num INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -46,11 +46,9 @@ def m003_error_memory(conn: Connection) -> None:
         )
         """
     )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_error_memory_expires ON error_memory(expires_at)")
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_error_memory_tool ON error_memory(tool_name, created_at)"
-    )
-    conn.exec_driver_sql(
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_error_memory_expires ON error_memory(expires_at)")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_error_memory_tool ON error_memory(tool_name, created_at)")
+    conn.execute(
         """
         CREATE TABLE IF NOT EXISTS error_memory_vectors (
             num INTEGER PRIMARY KEY REFERENCES error_memory(num) ON DELETE CASCADE,
@@ -61,12 +59,12 @@ def m003_error_memory(conn: Connection) -> None:
         )
         """
     )
-    conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS error_memory_state (gen INTEGER NOT NULL)")
-    conn.exec_driver_sql(
+    conn.execute("CREATE TABLE IF NOT EXISTS error_memory_state (gen INTEGER NOT NULL)")
+    conn.execute(
         "INSERT INTO error_memory_state(gen) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM error_memory_state)"
     )
     for event in ("INSERT", "UPDATE", "DELETE"):
-        conn.exec_driver_sql(
+        conn.execute(
             f"CREATE TRIGGER IF NOT EXISTS error_memory_vectors_{event.lower()} AFTER {event} "
             "ON error_memory_vectors BEGIN UPDATE error_memory_state SET gen = gen + 1; END"
         )

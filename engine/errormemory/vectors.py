@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from engine.embedders import Embedder
 from engine.errormemory.records import ERROR_TYPE_PREFIX, ErrorRecord
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,19 +72,17 @@ def save(conn: Connection, num: int, embedder: Embedder, vector: Vectors, hashed
 
     blob = np.asarray(vector, dtype=np.float32).reshape(-1).tobytes()
     conn.execute(
-        text(
-            "INSERT INTO error_memory_vectors(num, embedder, dim, text_hash, vector) "
-            "VALUES (:n, :e, :d, :h, :v) ON CONFLICT(num) DO UPDATE SET embedder = excluded.embedder, "
-            "dim = excluded.dim, text_hash = excluded.text_hash, vector = excluded.vector"
-        ),
-        {"n": num, "e": embedder.id, "d": embedder.dim, "h": hashed, "v": blob},
+        "INSERT INTO error_memory_vectors(num, embedder, dim, text_hash, vector) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(num) DO UPDATE SET embedder = excluded.embedder, "
+        "dim = excluded.dim, text_hash = excluded.text_hash, vector = excluded.vector",
+        (num, embedder.id, embedder.dim, hashed, blob),
     )
 
 
 def stored_hash(conn: Connection, num: int, embedder_id: str) -> str | None:
     row = conn.execute(
-        text("SELECT text_hash FROM error_memory_vectors WHERE num = :n AND embedder = :e"),
-        {"n": num, "e": embedder_id},
+        "SELECT text_hash FROM error_memory_vectors WHERE num = ? AND embedder = ?",
+        (num, embedder_id),
     ).first()
     return None if row is None else str(row[0])
 
@@ -92,11 +90,9 @@ def stored_hash(conn: Connection, num: int, embedder_id: str) -> str | None:
 def missing(conn: Connection, embedder_id: str, now: int, limit: int) -> list[int]:
     """Live records with no vector of this embedder."""
     rows = conn.execute(
-        text(
-            "SELECT m.num FROM error_memory m LEFT JOIN error_memory_vectors v ON v.num = m.num "
-            "AND v.embedder = :e WHERE v.num IS NULL AND m.expires_at > :now ORDER BY m.num LIMIT :l"
-        ),
-        {"e": embedder_id, "now": now, "l": limit},
+        "SELECT m.num FROM error_memory m LEFT JOIN error_memory_vectors v ON v.num = m.num "
+        "AND v.embedder = ? WHERE v.num IS NULL AND m.expires_at > ? ORDER BY m.num LIMIT ?",
+        (embedder_id, now, limit),
     )
     return [int(r[0]) for r in rows]
 
@@ -121,17 +117,15 @@ class VectorCache:
     def matrix(self, conn: Connection, embedder: Embedder) -> Matrix:
         import numpy as np
 
-        gen = int(conn.execute(text("SELECT gen FROM error_memory_state")).scalar() or 0)
+        gen = int(conn.execute("SELECT gen FROM error_memory_state").scalar() or 0)
         key = (gen, embedder.id, embedder.dim)
         with self._lock:
             if self._key == key and self._matrix is not None:
                 return self._matrix
         rows = conn.execute(
-            text(
-                "SELECT v.num, m.tool_name, v.vector FROM error_memory_vectors v "
-                "JOIN error_memory m ON m.num = v.num WHERE v.embedder = :e AND v.dim = :d ORDER BY v.num"
-            ),
-            {"e": embedder.id, "d": embedder.dim},
+            "SELECT v.num, m.tool_name, v.vector FROM error_memory_vectors v "
+            "JOIN error_memory m ON m.num = v.num WHERE v.embedder = ? AND v.dim = ? ORDER BY v.num",
+            (embedder.id, embedder.dim),
         ).all()
         if rows:
             vectors = np.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype=np.float32)

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, agenvoy_db, agenvoy_headers, agenvoy_summary, detect
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import agenvoy_db, agenvoy_headers, agenvoy_summary, detect
 from engine.importers.records import BadTime, Tally, epoch_ns, message, short
 from engine.messages import Message, text_of
 from engine.paths import validate_session_id

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession, ReadResult, chatgpt_markers, detect, exportfile
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import chatgpt_markers, detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,

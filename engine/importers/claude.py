@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession, ReadResult, detect, exportfile
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import detect, exportfile
 from engine.importers.records import (
     BrokenRecord,
     Tally,

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInput
-from engine.importers import ReadResult, transcripts
+from engine.imported import ReadResult
+from engine.importers import transcripts
 from engine.importers.importstate import ImportState
 from engine.importers.records import Tally, derived_session_id, iso_to_ns, message
 from engine.messages import Message

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import IO
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, detect
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import detect
 from engine.importers.records import BadTime, Tally, epoch_ns
 from engine.messages import Message, text_of, validate
 from engine.paths import validate_session_id

@@ -19,14 +19,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from engine.errors import InvalidInput
-from engine.importers import ImportedSession
-from engine.messages import MAX_SEND_AT, Message, validate
+from engine.imported import ImportedSession
+from engine.messages import MAX_CONTENT_CHARS, MAX_SEND_AT, Message, validate
 from engine.paths import validate_session_id
 
 log = logging.getLogger("memtray.import")
 
-MAX_MESSAGE_CHARS = 1_000_000
-"""A longer message is skipped: it would be most of a 4 MiB history.json on its own."""
+MAX_MESSAGE_CHARS = MAX_CONTENT_CHARS
+"""A longer message is skipped and counted (the one bound of every way in: :data:`engine.messages.MAX_CONTENT_CHARS`)."""
 MAX_SESSION_ID = 128
 WARN_EXAMPLES = 5
 """Broken records named in a warning, per reason; the rest are logged at INFO."""

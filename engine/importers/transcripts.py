@@ -24,7 +24,8 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import ImportedSession, ReadResult, detect
+from engine.imported import ImportedSession, ReadResult
+from engine.importers import detect
 from engine.importers.importstate import HEAD_BYTES, FileState, ImportState
 from engine.importers.records import Tally, retarget
 from engine.messages import Message

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.errors import ImportFormatError, InvalidInput
-from engine.importers import INCREMENTAL, ImportedSession, ImportReport, readers
+from engine.imported import ImportedSession, ImportReport
+from engine.importers import readers
 from engine.importers.detect import sniff
+from engine.importers.formats import INCREMENTAL
 from engine.importers.importstate import ImportState
 from engine.paths import Paths
 from engine.settings import Settings

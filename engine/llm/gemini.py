@@ -32,6 +32,7 @@ from engine.errors import (
     QuotaExceeded,
     SummarizerError,
 )
+from engine.llm.bounded import MAX_RESPONSE_BYTES, ReplyTooLarge, client_args
 from engine.llm.redact import redact
 
 log = logging.getLogger("memtray.gemini")
@@ -115,8 +116,10 @@ def make_client(
     initial_delay_s: float = 1.0,
     max_delay_s: float = 20.0,
     jitter_s: float = 1.0,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
 ) -> Any:
-    """A ``google.genai.Client`` with retries (408, 429 and 5xx, with backoff) and a timeout."""
+    """A ``google.genai.Client`` with retries (408, 429 and 5xx, with backoff), a timeout, and answers
+    bounded to ``max_response_bytes`` (:mod:`engine.llm.bounded`)."""
     from google import genai
     from google.genai import types
 
@@ -124,6 +127,7 @@ def make_client(
         base_url=base_url or None,
         timeout=int(timeout_s * 1000),
         retry_options=_retry_options(RetryPolicy(attempts, initial_delay_s, max_delay_s, jitter_s)),
+        client_args=client_args(max_response_bytes),
     )
     return genai.Client(api_key=api_key, http_options=options)
 
@@ -177,6 +181,8 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
             f"{what}: the answer is not a Gemini reply (not JSON); check the gemini_base_url setting "
             "or the proxy between memtray and the service"
         ) from None
+    except ReplyTooLarge as exc:
+        raise SummarizerError(f"{what}: {exc}; none of it was used") from None
     except TimeoutError as exc:
         raise GeminiTimeout(f"{what}: no answer in time") from exc
     except OSError as exc:

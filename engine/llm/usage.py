@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.llm.gemini import UsageEvent
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
     from engine.clock import Clock
@@ -20,14 +20,14 @@ if TYPE_CHECKING:
 
 def m004_usage(conn: Connection) -> None:
     """The ``usage`` table: one row per answered Gemini call."""
-    conn.exec_driver_sql(
+    conn.execute(
         "CREATE TABLE IF NOT EXISTS usage ("
         "id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, model TEXT NOT NULL, "
         "purpose TEXT NOT NULL, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
         "output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0, "
         "at INTEGER NOT NULL DEFAULT 0)"
     )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_usage_session ON usage(session_id, at)")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_usage_session ON usage(session_id, at)")
 
 
 @dataclass(frozen=True)
@@ -51,34 +51,32 @@ def record(store: Store, event: UsageEvent, at: int) -> None:
     """Add one usage row."""
     with store.write() as conn:
         conn.execute(
-            text(
-                "INSERT INTO usage(session_id, model, purpose, prompt_tokens, output_tokens, total_tokens, at) "
-                "VALUES (:s, :m, :p, :i, :o, :t, :at)"
+            "INSERT INTO usage(session_id, model, purpose, prompt_tokens, output_tokens, total_tokens, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                event.session,
+                event.model,
+                event.purpose,
+                event.usage.prompt_tokens,
+                event.usage.output_tokens,
+                event.usage.total_tokens,
+                at,
             ),
-            {
-                "s": event.session,
-                "m": event.model,
-                "p": event.purpose,
-                "i": event.usage.prompt_tokens,
-                "o": event.usage.output_tokens,
-                "t": event.usage.total_tokens,
-                "at": at,
-            },
         )
 
 
 def totals(store: Store, session: str | None = None, purpose: str | None = None) -> UsageTotals:
     """The usage of one session (or all), optionally of one purpose."""
     sql = "SELECT COUNT(*), SUM(prompt_tokens), SUM(output_tokens), SUM(total_tokens) FROM usage WHERE 1=1"
-    params: dict[str, str] = {}
+    params: list[str] = []
     if session is not None:
-        sql += " AND session_id = :s"
-        params["s"] = session
+        sql += " AND session_id = ?"
+        params.append(session)
     if purpose is not None:
-        sql += " AND purpose = :p"
-        params["p"] = purpose
+        sql += " AND purpose = ?"
+        params.append(purpose)
     with store.read() as conn:
-        row = conn.execute(text(sql), params).one()
+        row = conn.execute(sql, tuple(params)).one()
     return UsageTotals(int(row[0] or 0), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0))
 
 

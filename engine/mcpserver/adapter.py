@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
+from engine.sessions.folders import ordering_time
 
 if TYPE_CHECKING:
     from engine import SessionInfo
@@ -35,6 +36,7 @@ class Overview:
     last_at: int
     messages: int
     temporary: bool
+    order_at: int = 0  # what lists order by: last_at, unless that lies in the future (ordering_time)
 
 
 class Catalog:
@@ -46,24 +48,25 @@ class Catalog:
 
     def overviews(self, *, include_temp: bool) -> list[Overview]:
         """Every session's overview, most recent last message first."""
-        infos = [i for i in self._mem.sessions(include_temp=include_temp) if not i.private]
+        infos = [i for i in self._mem.sessions(include_temp=include_temp, with_files=False) if not i.private]
         found = [self._overview(info) for info in infos]
         alive = {info.id for info in infos}
         if not include_temp:
             alive |= {sid for sid, (_, o) in self._cache.items() if o.temporary}
         for gone in set(self._cache) - alive:
             del self._cache[gone]
-        found.sort(key=lambda o: (o.last_at, o.id), reverse=True)
+        found.sort(key=lambda o: (o.order_at, o.id), reverse=True)
         return found
 
     def _overview(self, info: SessionInfo) -> Overview:
         count = info.hot_messages + info.archived_messages
-        key = (count, info.last_activity)
+        order_at = ordering_time(info.last_activity, lambda: info.file_activity, self._mem.clock())
+        key = (count, order_at)
         cached = self._cache.get(info.id)
         if cached is not None and cached[0] == key:
             return cached[1]
         overview = Overview(
-            info.id, info.title, info.first_message_at, info.last_message_at, count, info.temporary
+            info.id, info.title, info.first_message_at, info.last_message_at, count, info.temporary, order_at
         )
         self._cache[info.id] = (key, overview)
         return overview

@@ -35,7 +35,7 @@ from engine.mcpserver.spec import (
 )
 from engine.mcpserver.text import iso, parse_bound, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
-from engine.search.pipeline import MAX_LIMIT
+from engine.search.hits import MAX_LIMIT
 from engine.search.query import MAX_QUERY_CHARS
 from engine.sessions.folders import is_private
 
@@ -270,7 +270,7 @@ def matching_sessions(ctx: Context, args: Args) -> list[Overview]:
 
 
 def after_position(items: list[Overview], position: Any) -> list[Overview]:
-    """The items after a ``[last_at, id]`` keyset position in (last_at, id) descending order."""
+    """The items after an ``[order_at, id]`` keyset position in (order_at, id) descending order."""
     if (
         not isinstance(position, list)
         or len(position) != 2
@@ -279,7 +279,7 @@ def after_position(items: list[Overview], position: Any) -> list[Overview]:
     ):
         raise InvalidInput("cursor is damaged: start again without one")
     mark = (position[0], position[1])
-    return [o for o in items if (o.last_at, o.id) < mark]
+    return [o for o in items if (o.order_at, o.id) < mark]
 
 
 def list_sessions(ctx: Context, args: Args) -> Result:
@@ -300,7 +300,7 @@ def list_sessions(ctx: Context, args: Args) -> Result:
     first = len(found) - len(rest) + 1
     if shown < len(rest):
         last = rest[shown - 1]
-        result["nextCursor"] = paging.encode("sessions", args, [last.last_at, last.id])
+        result["nextCursor"] = paging.encode("sessions", args, [last.order_at, last.id])
     if not found:
         result["summary"] = (
             "No sessions match." if len(args.keys() - {"limit", "cursor"}) else "No sessions yet."

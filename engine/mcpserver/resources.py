@@ -58,7 +58,7 @@ def list_page(ctx: Context, cursor: str | None) -> tuple[list[SessionResource], 
     if len(rest) <= len(page):
         return page, None
     last = rest[len(page) - 1]
-    return page, paging.encode("resources", {}, [last.last_at, last.id])
+    return page, paging.encode("resources", {}, [last.order_at, last.id])
 
 
 def read_session(ctx: Context, uri: str) -> str:

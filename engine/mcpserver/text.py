@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from engine.cjk import has_cjk
 from engine.clock import NS_PER_SECOND
 from engine.errors import InvalidInput
-from engine.search.keyword import STOP_WORDS
+from engine.search.terms import STOP_WORDS
 
 SNIPPET_CHARS = 300
 _SNIPPET_SCAN = 200_000  # a snippet comes from a message's first 200k characters (a 10 MB message stays fast)

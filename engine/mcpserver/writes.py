@@ -20,11 +20,10 @@ from engine.mcpserver import adapter
 from engine.mcpserver.adapter import Context, message_in
 from engine.mcpserver.spec import MESSAGE_ID, SESSION_ID, Args, Result, ToolSpec, nullable, obj
 from engine.mcpserver.text import iso
-from engine.messages import MAX_SEND_AT, MAX_SENDER, Message, validate
+from engine.messages import MAX_CONTENT_CHARS, MAX_SEND_AT, MAX_SENDER, Message, validate
 from engine.paths import validate_session_id
 
 MAX_MESSAGES = 1000
-MAX_CONTENT_CHARS = 4_000_000
 MAX_REQUEST_CHARS = 10_000
 
 _SUMMARY = {"type": "string", "description": "What was done, in words."}

@@ -10,7 +10,7 @@ each as ``sender: content``, plus the session key. A search ranks by BM25 with t
 at every cut-off. Plain keyword search (``match="keyword"``) is unchanged.
 
 The table is made by migration ``m002_vectors`` (in this form since ``m007_context_neighbours``) and
-written through the hooks of :class:`engine.search.service.Search` in the append's transaction: a new
+written through the hooks of :class:`engine.search.conductor.Search` in the append's transaction: a new
 message gets its row, and the message before it gets the new one as its ``next``.
 
 The table's tokenizer cannot split CJK text into words, so a query with CJK terms reads its messages
@@ -25,13 +25,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from engine.messages import EVERY_MESSAGE, Message, MessageFilter
-from engine.search import bm25, fulltext, keyword
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter, own_text
+from engine.search import bm25, fulltext, terms
 from engine.search.query import Query
-from engine.semantic.rows import own_text
 from engine.sessions import archive
 from engine.storage import fts
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 TABLE = "context_fts"
 COLUMNS = ("prev", "own", "next")
@@ -60,9 +59,7 @@ def create(conn: Connection) -> None:
         return
     batch: list[tuple[int, str, str, str, str]] = []  # (id, prev, own, next, skey)
     last: tuple[int, str, str, str, str] | None = None  # (id, session, prev, own, skey): waits for its next
-    rows = conn.exec_driver_sql(
-        "SELECT id, session_id, skey, sender, content FROM messages ORDER BY session_id, id"
-    )
+    rows = conn.execute("SELECT id, session_id, skey, sender, content FROM messages ORDER BY session_id, id")
     for message_id, session, skey, sender, content in rows:  # streamed: only a batch is held in memory
         own = own_text(sender or "", content)
         same_session = last is not None and last[1] == session
@@ -71,18 +68,18 @@ def create(conn: Connection) -> None:
         prev = last[3] if last is not None and same_session else ""
         last = (int(message_id), session, prev, own, skey)
         if len(batch) >= BATCH:
-            conn.exec_driver_sql(_INSERT, batch)
+            conn.execute(_INSERT, batch)
             batch.clear()
     if last is not None:
         batch.append((last[0], last[2], last[3], "", last[4]))
     if batch:
-        conn.exec_driver_sql(_INSERT, batch)
+        conn.execute(_INSERT, batch)
 
 
 def has_neighbour_columns(conn: Connection) -> bool:
     """Whether the table exists in its current form (``prev``, ``own``, ``next`` columns)."""
     try:
-        names = {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info({TABLE})")}
+        names = {r[1] for r in conn.execute(f"PRAGMA table_info({TABLE})")}
     except Exception:
         return False
     return set(COLUMNS) <= names
@@ -92,29 +89,28 @@ def m007_context_neighbours(conn: Connection) -> None:
     """Rebuild ``context_fts`` with the ``prev``/``own``/``next`` columns (it had previous turn + own)."""
     if not exists(conn) or has_neighbour_columns(conn):
         return
-    conn.exec_driver_sql(f"DROP TABLE {TABLE}")
+    conn.execute(f"DROP TABLE {TABLE}")
     create(conn)
 
 
 def exists(conn: Connection) -> bool:
-    row = conn.execute(text("SELECT 1 FROM sqlite_master WHERE name = :n"), {"n": TABLE}).first()
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TABLE,)).first()
     return row is not None
 
 
 def _neighbour(conn: Connection, session: str, message_id: int, after: bool) -> tuple[int, str] | None:
     """``(id, sender: content)`` of the session's message just before (or after) ``message_id``."""
     sql = (
-        "SELECT id, sender, content FROM messages WHERE session_id = :s AND id > :i ORDER BY id LIMIT 1"
+        "SELECT id, sender, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1"
         if after
-        else "SELECT id, sender, content FROM messages WHERE session_id = :s AND id < :i "
-        "ORDER BY id DESC LIMIT 1"
+        else "SELECT id, sender, content FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1"
     )
-    row = conn.execute(text(sql), {"s": session, "i": message_id}).first()
+    row = conn.execute(sql, (session, message_id)).first()
     return None if row is None else (int(row[0]), own_text(row[1] or "", row[2]))
 
 
 def _set_next(conn: Connection, message_id: int, value: str) -> None:
-    conn.execute(text(f"UPDATE {TABLE} SET next = :v WHERE rowid = :i"), {"v": value, "i": message_id})
+    conn.execute(f"UPDATE {TABLE} SET next = ? WHERE rowid = ?", (value, message_id))
 
 
 def add(conn: Connection, messages: Sequence[Message]) -> None:
@@ -143,27 +139,27 @@ def add(conn: Connection, messages: Sequence[Message]) -> None:
         latest[session] = [message.id, prev, own, "", key]
         rows.append(latest[session])
     if rows:
-        conn.exec_driver_sql(_INSERT, [tuple(r) for r in rows])
+        conn.execute(_INSERT, [tuple(r) for r in rows])
 
 
 def forget(conn: Connection, session: str, message_id: int) -> None:
     """Remove a message's row and join its neighbours' rows around the gap (before the message is deleted)."""
-    conn.execute(text(f"DELETE FROM {TABLE} WHERE rowid = :i"), {"i": message_id})
+    conn.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (message_id,))
     previous = _neighbour(conn, session, message_id, after=False)
     following = _neighbour(conn, session, message_id, after=True)
     if previous is not None:
         _set_next(conn, previous[0], following[1] if following is not None else "")
     if following is not None:
         conn.execute(
-            text(f"UPDATE {TABLE} SET prev = :v WHERE rowid = :i"),
-            {"v": previous[1] if previous is not None else "", "i": following[0]},
+            f"UPDATE {TABLE} SET prev = ? WHERE rowid = ?",
+            (previous[1] if previous is not None else "", following[0]),
         )
 
 
 def clear_session(conn: Connection, session_id: str) -> None:
     conn.execute(
-        text(f"DELETE FROM {TABLE} WHERE rowid IN (SELECT id FROM messages WHERE session_id = :s)"),
-        {"s": session_id},
+        f"DELETE FROM {TABLE} WHERE rowid IN (SELECT id FROM messages WHERE session_id = ?)",
+        (session_id,),
     )
 
 
@@ -201,9 +197,9 @@ def search(
 def _exact_search(
     conn: Connection, words: list[str], session_key: str | None, where: MessageFilter, limit: int
 ) -> list[tuple[int, float]]:
-    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(keyword.quote(w) for w in words) + ")"
+    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(terms.quote(w) for w in words) + ")"
     if session_key:
-        expr += f" AND skey : {keyword.quote(session_key)}"
+        expr += f" AND skey : {terms.quote(session_key)}"
     weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
@@ -211,7 +207,7 @@ def _exact_search(
         f"SELECT c.rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
         f"{filtered} ORDER BY rank LIMIT ?"
     )
-    return [(int(r[0]), -float(r[1])) for r in conn.exec_driver_sql(sql, (expr, *params, limit))]
+    return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, *params, limit))]
 
 
 def _bounded_search(
@@ -272,9 +268,9 @@ def _column_ids(
 ) -> list[int]:
     """Ids of the rows ``where`` admits whose ``columns`` hold ``word``, newest first, at most
     ``CANDIDATES``."""
-    expr = "{" + columns + "} : " + keyword.quote(word)
+    expr = "{" + columns + "} : " + terms.quote(word)
     if session_key:
-        expr += f" AND skey : {keyword.quote(session_key)}"
+        expr += f" AND skey : {terms.quote(session_key)}"
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = f"SELECT c.rowid FROM {TABLE} c{join} WHERE {TABLE} MATCH ?{filtered} ORDER BY c.rowid DESC LIMIT ?"
@@ -287,7 +283,7 @@ def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
-        for row in conn.exec_driver_sql(sql, tuple(chunk)):
+        for row in conn.execute(sql, tuple(chunk)):
             found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
     return found
 
@@ -328,7 +324,7 @@ def _neighbour_ids(conn: Connection, ids: list[int]) -> dict[int, tuple[int | No
             "ORDER BY n.id LIMIT 1) "
             f"FROM messages m WHERE m.id IN ({marks})"
         )
-        for row in conn.exec_driver_sql(sql, tuple(chunk)):
+        for row in conn.execute(sql, tuple(chunk)):
             found[int(row[0])] = (
                 None if row[1] is None else int(row[1]),
                 None if row[2] is None else int(row[2]),

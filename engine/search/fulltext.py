@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
 from engine.search import bm25
-from engine.search.keyword import Term, quote
+from engine.search.terms import Term, quote
 from engine.sessions import archive
 from engine.sessions.schema import trigram_skey
 from engine.storage.sql import Connection
@@ -108,7 +108,7 @@ def like_ids(conn: Connection, text: str, bounds: Bounds, limit: int) -> list[in
     params += [*more, limit]
     return [
         int(r[0])
-        for r in conn.exec_driver_sql(
+        for r in conn.execute(
             f"SELECT m.id FROM messages m WHERE {condition}{filtered} ORDER BY m.id DESC LIMIT ?",
             tuple(params),
         )
@@ -139,7 +139,7 @@ class RowCounter:
 
     def __init__(self, conn: Connection, bounds: Bounds) -> None:
         self.conn, self.bounds = conn, bounds
-        top = conn.exec_driver_sql("SELECT MAX(id) FROM messages").scalar()
+        top = conn.execute("SELECT MAX(id) FROM messages").scalar()
         self.top = min(int(top or 0) + 1, bounds.max_id)
 
     def rows_from(self, first_id: int) -> int:
@@ -150,9 +150,7 @@ class RowCounter:
             "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE session_id = ? AND id >= ? AND id < ? "
             "LIMIT 1000000)"
         )
-        return max(
-            1, int(self.conn.exec_driver_sql(sql, (self.bounds.session_id, start, self.top)).scalar_one())
-        )
+        return max(1, int(self.conn.execute(sql, (self.bounds.session_id, start, self.top)).scalar_one()))
 
     def matches(self, ids: list[int]) -> float:
         """How many rows within the bounds match, from a term's newest matches (``ids``, newest first, at

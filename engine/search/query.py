@@ -3,7 +3,7 @@
 Cleaning (NULs and lone surrogates out, at most :data:`MAX_QUERY_CHARS`) happens here and only here; the
 keyword ranking, the context index, the vectors, the sender rule of hybrid fusion and the viewer's
 highlighting all take the parsed query (or its cleaned text), so they agree on its words, stop words and
-CJK runs (:mod:`engine.search.keyword`, :mod:`engine.cjk`).
+CJK runs (:mod:`engine.search.terms`, :mod:`engine.cjk`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from engine import cjk
-from engine.search import keyword
-from engine.search.keyword import Term
+from engine.search import terms
+from engine.search.terms import Term
 
 MAX_QUERY_CHARS = 4096
 
@@ -72,7 +72,7 @@ class Query:
         pieces between stop characters and the trigrams of those (so a result holding three characters of
         a piece in a row has them marked together, not as a bigram and a lone character), and every term
         (a CJK run's bigrams mark a result holding only part of it); no duplicates."""
-        pieces = [p for run in self.runs for p in keyword.cjk_pieces(run) if len(p) >= 2]
+        pieces = [p for run in self.runs for p in terms.cjk_pieces(run) if len(p) >= 2]
         grams = [p[i : i + 3] for p in pieces for i in range(len(p) - 2)]
         found = [*self.phrases, *self.runs, *pieces, *grams, *(t.text for t in self.terms)]
         return list(dict.fromkeys(f for f in found if f))
@@ -81,12 +81,12 @@ class Query:
 def parse(text: str) -> Query:
     """Clean and parse ``text``."""
     text = clean(text)
-    phrases = tuple(p.strip() for p in keyword.PHRASE.findall(text) if p.strip())
-    runs = tuple(cjk.RUN.findall(keyword.PHRASE.sub(" ", text)))
+    phrases = tuple(p.strip() for p in terms.PHRASE.findall(text) if p.strip())
+    runs = tuple(cjk.RUN.findall(terms.PHRASE.sub(" ", text)))
     return Query(
         text=text,
-        terms=tuple(keyword.parse_natural(text)),
-        phrase=keyword.route_phrase(text),
+        terms=tuple(terms.parse_natural(text)),
+        phrase=terms.route_phrase(text),
         phrases=phrases,
         runs=runs,
         has_cjk=cjk.has_cjk(text),

@@ -100,14 +100,14 @@ def read(conn: Connection, message_ids: Ids, sessions: Codes, senders: Codes) ->
     for start in range(0, len(wanted), _IN_CHUNK):
         chunk = [int(i) for i in wanted[start : start + _IN_CHUNK]]
         marks = ",".join("?" * len(chunk))
-        got = conn.exec_driver_sql(f"{_SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(chunk)).all()
+        got = conn.execute(f"{_SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(chunk)).all()
         parts.append(_from_rows(got, sessions, senders))
     return lookup(_concatenate(parts), np.asarray(message_ids, dtype=np.int64))
 
 
 def read_range(conn: Connection, session: str, lo: int, hi: int, sessions: Codes, senders: Codes) -> Columns:
     """The columns of the session's messages with ``lo <= id < hi``, ordered by id."""
-    got = conn.exec_driver_sql(
+    got = conn.execute(
         f"{_SELECT} WHERE session_id = ? AND id >= ? AND id < ? ORDER BY id", (session, lo, hi)
     ).all()
     return _from_rows(got, sessions, senders)

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from engine.messages import Message
-from engine.storage.sql import Connection, text
+from engine.messages import Message, own_text
+from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,10 +41,6 @@ class Pending:
     text_hash: str
 
 
-def own_text(sender: str, content: str) -> str:
-    return f"{sender}: {content}" if sender else content
-
-
 def document_text(message: Message, previous: Message | None = None) -> str:
     """The text embedded for ``message`` (``previous``: the session's message before it)."""
     body = own_text(message.sender, message.content)
@@ -61,7 +57,7 @@ def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:
     """Queue archived messages for embedding (inside the caller's transaction)."""
     rows = [(m.id, m.session, now) for m in messages if m.id is not None and m.session]
     if rows:
-        conn.exec_driver_sql(
+        conn.execute(
             "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) VALUES (?, ?, ?)", rows
         )
 
@@ -69,12 +65,10 @@ def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:
 def any_missing(conn: Connection, embedder_id: str) -> bool:
     """Whether an archived message has neither a vector of ``embedder_id`` nor a place in the queue."""
     found = conn.execute(
-        text(
-            "SELECT 1 FROM messages m WHERE NOT EXISTS "
-            "(SELECT 1 FROM vectors v WHERE v.embedder = :e AND v.message_id = m.id) "
-            "AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.message_id = m.id) LIMIT 1"
-        ),
-        {"e": embedder_id},
+        "SELECT 1 FROM messages m WHERE NOT EXISTS "
+        "(SELECT 1 FROM vectors v WHERE v.embedder = ? AND v.message_id = m.id) "
+        "AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.message_id = m.id) LIMIT 1",
+        (embedder_id,),
     )
     return found.first() is not None
 
@@ -82,40 +76,38 @@ def any_missing(conn: Connection, embedder_id: str) -> bool:
 def enqueue_missing(conn: Connection, embedder_id: str, now: int) -> int:
     """Queue every archived message without a vector of ``embedder_id``; return how many were added."""
     result = conn.execute(
-        text(
-            "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) "
-            "SELECT m.id, m.session_id, :t FROM messages m WHERE NOT EXISTS "
-            "(SELECT 1 FROM vectors v WHERE v.embedder = :e AND v.message_id = m.id)"
-        ),
-        {"t": now, "e": embedder_id},
+        "INSERT OR IGNORE INTO embed_queue(message_id, session_id, queued_at) "
+        "SELECT m.id, m.session_id, ? FROM messages m WHERE NOT EXISTS "
+        "(SELECT 1 FROM vectors v WHERE v.embedder = ? AND v.message_id = m.id)",
+        (now, embedder_id),
     )
     return int(result.rowcount or 0)
 
 
 def queued(conn: Connection) -> int:
-    return int(conn.execute(text("SELECT COUNT(*) FROM embed_queue")).scalar_one())
+    return int(conn.execute("SELECT COUNT(*) FROM embed_queue").scalar_one())
 
 
 def any_vectors(conn: Connection) -> bool:
     """Whether any message has a vector (of any embedder)."""
-    return conn.exec_driver_sql("SELECT 1 FROM vectors LIMIT 1").first() is not None
+    return conn.execute("SELECT 1 FROM vectors LIMIT 1").first() is not None
 
 
 def embedded(conn: Connection, embedder_id: str, session_id: str | None) -> int:
     """How many messages (of one session, or of all) have a vector of ``embedder_id``."""
     if session_id is None:
         sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ?"
-        return int(conn.exec_driver_sql(sql, (embedder_id,)).scalar_one())
+        return int(conn.execute(sql, (embedder_id,)).scalar_one())
     sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ? AND session_id = ?"
-    return int(conn.exec_driver_sql(sql, (embedder_id, session_id)).scalar_one())
+    return int(conn.execute(sql, (embedder_id, session_id)).scalar_one())
 
 
 def messages(conn: Connection, session_id: str | None) -> int:
     """How many messages are archived (in one session, or in all)."""
     if session_id is None:
-        return int(conn.exec_driver_sql("SELECT COUNT(*) FROM messages").scalar_one())
+        return int(conn.execute("SELECT COUNT(*) FROM messages").scalar_one())
     sql = "SELECT COUNT(*) FROM messages WHERE session_id = ?"
-    return int(conn.exec_driver_sql(sql, (session_id,)).scalar_one())
+    return int(conn.execute(sql, (session_id,)).scalar_one())
 
 
 def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
@@ -130,7 +122,7 @@ def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
         if PREVIOUS_TURN
         else "NULL, NULL"
     )
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         "SELECT q.message_id, m.session_id, m.role, m.content, m.sender, "
         f"{previous_sql} FROM embed_queue q LEFT JOIN messages m ON m.id = q.message_id "
         "ORDER BY q.message_id DESC LIMIT ?",
@@ -155,15 +147,15 @@ def known_hashes(conn: Connection, embedder_id: str, pending: Sequence[Pending])
     found: dict[int, bytes | None] = {}
     for item in pending:
         own = conn.execute(
-            text("SELECT text_hash FROM vectors WHERE embedder = :e AND message_id = :m"),
-            {"e": embedder_id, "m": item.message_id},
+            "SELECT text_hash FROM vectors WHERE embedder = ? AND message_id = ?",
+            (embedder_id, item.message_id),
         ).first()
         if own is not None and own[0] == item.text_hash:
             found[item.message_id] = None
             continue
         other = conn.execute(
-            text("SELECT vector FROM vectors WHERE embedder = :e AND text_hash = :h LIMIT 1"),
-            {"e": embedder_id, "h": item.text_hash},
+            "SELECT vector FROM vectors WHERE embedder = ? AND text_hash = ? LIMIT 1",
+            (embedder_id, item.text_hash),
         ).first()
         if other is not None:
             found[item.message_id] = bytes(other[0])
@@ -176,7 +168,7 @@ def save(
     """Store vectors (float32 blobs) for ``items`` and take them off the queue."""
     if not items:
         return
-    conn.exec_driver_sql(
+    conn.execute(
         "INSERT INTO vectors(embedder, message_id, session_id, dim, text_hash, vector) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(embedder, message_id) DO UPDATE SET "
         "text_hash = excluded.text_hash, vector = excluded.vector, dim = excluded.dim",
@@ -190,7 +182,7 @@ def save(
 
 def dequeue(conn: Connection, message_ids: Sequence[int]) -> None:
     if message_ids:
-        conn.exec_driver_sql("DELETE FROM embed_queue WHERE message_id = ?", [(i,) for i in message_ids])
+        conn.execute("DELETE FROM embed_queue WHERE message_id = ?", [(i,) for i in message_ids])
 
 
 def to_blobs(vectors: Vectors) -> list[bytes]:
@@ -200,27 +192,23 @@ def to_blobs(vectors: Vectors) -> list[bytes]:
 
 
 def other_embedders(conn: Connection, embedder_id: str) -> list[str]:
-    rows = conn.execute(
-        text("SELECT DISTINCT embedder FROM vectors WHERE embedder != :e"), {"e": embedder_id}
-    )
+    rows = conn.execute("SELECT DISTINCT embedder FROM vectors WHERE embedder != ?", (embedder_id,))
     return [str(r[0]) for r in rows]
 
 
 def drop_embedder(conn: Connection, embedder_id: str) -> int:
-    result = conn.execute(text("DELETE FROM vectors WHERE embedder = :e"), {"e": embedder_id})
+    result = conn.execute("DELETE FROM vectors WHERE embedder = ?", (embedder_id,))
     return int(result.rowcount or 0)
 
 
 def clear_session(conn: Connection, session_id: str) -> None:
-    conn.execute(text("DELETE FROM vectors WHERE session_id = :s"), {"s": session_id})
-    conn.execute(text("DELETE FROM embed_queue WHERE session_id = :s"), {"s": session_id})
+    conn.execute("DELETE FROM vectors WHERE session_id = ?", (session_id,))
+    conn.execute("DELETE FROM embed_queue WHERE session_id = ?", (session_id,))
 
 
 def sessions(conn: Connection, embedder_id: str) -> list[str]:
     """Sessions with vectors of ``embedder_id``."""
-    rows = conn.execute(
-        text("SELECT DISTINCT session_id FROM vectors WHERE embedder = :e"), {"e": embedder_id}
-    )
+    rows = conn.execute("SELECT DISTINCT session_id FROM vectors WHERE embedder = ?", (embedder_id,))
     return [str(r[0]) for r in rows]
 
 
@@ -236,11 +224,9 @@ class Stats:
 def stats(conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int) -> Stats:
     """Count, max and sum of message ids of the session's vectors with ``lo <= id < hi``."""
     row = conn.execute(
-        text(
-            "SELECT COUNT(*), COALESCE(MAX(message_id), 0), COALESCE(SUM(message_id), 0) FROM vectors "
-            "WHERE embedder = :e AND session_id = :s AND message_id >= :lo AND message_id < :hi"
-        ),
-        {"e": embedder_id, "s": session_id, "lo": lo, "hi": hi},
+        "SELECT COUNT(*), COALESCE(MAX(message_id), 0), COALESCE(SUM(message_id), 0) FROM vectors "
+        "WHERE embedder = ? AND session_id = ? AND message_id >= ? AND message_id < ?",
+        (embedder_id, session_id, lo, hi),
     ).one()
     return Stats(int(row[0]), int(row[1]), int(row[2]))
 
@@ -252,11 +238,9 @@ def load(
     import numpy as np
 
     rows = conn.execute(
-        text(
-            "SELECT message_id, vector FROM vectors WHERE embedder = :e AND session_id = :s "
-            "AND message_id >= :lo AND message_id < :hi AND dim = :d ORDER BY message_id"
-        ),
-        {"e": embedder_id, "s": session_id, "lo": lo, "hi": hi, "d": dim},
+        "SELECT message_id, vector FROM vectors WHERE embedder = ? AND session_id = ? "
+        "AND message_id >= ? AND message_id < ? AND dim = ? ORDER BY message_id",
+        (embedder_id, session_id, lo, hi, dim),
     ).all()
     ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
     if not rows:
@@ -268,7 +252,7 @@ def load(
 def totals(conn: Connection, embedder_id: str) -> tuple[int, int]:
     """How many vectors ``embedder_id`` has, and the sum of their message ids (what changes when any is
     deleted or replaced: message ids are never reused)."""
-    row = conn.exec_driver_sql(
+    row = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(message_id), 0) FROM vectors WHERE embedder = ?", (embedder_id,)
     ).one()
     return int(row[0]), int(row[1])
@@ -276,7 +260,7 @@ def totals(conn: Connection, embedder_id: str) -> tuple[int, int]:
 
 def top_row(conn: Connection) -> int:
     """The highest row id of the table (any embedder; 0 when empty)."""
-    return int(conn.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM vectors").scalar_one())
+    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM vectors").scalar_one())
 
 
 def rows_after(
@@ -317,7 +301,7 @@ def by_rows(conn: Connection, row_ids: Sequence[int]) -> list[tuple[int, int, by
     for start in range(0, len(row_ids), 500):
         chunk = [int(i) for i in row_ids[start : start + 500]]
         marks = ",".join("?" * len(chunk))
-        for r in conn.exec_driver_sql(
+        for r in conn.execute(
             f"SELECT id, message_id, vector FROM vectors WHERE id IN ({marks})", tuple(chunk)
         ):
             found.append((int(r[0]), int(r[1]), bytes(r[2])))

@@ -14,7 +14,7 @@ from engine.storage.sql import Connection
 
 def m002_vectors(conn: Connection) -> None:
     """Create ``vectors`` and ``embed_queue``."""
-    conn.exec_driver_sql(
+    conn.execute(
         "CREATE TABLE IF NOT EXISTS vectors ("
         " id INTEGER PRIMARY KEY,"
         " embedder TEXT NOT NULL,"
@@ -25,14 +25,12 @@ def m002_vectors(conn: Connection) -> None:
         " vector BLOB NOT NULL,"
         " UNIQUE (embedder, message_id))"
     )
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_vectors_session ON vectors(embedder, session_id, message_id)"
-    )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_vectors_hash ON vectors(embedder, text_hash)")
-    conn.exec_driver_sql(
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_vectors_session ON vectors(embedder, session_id, message_id)")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_vectors_hash ON vectors(embedder, text_hash)")
+    conn.execute(
         "CREATE TABLE IF NOT EXISTS embed_queue ("
         " message_id INTEGER PRIMARY KEY,"
         " session_id TEXT NOT NULL,"
         " queued_at INTEGER NOT NULL)"
     )
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_embed_queue_session ON embed_queue(session_id)")

@@ -21,7 +21,7 @@ when the vectors are too many for its bound, session by session as above, merged
 :class:`~engine.messages.MessageFilter` applies before any top k is taken: a mask over the index's rows, or
 over a session's matrices (searched exactly then, the archive too: an Annoy index cannot filter first). The
 tier ranks by vectors only; keyword and hybrid search, and the hits, are
-:class:`engine.search.service.Search`'s.
+:class:`engine.search.conductor.Search`'s.
 
 A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
 how much that is. A process that does not embed in the background (a CLI command) loads the model only
@@ -52,7 +52,7 @@ from engine.semantic.progress import Coverage
 from engine.semantic.rows import Stats
 from engine.semantic.worker import EmbedWorker, Progress, load
 from engine.sessions import archive
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 if TYPE_CHECKING:
@@ -220,15 +220,13 @@ class SemanticTier:
         """Drop the message's vector and queue entry, and redo the next message's, whose embedded text
         carries this one as its previous turn (before the row is deleted)."""
         for table, column in (("vectors", "message_id"), ("embed_queue", "message_id")):
-            conn.execute(text(f"DELETE FROM {table} WHERE {column} = :i"), {"i": message_id})
+            conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (message_id,))
         following = conn.execute(
-            text(
-                "SELECT id, sender, content FROM messages WHERE session_id = :s AND id > :i ORDER BY id LIMIT 1"
-            ),
-            {"s": session, "i": message_id},
+            "SELECT id, sender, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1",
+            (session, message_id),
         ).first()
         if following is not None:
-            conn.execute(text("DELETE FROM vectors WHERE message_id = :i"), {"i": following[0]})
+            conn.execute("DELETE FROM vectors WHERE message_id = ?", (following[0],))
             rows.enqueue(
                 conn,
                 [Message("user", following[2], 0, following[1] or "", int(following[0]), session)],
@@ -549,7 +547,7 @@ class SemanticTier:
             ids = np.asarray(
                 [
                     int(r[0])
-                    for r in conn.exec_driver_sql(
+                    for r in conn.execute(
                         "SELECT message_id FROM vectors WHERE embedder = ? AND session_id = ? "
                         "AND message_id < ? ORDER BY message_id",
                         (embedder.id, session, cut),

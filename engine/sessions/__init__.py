@@ -1,7 +1,8 @@
 """Tiers 1 and 3 kept in step: each session's history.json and its rows in the SQLite archive.
 
-The append/replay protocol that keeps them consistent lives in :mod:`engine.sessions.log`, the recovery
-after an interrupted write in :mod:`engine.sessions.recovery`; the archive's SQL in
+The append/replay protocol that keeps them consistent is written in full in ``docs/architecture.md``
+(*The session log: append, replay, compaction*) and implemented by :mod:`engine.sessions.log`, the
+recovery after an interrupted write by :mod:`engine.sessions.recovery`; the archive's SQL in
 :mod:`engine.sessions.archive`; the history file in :mod:`engine.sessions.historyfile`.
 """
 

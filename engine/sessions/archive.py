@@ -7,6 +7,7 @@ connection so the caller decides the transaction.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Any
 from engine.cjk import cjk_bigrams
 from engine.messages import Message
 from engine.storage import bulk
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 
@@ -33,19 +34,19 @@ class Meta:
 
 def session_key(conn: Connection, session_id: str, now: int) -> str:
     """The session's short key (``s0000042``), registering the session on first use."""
-    row = conn.exec_driver_sql("SELECT num FROM sessions WHERE id = ?", (session_id,)).first()
+    row = conn.execute("SELECT num FROM sessions WHERE id = ?", (session_id,)).first()
     if row is None:
         conn.execute(
-            text("INSERT INTO sessions(id, created_at, updated_at) VALUES (:s, :t, :t)"),
-            {"s": session_id, "t": now},
+            "INSERT INTO sessions(id, created_at, updated_at) VALUES (?, ?, ?)",
+            (session_id, now, now),
         )
-        row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).one()
+        row = conn.execute("SELECT num FROM sessions WHERE id = ?", (session_id,)).one()
     return f"s{int(row[0]):07d}"
 
 
 def known_key(conn: Connection, session_id: str) -> str | None:
     """The session's short key, or ``None`` if it was never registered."""
-    row = conn.execute(text("SELECT num FROM sessions WHERE id = :s"), {"s": session_id}).first()
+    row = conn.execute("SELECT num FROM sessions WHERE id = ?", (session_id,)).first()
     return None if row is None else f"s{int(row[0]):07d}"
 
 
@@ -88,7 +89,7 @@ def insert_sessions(
     bulk.insert_rows(
         conn, "INSERT INTO messages(session_id, skey, send_at, role, content, sender) VALUES", rows
     )
-    last = int(conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
+    last = int(conn.execute("SELECT last_insert_rowid()").scalar_one())
     first = last - len(rows) + 1  # one write transaction: the rows got consecutive ids
     result: list[list[int]] = []
     bigrams: list[tuple[int, str, str]] = []
@@ -104,15 +105,20 @@ def insert_sessions(
     return result
 
 
+def archive_empty(conn: Connection) -> bool:
+    """Whether the archive holds no message at all (a missing, zero-length or replaced database:
+    :mod:`engine.repair.emptied`)."""
+    return conn.execute("SELECT 1 FROM messages LIMIT 1").first() is None
+
+
 def has_rows(conn: Connection, session_id: str) -> bool:
     return (
-        conn.execute(text("SELECT 1 FROM messages WHERE session_id = :s LIMIT 1"), {"s": session_id}).first()
-        is not None
+        conn.execute("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1", (session_id,)).first() is not None
     )
 
 
 def meta(conn: Connection, session_id: str) -> Meta:
-    row = conn.exec_driver_sql(
+    row = conn.execute(
         "SELECT start_at, start_id, hot_last_id, replayed_from, replayed_to FROM message_meta "
         "WHERE session_id = ?",
         (session_id,),
@@ -122,37 +128,33 @@ def meta(conn: Connection, session_id: str) -> Meta:
 
 def cuts(conn: Connection) -> dict[str, int]:
     """Every session's compaction cut: the row id of its first message still in history.json."""
-    rows = conn.exec_driver_sql("SELECT session_id, start_id FROM message_meta")
+    rows = conn.execute("SELECT session_id, start_id FROM message_meta")
     return {str(s): int(i) for s, i in rows}
 
 
 def save_meta(conn: Connection, session_id: str, value: Meta) -> None:
     """Save ``start_at``, ``start_id`` and ``hot_last_id`` (the replayed range is kept as it is)."""
     conn.execute(
-        text(
-            "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES (:s, :a, :i, :h) "
-            "ON CONFLICT(session_id) DO UPDATE SET start_at = excluded.start_at, start_id = excluded.start_id, "
-            "hot_last_id = excluded.hot_last_id"
-        ),
-        {"s": session_id, "a": value.start_at, "i": value.start_id, "h": value.hot_last_id},
+        "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(session_id) DO UPDATE SET start_at = excluded.start_at, start_id = excluded.start_id, "
+        "hot_last_id = excluded.hot_last_id",
+        (session_id, value.start_at, value.start_id, value.hot_last_id),
     )
 
 
 def clear_meta(conn: Connection, session_id: str) -> None:
     """Forget the session's bookkeeping (for a session archived anew)."""
-    conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
+    conn.execute("DELETE FROM message_meta WHERE session_id = ?", (session_id,))
 
 
 def mark_replayed(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
     """Record the rows a replay just wrote to history.json (see :func:`engine.sessions.recovery.retried`)."""
     conn.execute(
-        text(
-            "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id, replayed_from, replayed_to) "
-            "VALUES (:s, 0, 0, 0, :f, :l) "
-            "ON CONFLICT(session_id) DO UPDATE SET replayed_from = excluded.replayed_from, "
-            "replayed_to = excluded.replayed_to"
-        ),
-        {"s": session_id, "f": first_id, "l": last_id},
+        "INSERT INTO message_meta(session_id, start_at, start_id, hot_last_id, replayed_from, replayed_to) "
+        "VALUES (?, 0, 0, 0, ?, ?) "
+        "ON CONFLICT(session_id) DO UPDATE SET replayed_from = excluded.replayed_from, "
+        "replayed_to = excluded.replayed_to",
+        (session_id, first_id, last_id),
     )
 
 
@@ -166,15 +168,15 @@ def to_message(row: Any) -> Message:
 def ids_from(conn: Connection, session_id: str, first_id: int) -> list[int]:
     """The ids of the session's messages with ``id >= first_id``, in order."""
     rows = conn.execute(
-        text("SELECT id FROM messages WHERE session_id = :s AND id >= :i ORDER BY id"),
-        {"s": session_id, "i": first_id},
+        "SELECT id FROM messages WHERE session_id = ? AND id >= ? ORDER BY id",
+        (session_id, first_id),
     )
     return [int(r[0]) for r in rows]
 
 
 def rows_from(conn: Connection, session_id: str, first_id: int) -> list[Message]:
     """The session's messages with ``id >= first_id``, oldest first."""
-    result = conn.exec_driver_sql(
+    result = conn.execute(
         f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id >= ? ORDER BY id",
         (session_id, first_id),
     )
@@ -185,8 +187,8 @@ def page(conn: Connection, session_id: str, before_id: int | None, limit: int) -
     """Up to ``limit`` messages older than ``before_id`` (newest of them first); all sessions if None."""
     bound = before_id if before_id is not None else 2**62
     result = conn.execute(
-        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id < :b ORDER BY id DESC LIMIT :n"),
-        {"s": session_id, "b": bound, "n": limit},
+        f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+        (session_id, bound, limit),
     )
     return [to_message(r) for r in result]
 
@@ -194,8 +196,8 @@ def page(conn: Connection, session_id: str, before_id: int | None, limit: int) -
 def after(conn: Connection, session_id: str, after_id: int, limit: int) -> list[Message]:
     """Up to ``limit`` messages of the session with ``id > after_id``, oldest first."""
     result = conn.execute(
-        text(f"SELECT {_COLUMNS} FROM messages WHERE session_id = :s AND id > :a ORDER BY id LIMIT :n"),
-        {"s": session_id, "a": after_id, "n": limit},
+        f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
+        (session_id, after_id, limit),
     )
     return [to_message(r) for r in result]
 
@@ -203,7 +205,7 @@ def after(conn: Connection, session_id: str, after_id: int, limit: int) -> list[
 def count_before(conn: Connection, session_id: str, before_id: int | None = None) -> int:
     """How many of the session's messages have ``id < before_id`` (every one of them when None)."""
     bound = before_id if before_id is not None else 2**62
-    row = conn.exec_driver_sql(
+    row = conn.execute(
         "SELECT COUNT(*) FROM messages WHERE session_id = ? AND id < ?", (session_id, bound)
     ).first()
     return int(row[0]) if row else 0
@@ -211,7 +213,7 @@ def count_before(conn: Connection, session_id: str, before_id: int | None = None
 
 def at_offset(conn: Connection, session_id: str, offset: int, limit: int) -> list[Message]:
     """Up to ``limit`` of the session's messages from position ``offset`` (0: the oldest), oldest first."""
-    result = conn.exec_driver_sql(
+    result = conn.execute(
         f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
         (session_id, limit, offset),
     )
@@ -220,9 +222,7 @@ def at_offset(conn: Connection, session_id: str, offset: int, limit: int) -> lis
 
 def fingerprints(conn: Connection, session_id: str) -> set[tuple[str, str, int]]:
     """``(role, content, send_at)`` of every archived message of the session (import de-duplication)."""
-    rows = conn.execute(
-        text("SELECT role, content, send_at FROM messages WHERE session_id = :s"), {"s": session_id}
-    )
+    rows = conn.execute("SELECT role, content, send_at FROM messages WHERE session_id = ?", (session_id,))
     return {(str(r[0]), str(r[1]), int(r[2])) for r in rows}
 
 
@@ -232,9 +232,7 @@ def by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Message]:
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for row in conn.exec_driver_sql(
-            f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)
-        ):
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)):
             found[int(row[0])] = to_message(row)
     return found
 
@@ -260,20 +258,25 @@ class SessionStats:
     title_source: str = ""
 
 
-def stats(conn: Connection) -> dict[str, SessionStats]:
-    """Per session: counts, first and last message times and the stored title (one pass over messages)."""
+def stats(conn: Connection, session_id: str | None = None) -> dict[str, SessionStats]:
+    """Per session (or of ``session_id`` only): counts, first and last message times and the stored title
+    (one pass over the messages' ids and times; no text is read)."""
+    where, params = ("WHERE id = ?", (session_id,)) if session_id is not None else ("", ())
     titles = {
         str(sid): (str(title or ""), str(source or ""))
-        for sid, title, source in conn.execute(text("SELECT id, title, title_source FROM sessions"))
+        for sid, title, source in conn.execute(
+            f"SELECT id, title, title_source FROM sessions {where}", params
+        )
     }
     result: dict[str, SessionStats] = {}
+    where = "WHERE m.session_id = ?" if session_id is not None else ""
     rows = conn.execute(
-        text(
-            "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END), "
-            "MIN(CASE WHEN m.send_at > 0 THEN m.send_at END), MAX(m.send_at) "
-            "FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id GROUP BY m.session_id"
-        )
-    )
+        "SELECT m.session_id, COUNT(*), SUM(CASE WHEN m.id < COALESCE(mm.start_id, 0) THEN 1 ELSE 0 END), "
+        "MIN(CASE WHEN m.send_at > 0 THEN m.send_at END), MAX(m.send_at) "
+        f"FROM messages m LEFT JOIN message_meta mm ON mm.session_id = m.session_id {where} "
+        "GROUP BY m.session_id",
+        params,
+    ).fetchall()
     for sid, total, archived, first_at, last_at in rows:
         title, source = titles.pop(str(sid), ("", ""))
         result[str(sid)] = SessionStats(
@@ -284,52 +287,86 @@ def stats(conn: Connection) -> dict[str, SessionStats]:
     return result
 
 
+TITLE_SOURCE_CHARS = 2000
+"""How much of a first user message a title is made from (a title is one short line of it)."""
+
+
+def first_user_texts(conn: Connection) -> dict[str, str]:
+    """Per session, the first :data:`TITLE_SOURCE_CHARS` characters of its first archived user message
+    (one query; a message's whole text is never read)."""
+    rows = conn.execute(
+        "SELECT m.session_id, substr(m.content, 1, ?) FROM messages m JOIN "
+        "(SELECT MIN(id) AS id FROM messages WHERE role = 'user' GROUP BY session_id) f ON m.id = f.id",
+        (TITLE_SOURCE_CHARS,),
+    )
+    return {str(sid): str(text) for sid, text in rows}
+
+
 def stats_title(conn: Connection, session_id: str) -> tuple[str, str]:
     """The session's stored (title, title_source); ("", "") when it has none."""
-    row = conn.execute(
-        text("SELECT title, title_source FROM sessions WHERE id = :s"), {"s": session_id}
-    ).first()
+    row = conn.execute("SELECT title, title_source FROM sessions WHERE id = ?", (session_id,)).first()
     return ("", "") if row is None else (str(row[0] or ""), str(row[1] or ""))
 
 
 def first_user_text(conn: Connection, session_id: str) -> str:
-    """The text of the session's first archived user message ("" when it has none)."""
-    row = conn.execute(
-        text(
-            "SELECT content FROM messages WHERE session_id = :s AND role = 'user' AND trim(content) != '' "
-            "ORDER BY id LIMIT 1"
-        ),
-        {"s": session_id},
-    ).first()
-    return "" if row is None else str(row[0])
+    """The first :data:`TITLE_SOURCE_CHARS` characters of the session's first archived user message that
+    is not blank ("" when it has none).
+
+    Each message's start is read as a blob (:func:`text_head`): SQLite's ``substr`` would load the whole
+    text first, 200 MB for one huge message.
+    """
+    ids = [
+        int(row[0])
+        for row in conn.execute(
+            "SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id", (session_id,)
+        )
+    ]
+    for message_id in ids:
+        head = text_head(conn, message_id)
+        if head.strip():
+            return head
+    return ""
+
+
+def text_head(conn: Connection, message_id: int) -> str:
+    """The first :data:`TITLE_SOURCE_CHARS` characters of a message, reading no more than their bytes."""
+    try:
+        with conn.raw.blobopen("messages", "content", message_id, readonly=True) as blob:
+            data = blob.read(TITLE_SOURCE_CHARS * 4)  # UTF-8: at most 4 bytes a character
+    except sqlite3.Error:  # gone meanwhile, or not stored as text: ask SQLite for it
+        row = conn.execute(
+            "SELECT substr(content, 1, ?) FROM messages WHERE id = ?", (TITLE_SOURCE_CHARS, message_id)
+        ).first()
+        return "" if row is None else str(row[0])
+    return data.decode("utf-8", "ignore")[:TITLE_SOURCE_CHARS]  # "ignore": a character cut at the end
 
 
 def set_title(conn: Connection, session_id: str, title: str, source: str, now: int) -> None:
     """Store a session's title (``source``: ``imported`` or ``user``; an empty title clears it)."""
     session_key(conn, session_id, now)
     conn.execute(
-        text("UPDATE sessions SET title = :t, title_source = :src, updated_at = :now WHERE id = :s"),
-        {"t": title, "src": source if title else "", "now": now, "s": session_id},
+        "UPDATE sessions SET title = ?, title_source = ?, updated_at = ? WHERE id = ?",
+        (title, source if title else "", now, session_id),
     )
 
 
 def delete_session(conn: Connection, session_id: str) -> int:
     """Delete the session's archived messages (the FTS tables follow by trigger) and its meta row."""
-    deleted = conn.execute(text("DELETE FROM messages WHERE session_id = :s"), {"s": session_id}).rowcount
-    conn.execute(text("DELETE FROM message_meta WHERE session_id = :s"), {"s": session_id})
+    deleted = conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,)).rowcount
+    conn.execute("DELETE FROM message_meta WHERE session_id = ?", (session_id,))
     return int(deleted or 0)
 
 
 def delete_message(conn: Connection, message_id: int) -> None:
     """Delete one archived message (the FTS tables follow by trigger)."""
-    conn.execute(text("DELETE FROM messages WHERE id = :i"), {"i": message_id})
+    conn.execute("DELETE FROM messages WHERE id = ?", (message_id,))
 
 
 def delete_range(conn: Connection, session_id: str, first_id: int, last_id: int) -> None:
     """Delete the session's messages with ``first_id <= id <= last_id`` (the FTS tables follow by trigger)."""
     conn.execute(
-        text("DELETE FROM messages WHERE session_id = :s AND id >= :lo AND id <= :hi"),
-        {"s": session_id, "lo": first_id, "hi": last_id},
+        "DELETE FROM messages WHERE session_id = ? AND id >= ? AND id <= ?",
+        (session_id, first_id, last_id),
     )
 
 
@@ -339,13 +376,13 @@ def without_overwrite(conn: Connection) -> Iterator[None]:
 
     For taking back rows when the disk may be full; ``secure_delete`` is on again afterwards.
     """
-    conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+    conn.execute("PRAGMA secure_delete=FAST")
     try:
         yield
     finally:
-        conn.exec_driver_sql("PRAGMA secure_delete=ON")
+        conn.execute("PRAGMA secure_delete=ON")
 
 
 def unregister(conn: Connection, session_id: str) -> None:
     """Delete the session's ``sessions`` row (its short key): the last step of removing a session."""
-    conn.execute(text("DELETE FROM sessions WHERE id = :s"), {"s": session_id})
+    conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))

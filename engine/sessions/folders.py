@@ -9,12 +9,17 @@ anything else in it are left alone, since memtray did not make them.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.errors import InvalidSessionId
+from engine.messages import from_record
 from engine.paths import Paths, validate_session_id
+from engine.sessions.historyfile import HistoryUnreadable
 
 log = logging.getLogger("memtray.sessions")
 
@@ -55,6 +60,9 @@ class SessionInfo:
         title_source: ``imported`` or ``user`` for a stored title, ``auto`` for one made from a message.
         first_message_at: Unix ns of its earliest message with a known time (0: unknown).
         last_message_at: Unix ns of its latest message (0: unknown).
+        file_activity: when ``last_activity`` lies more than a day in the future, Unix ns of the newest
+            change to history.json (or the folder), which lists order by instead (:func:`ordering_time`);
+            else 0.
     """
 
     id: str
@@ -69,6 +77,7 @@ class SessionInfo:
     title_source: str = ""
     first_message_at: int = 0
     last_message_at: int = 0
+    file_activity: int = 0
 
     @property
     def total_messages(self) -> int:
@@ -76,16 +85,40 @@ class SessionInfo:
 
 
 def session_ids(paths: Paths) -> list[str]:
-    """Every session folder's id (a folder whose name is not a valid id is ignored)."""
+    """Every session folder's id (a folder whose name is not a valid id is ignored); one listing of the
+    sessions folder, no stat per entry where the file system tells the kind of each."""
     found = []
-    for entry in paths.sessions_dir.iterdir() if paths.sessions_dir.exists() else []:
-        if not entry.is_dir():
-            continue
-        try:
-            found.append(validate_session_id(entry.name))
-        except InvalidSessionId:
-            continue
+    try:
+        entries = os.scandir(paths.sessions_dir)
+    except FileNotFoundError:
+        return []
+    with entries:
+        for entry in entries:
+            try:
+                if not entry.is_dir():
+                    continue
+                found.append(validate_session_id(entry.name))
+            except (InvalidSessionId, OSError):
+                continue
     return sorted(found)
+
+
+FUTURE_SLACK = 86_400 * 1_000_000_000
+"""How far past now a message time is believed when lists are ordered: a day (a clock a little ahead, a
+time zone written wrong)."""
+
+
+def believed(last_activity: int, now: int) -> bool:
+    """Whether a session's last activity is believed for ordering: no more than a day past ``now``."""
+    return last_activity <= now + FUTURE_SLACK
+
+
+def ordering_time(last_activity: int, file_activity: Callable[[], int], now: int) -> int:
+    """The time a list orders a session by: its last activity, unless that is not :func:`believed` (a
+    message dated 2191, a clock set years ahead): then when its files last changed (``file_activity()``, at
+    most ``now``), so such a time never pins its session first in every list. The time itself is stored
+    and shown as it was given."""
+    return last_activity if believed(last_activity, now) else min(file_activity(), now)
 
 
 def newest_mtime(folder: Path) -> int:
@@ -100,11 +133,22 @@ def newest_mtime(folder: Path) -> int:
     return newest
 
 
-def mtime(path: Path) -> int:
+def mtime(path: Path | str) -> int:
+    """The modification time (ns) of a file, 0 when there is none."""
+    return size_and_mtime(path)[1]
+
+
+def size_and_mtime(path: Path | str) -> tuple[int, int]:
+    """(size in bytes, modification time in ns) of a file, (0, 0) when there is none: one stat.
+
+    A ``str`` path is welcome: listing 100,000 sessions, making a Path for each file costs more than the
+    stat itself.
+    """
     try:
-        return path.stat().st_mtime_ns
-    except FileNotFoundError:
-        return 0
+        st = os.stat(path)  # noqa: PTH116 (a str path, see the docstring)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0, 0
+    return st.st_size, st.st_mtime_ns
 
 
 def remove_files(paths: Paths, session_id: str, *, keep_summary: bool) -> None:
@@ -145,3 +189,22 @@ def remove_folder(paths: Paths, session_id: str) -> None:
         return
     if folder.exists():
         shutil.rmtree(folder)
+
+
+def sessions_with_history(paths: Paths, read: Callable[[Path], list[Any]]) -> list[str]:
+    """The sessions (not ``priv-`` ones) whose history.json holds at least one message.
+
+    Args:
+        read: history.json's records (raises HistoryUnreadable for a damaged file, which is left out).
+    """
+    found = []
+    for session in session_ids(paths):
+        if is_private(session):
+            continue
+        try:
+            records = read(paths.history_file(session))
+        except HistoryUnreadable:
+            continue
+        if any(from_record(r) is not None for r in records):
+            found.append(session)
+    return found

@@ -4,7 +4,7 @@ An export of many conversations is stored a batch of sessions at a time: one wri
 archive rows of every session of the batch, then every session's history.json, written concurrently
 (:func:`in_parallel`). A session is at most once in a batch, so each session of a batch gets one append,
 as the append/replay protocol expects (rows above ``hot_last_id``: the last finished append's, and at most
-one interrupted append's after them).
+one interrupted append's after them; ``docs/architecture.md``, *The session log*).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import archive
 

@@ -2,65 +2,40 @@
 
 A session's messages live in two places: its history.json (tier 1, the recent window the LLM sees,
 compacted when it grows past ``max_history_bytes``) and its rows in the SQLite archive with the FTS
-indexes (tier 3, every message ever written). Listeners (the vectors) follow the archive through the
-:class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write transactions.
+indexes (tier 3, every message ever written). Listeners (the vectors, the context index) follow the
+archive through the :class:`~engine.sessions.listeners.ArchiveListener` hooks, inside the archive's write
+transactions.
 
-The invariants: history.json's messages are the archive's rows of the session from the compaction cut
-(``start_id``) on, in the same order, with their text exactly as written (a message without text too;
-older versions kept those in the file only, and the pairing passes over them,
-:mod:`engine.sessions.alignment`). Rows above ``hot_last_id`` are not yet confirmed in the file: the last
-finished append's, and at most one interrupted or failed append's after them.
-
-Writes to a session happen under that session's lock (threads and processes). An append is written to
-the archive first (committed), then to history.json (atomic rename); the next call that holds the
-session's lock finds those rows at the end of the file and records them as done, so an append costs one
-write transaction. If a process dies between the two writes, that next call replays what the archive has
-and the file lacks (:mod:`engine.sessions.recovery`) and records the replayed rows as done as soon as the
-file holds them, so an acknowledged message is never lost and never doubled, and no row is written to the
-file twice whatever its text looks like. A write that fails cleanly (a full disk) takes back its archive
-rows, so a message the call did not acknowledge is not stored half-way. If the take-back fails too, the
-rows stay unconfirmed; the client's retry is then idempotent: an append whose messages equal, in order,
-the rows that end the archive and that no append acknowledged (same role, text, archived time and sender)
-takes those rows instead of inserting new ones (:func:`engine.sessions.recovery.retried`). Those are the
-unconfirmed rows history.json lacks, or, once a read has replayed them, the rows of that last replay
-(``replayed_from``..``replayed_to`` in the meta) while nothing follows them. Any other append writes the
-missing rows to the file before its own. A compaction commits the new cut before it rewrites
-history.json; if it is interrupted in between, the next repair drops the archived messages left at the
-file's start.
-
-Reads (history, the window, pages, search, export) take no write lock and write nothing when there is
-nothing to finish; history reads without the session's lock, and takes it only to finish an interrupted
-write or rebuild a lost or damaged file.
-
-A session whose id starts with ``priv-`` is a temporary chat (:func:`engine.sessions.folders.is_private`):
-its messages live in its history.json only, never in SQLite, the FTS indexes, the vectors or a summary.
-
-:meth:`SessionLog.forget` removes one message from history.json, the archive and FTS, calls every
-listener's ``message_forgotten`` hook (the context index rewrites the neighbours that quoted it), and
-deletes the session's summary and cursor so the next summary run rebuilds it from what remains. Forget,
-reset and remove then scrub the database (:meth:`~engine.storage.store.Store.scrub`: deleted pages are
-overwritten, every FTS index merged, the WAL truncated), so the deleted text is in no file of the home.
+This module implements the append/replay protocol that keeps the two copies in step. The protocol is
+written in full once, in ``docs/architecture.md``, section *The session log: append, replay, compaction*:
+the invariants and ``message_meta`` (``start_id``, ``hot_last_id``, the replayed rows), the session's
+lock, the append (archive committed first, then history.json by atomic rename, marked done by the next
+call), replay, the undo of a failed write and the client's retry, imports in batches, private
+(``priv-``) sessions, compaction and forget. What an interrupted write leaves behind is put right by
+:mod:`engine.sessions.recovery`; which rows the file holds is decided by :mod:`engine.sessions.alignment`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine.clock import Clock
 from engine.errors import EngineError, InvalidInput, NotFound, SessionNotFound
-from engine.importers import ImportedSession, ImportReport
+from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, emptied, importing, titles
+from engine.sessions import alignment, archive, compaction, importing, titles
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
-from engine.sessions.folders import SessionInfo, is_private
+from engine.sessions.folders import SessionInfo, is_private, ordering_time
 from engine.sessions.historyfile import HistoryUnreadable, HotFiles
 from engine.sessions.listeners import ArchiveListener, ResetResult
 from engine.sessions.recovery import Recovery, replayed_tail, retried
@@ -92,6 +67,7 @@ class SessionLog:
         self.paths = paths
         self._store = store
         self._clock = clock
+        self._sessions_dir = str(paths.sessions_dir)
         self._settings = settings
         self.locks = SessionLocks(paths.locks_dir)
         self.files = HotFiles(paths.store_dir / "tmp")
@@ -109,37 +85,101 @@ class SessionLog:
         if not self.exists(session):
             raise SessionNotFound(f"no session {session!r}")
 
-    def sessions(self, *, include_temp: bool = True) -> list[SessionInfo]:
-        """Every session, the one with the latest message first."""
+    def sessions(
+        self, *, include_temp: bool = True, limit: int | None = None, with_files: bool = True
+    ) -> list[SessionInfo]:
+        """Every session (or the ``limit`` most recent), the one with the latest message first (see
+        :func:`~engine.sessions.folders.ordering_time`).
+
+        It reads what it shows: one pass over the archive's counts and times orders every session; only
+        the sessions returned get a title (from the first characters of their first user message, never a
+        whole message) and, ``with_files``, the size and times of their files (``history_bytes`` and
+        ``summary_updated`` are 0 without).
+        """
+        ids = [
+            sid
+            for sid in session_files.session_ids(self.paths)
+            if include_temp or not sid.startswith(session_files.TEMP_PREFIX)
+        ]
+        now = self._clock()
         with self._store.read() as conn:
             known = archive.stats(conn)
-            infos = []
-            for sid in session_files.session_ids(self.paths):
-                temporary = sid.startswith(session_files.TEMP_PREFIX)
-                if temporary and not include_temp:
-                    continue
-                info = known.get(sid, archive.SessionStats())
-                title, source = info.title, info.title_source
-                if not title and info.total:
-                    title, source = titles.shorten(archive.first_user_text(conn, sid)), "auto"
-                infos.append(
-                    SessionInfo(
-                        id=sid,
-                        last_activity=info.last_at or session_files.newest_mtime(self.paths.session_dir(sid)),
-                        hot_messages=info.total - info.before_cut,
-                        archived_messages=info.before_cut,
-                        history_bytes=self.files.size(self.paths.history_file(sid)),
-                        summary_updated=session_files.mtime(self.paths.summary_file(sid)),
-                        temporary=temporary,
-                        private=is_private(sid),
-                        title=title if title else "",
-                        title_source=source if title else "",
-                        first_message_at=info.first_at,
-                        last_message_at=info.last_at,
-                    )
-                )
-        infos.sort(key=lambda info: (info.last_activity, info.id), reverse=True)
-        return infos
+            empty = archive.SessionStats()
+            activity = {sid: self._activity(sid, known.get(sid, empty)) for sid in ids}
+            order = sorted(
+                ids,
+                key=lambda sid: (ordering_time(activity[sid], lambda: self._file_activity(sid), now), sid),
+                reverse=True,
+            )
+            chosen = order if limit is None else order[: max(0, limit)]
+            firsts = archive.first_user_texts(conn) if len(chosen) > FIRSTS_IN_ONE_QUERY else None
+            return [
+                self._info(conn, sid, known.get(sid, empty), firsts, activity[sid], now, with_files)
+                for sid in chosen
+            ]
+
+    def session_info(self, session: str) -> SessionInfo:
+        """What the session list shows of one session (without listing the others).
+
+        Raises:
+            SessionNotFound: no such session.
+        """
+        self.require(session)
+        with self._store.read() as conn:
+            info = archive.stats(conn, session).get(session, archive.SessionStats())
+            return self._info(conn, session, info, None, self._activity(session, info), self._clock(), True)
+
+    def _folder(self, sid: str) -> str:
+        """A session's folder as a ``str`` (see :func:`engine.sessions.folders.size_and_mtime`)."""
+        return f"{self._sessions_dir}{os.sep}{sid}"
+
+    def _activity(self, sid: str, info: archive.SessionStats) -> int:
+        """The time of the session's latest message; without one, of the newest change to its files."""
+        return info.last_at or session_files.newest_mtime(Path(self._folder(sid)))
+
+    def _file_activity(self, sid: str) -> int:
+        """When history.json (else the folder) last changed."""
+        folder = self._folder(sid)
+        return session_files.mtime(f"{folder}{os.sep}history.json") or session_files.mtime(folder)
+
+    def _info(
+        self,
+        conn: Connection,
+        sid: str,
+        info: archive.SessionStats,
+        firsts: dict[str, str] | None,
+        activity: int,
+        now: int,
+        with_files: bool,
+    ) -> SessionInfo:
+        """One session's :class:`SessionInfo` (``firsts``: the first user texts of every session, or None to
+        look this one's up)."""
+        title, source = info.title, info.title_source
+        if not title and info.total:
+            first = (firsts or {}).get(sid, "")
+            if not first.strip():  # not known, or its first characters are blank: ask for this session
+                first = archive.first_user_text(conn, sid)
+            title, source = titles.shorten(first), "auto"
+        folder = self._folder(sid)
+        history_bytes = summary_updated = 0
+        if with_files:
+            history_bytes = session_files.size_and_mtime(f"{folder}{os.sep}history.json")[0]
+            summary_updated = session_files.mtime(f"{folder}{os.sep}summary.json")
+        return SessionInfo(
+            id=sid,
+            last_activity=activity,
+            hot_messages=info.total - info.before_cut,
+            archived_messages=info.before_cut,
+            history_bytes=history_bytes,
+            summary_updated=summary_updated,
+            temporary=sid.startswith(session_files.TEMP_PREFIX),
+            private=is_private(sid),
+            title=title if title else "",
+            title_source=source if title else "",
+            first_message_at=info.first_at,
+            last_message_at=info.last_at,
+            file_activity=0 if session_files.believed(activity, now) else self._file_activity(sid),
+        )
 
     def set_title(self, session: str, title: str) -> str:
         """Give a session a title of the user's (an empty one goes back to the first user message).
@@ -394,14 +434,14 @@ class SessionLog:
 
     def restore_emptied(self) -> int:
         """Archive every session's history.json again when the archive has no message at all (a missing,
-        zero-length or replaced database, see :mod:`engine.sessions.emptied`); return how many messages.
+        zero-length or replaced database, see :mod:`engine.repair.emptied`); return how many messages.
 
         Reads only, unless the archive is empty and some history.json holds messages.
         """
         with self._store.read() as conn:
-            if not emptied.archive_empty(conn):
+            if not archive.archive_empty(conn):
                 return 0
-        sessions = emptied.sessions_with_history(self.paths, self.files.read)
+        sessions = session_files.sessions_with_history(self.paths, self.files.read)
         restored = count = 0
         now = self._clock()
         for session in sessions:
@@ -648,16 +688,41 @@ class SessionLog:
         now = self._clock()
         removed = []
         for sid in session_files.session_ids(self.paths):
-            idle = now - session_files.newest_mtime(self.paths.session_dir(sid))
-            if sid.startswith(session_files.TEMP_PREFIX) and idle > idle_ns:
+            if not sid.startswith(session_files.TEMP_PREFIX):
+                continue
+            if now - session_files.newest_mtime(self.paths.session_dir(sid)) > idle_ns:
                 self.remove(sid)
                 removed.append(sid)
-        self.remove_stale_locks()
+        self.remove_stale_locks(always=True)
         return removed
 
-    def remove_stale_locks(self) -> int:
-        """Delete the lock files of sessions that no longer exist (when a home opens, and at cleanup)."""
-        return self.locks.remove_stale(self.exists)
+    def remove_stale_locks(self, *, always: bool = False) -> int:
+        """Delete the lock files of sessions that no longer exist (when a home opens, and at cleanup).
+
+        A lock file goes stale only when a session folder goes, which changes the sessions folder's
+        modification time; that time is noted in the store's folder after each cleanup, and a home whose
+        sessions folder has not changed since is not listed again (unless ``always``): opening a home of
+        100,000 sessions costs two stats, not two listings.
+        """
+        stamp = self.paths.store_dir / "locks-checked"
+        seen = str(session_files.mtime(self.paths.sessions_dir))
+        if not always:
+            try:
+                if stamp.read_text(encoding="ascii") == seen:
+                    return 0
+            except (OSError, ValueError):
+                pass
+        existing = set(session_files.session_ids(self.paths))
+        removed = self.locks.remove_stale(lambda session: session in existing or self.exists(session))
+        try:
+            atomic_write(stamp, seen.encode("ascii"))
+        except OSError:  # a read-only home: listed again next time
+            pass
+        return removed
+
+
+FIRSTS_IN_ONE_QUERY = 200
+"""Listing more sessions than this, their first user messages are read in one query; fewer, one by one."""
 
 
 @dataclass(frozen=True)

@@ -50,30 +50,28 @@ INITIAL_TABLES: list[ddl.Table] = [
 def m001_initial(conn: Connection) -> None:
     """Messages, meta, sessions, settings, and their indexes."""
     ddl.create_missing(conn, INITIAL_TABLES)
-    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)"
-    )
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_messages_session_id ON messages(session_id, id)")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_messages_session_time ON messages(session_id, send_at)")
 
 
 def m005_cjk_bigrams(conn: Connection) -> None:
     """``messages_cjk``: the CJK bigrams of each message with CJK text, for two-character searches."""
 
-    conn.exec_driver_sql(
+    conn.execute(
         "CREATE TABLE IF NOT EXISTS messages_cjk (id INTEGER PRIMARY KEY REFERENCES messages(id) "
         "ON DELETE CASCADE, skey TEXT NOT NULL, grams TEXT NOT NULL)"
     )
-    rows = conn.exec_driver_sql(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
+    rows = conn.execute(f"SELECT id, skey, content FROM messages WHERE content GLOB '{CJK_GLOB}'")
     batch = [(i, k, grams) for i, k, c in rows if (grams := cjk_bigrams(c))]
     if batch:
-        conn.exec_driver_sql("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
+        conn.execute("INSERT INTO messages_cjk(id, skey, grams) VALUES (?, ?, ?)", batch)
 
 
 def m006_trigram_session_key(conn: Connection) -> None:
     """Drop the trigram table made with the six-trigram session key; ``ensure_fts`` rebuilds it."""
     for suffix in ("ai", "ad", "aud", "aui"):
-        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
-    conn.exec_driver_sql("DROP TABLE IF EXISTS messages_tri")
+        conn.execute(f"DROP TRIGGER IF EXISTS messages_tri_{suffix}")
+    conn.execute("DROP TABLE IF EXISTS messages_tri")
 
 
 def m009_session_titles(conn: Connection) -> None:
@@ -82,20 +80,20 @@ def m009_session_titles(conn: Connection) -> None:
     ``title_source`` is ``imported`` or ``user`` (a user's title is never replaced by an import); an empty
     title means the session shows its first user message, shortened (:mod:`engine.sessions.titles`).
     """
-    have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(sessions)")}
+    have = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
     if "title" not in have:
-        conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+        conn.execute("ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''")
     if "title_source" not in have:
-        conn.exec_driver_sql("ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT ''")
+        conn.execute("ALTER TABLE sessions ADD COLUMN title_source TEXT NOT NULL DEFAULT ''")
 
 
 def m010_replayed_rows(conn: Connection) -> None:
     """``message_meta.replayed_from`` and ``replayed_to``: the ids of the rows the last replay wrote to
     history.json, so a client's retry of that failed append takes them (:func:`engine.sessions.recovery.retried`)."""
-    have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(message_meta)")}
+    have = {row[1] for row in conn.execute("PRAGMA table_info(message_meta)")}
     for column in ("replayed_from", "replayed_to"):
         if column not in have:
-            conn.exec_driver_sql(f"ALTER TABLE message_meta ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            conn.execute(f"ALTER TABLE message_meta ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

@@ -1,7 +1,8 @@
 """Bringing a session's two copies back in step after an interrupted write (:class:`Recovery`).
 
 The session log (:mod:`engine.sessions.log`) calls these under the session's lock, before it writes or
-reads history.json. What an interrupted write can leave behind, and what is done about it:
+reads history.json (the protocol in full: ``docs/architecture.md``, *The session log: append, replay,
+compaction*). What an interrupted write can leave behind, and what is done about it:
 
 - history.json unreadable (not a JSON array, nested too deeply) or lost: the file is moved aside and
   rebuilt from the archive's rows after the compaction cut (:meth:`Recovery.records`).

@@ -30,7 +30,7 @@ def insert_rows(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> No
     for start in range(0, len(rows), per):
         chunk = rows[start : start + per]
         values = [value for row in chunk for value in row]
-        conn.exec_driver_sql(f"{sql} {', '.join([marks] * len(chunk))}", tuple(values))
+        conn.execute(f"{sql} {', '.join([marks] * len(chunk))}", tuple(values))
 
 
 def _variable_limit(conn: Connection) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 Table = tuple[str, Sequence[str]]
 """A table's name and the statements that create it (the table, then its indexes)."""
@@ -20,10 +20,8 @@ Table = tuple[str, Sequence[str]]
 def create_missing(conn: Connection, tables: Sequence[Table]) -> None:
     """Run the statements of each table that does not exist yet (one that exists is left as it is)."""
     for name, statements in tables:
-        found = conn.execute(
-            text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :n"), {"n": name}
-        )
+        found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
         if found.first() is not None:
             continue
         for statement in statements:
-            conn.exec_driver_sql(statement)
+            conn.execute(statement)

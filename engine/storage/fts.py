@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 log = logging.getLogger("memtray.store")
 
@@ -79,7 +79,7 @@ def create_table(
     """``CREATE VIRTUAL TABLE name USING fts5(columns..., [content=, content_rowid=,] tokenize=)``."""
     options = f", content='{content}', content_rowid='{content_rowid}'" if content is not None else ""
     exists = "IF NOT EXISTS " if if_not_exists else ""
-    conn.exec_driver_sql(
+    conn.execute(
         f"CREATE VIRTUAL TABLE {exists}{name} USING fts5({', '.join(columns)}{options}, "
         f"tokenize='{tokenizer}')"
     )
@@ -98,15 +98,15 @@ def create_external(conn: Connection, table: ExternalFts) -> None:
         f"VALUES ('delete', old.{table.rowid}, {table.row_values('old')});"
     )
     trigger = f"CREATE TRIGGER {'IF NOT EXISTS ' if table.if_not_exists else ''}{name}"
-    conn.exec_driver_sql(f"{trigger}_ai AFTER INSERT ON {src} {new_rows}BEGIN {insert} END")
-    conn.exec_driver_sql(f"{trigger}_ad AFTER DELETE ON {src} {old_rows}BEGIN {delete} END")
+    conn.execute(f"{trigger}_ai AFTER INSERT ON {src} {new_rows}BEGIN {insert} END")
+    conn.execute(f"{trigger}_ad AFTER DELETE ON {src} {old_rows}BEGIN {delete} END")
     if table.update_of:
-        conn.exec_driver_sql(f"{trigger}_au AFTER UPDATE OF {cols} ON {src} BEGIN {delete} {insert} END")
+        conn.execute(f"{trigger}_au AFTER UPDATE OF {cols} ON {src} BEGIN {delete} {insert} END")
     else:
-        conn.exec_driver_sql(f"{trigger}_aud AFTER UPDATE ON {src} {old_rows}BEGIN {delete} END")
-        conn.exec_driver_sql(f"{trigger}_aui AFTER UPDATE ON {src} {new_rows}BEGIN {insert} END")
+        conn.execute(f"{trigger}_aud AFTER UPDATE ON {src} {old_rows}BEGIN {delete} END")
+        conn.execute(f"{trigger}_aui AFTER UPDATE ON {src} {new_rows}BEGIN {insert} END")
     if where:
-        conn.exec_driver_sql(
+        conn.execute(
             f"INSERT INTO {name}(rowid, {cols}) SELECT {table.rowid}, {table.row_values(src)} "
             f"FROM {src} WHERE {where.replace('{row}', src)}"
         )
@@ -123,7 +123,7 @@ def ensure(conn: Connection, tables: Iterable[ExternalFts], supported: set[str])
     Args:
         supported: tokenizers the local SQLite accepts (see ``store.Features.tokenizers``).
     """
-    present = {row[0] for row in conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))}
+    present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     available = []
     for table in tables:
         if table.name in present:
@@ -140,16 +140,16 @@ def ensure(conn: Connection, tables: Iterable[ExternalFts], supported: set[str])
 
 def rebuild(conn: Connection, name: str) -> None:
     """Re-index an external-content table from its source."""
-    conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('rebuild')")
+    conn.execute(f"INSERT INTO {name}({name}) VALUES ('rebuild')")
 
 
 def optimize(conn: Connection, name: str) -> None:
     """Merge all of a table's index segments into one (no old segment keeps a deleted word)."""
-    conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('optimize')")
+    conn.execute(f"INSERT INTO {name}({name}) VALUES ('optimize')")
 
 
 def set_automerge(conn: Connection, name: str, value: int) -> None:
     """Set FTS5's ``automerge`` (how many segments of a level are merged) unless it already has ``value``."""
-    current = conn.exec_driver_sql(f"SELECT v FROM {name}_config WHERE k = 'automerge'").scalar()
+    current = conn.execute(f"SELECT v FROM {name}_config WHERE k = 'automerge'").scalar()
     if current != value:
-        conn.exec_driver_sql(f"INSERT INTO {name}({name}, rank) VALUES ('automerge', {value})")
+        conn.execute(f"INSERT INTO {name}({name}, rank) VALUES ('automerge', {value})")

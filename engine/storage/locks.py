@@ -112,11 +112,13 @@ class SessionLocks:
         return removed
 
     def _files(self, wanted: Callable[[str], bool]) -> list[Path]:
+        """The lock files whose session ``wanted`` picks (one listing; a Path only for those picked)."""
         try:
-            found = sorted(self._dir.glob("*.lock"))
+            with os.scandir(self._dir) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(".lock"))
         except OSError:
             return []
-        return [p for p in found if wanted(session_of(p.name[: -len(".lock")]))]
+        return [self._dir / name for name in names if wanted(session_of(name[: -len(".lock")]))]
 
     def _remove(self, name: str) -> int:
         """Delete one lock file while holding its lock (without waiting); 1 if it was deleted."""

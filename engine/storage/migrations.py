@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from engine.storage import ddl
-from engine.storage.sql import Connection, text
+from engine.storage.sql import Connection
 
 log = logging.getLogger("memtray.store")
 
@@ -37,18 +37,16 @@ Migration = tuple[str, Step]
 
 def apply(conn: Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply the migrations not yet recorded, in the given order; return their names."""
-    exists = conn.execute(text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"))
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'")
     if exists.first() is None:
         ddl.create_missing(conn, [MIGRATIONS_TABLE])
-    done = {row[0] for row in conn.execute(text("SELECT name FROM migrations"))}
+    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
     applied = []
     for name, migration in migrations:
         if name in done:
             continue
         log.info("applying migration %s", name)
         migration(conn)
-        conn.execute(
-            text("INSERT INTO migrations(name, applied_at) VALUES (:n, :t)"), {"n": name, "t": time.time_ns()}
-        )
+        conn.execute("INSERT INTO migrations(name, applied_at) VALUES (?, ?)", (name, time.time_ns()))
         applied.append(name)
     return applied

@@ -1,29 +1,34 @@
 """The connection every part of the engine writes SQL through: a thin layer over ``sqlite3``.
 
 The engine's modules run plain SQL on the connection :class:`engine.storage.store.Store` hands them, in
-the store's transaction. Two call forms exist, as in SQLAlchemy, whose names they keep:
+the store's transaction, in one call form:
 
-- ``conn.execute(text("... WHERE id = :i"), {"i": 1})``: named parameters (a list of dicts: once per dict);
-- ``conn.exec_driver_sql("... WHERE id = ?", (1,))``: positional ones (a list of tuples: once per tuple).
+    conn.execute("SELECT content FROM messages WHERE session_id = ? AND id > ?", (session, after))
 
-Both return a :class:`Result` (``first``, ``one``, ``all``, ``scalar``, ``scalar_one``, ``rowcount`` …);
+a plain string with positional ``?`` parameters in a tuple; a list of tuples runs the statement once for
+each (``executemany``). Positional, not ``:name``, because it is sqlite3's own (qmark) style, passed
+through untouched; because most statements already used it (the bulk inserts, the FTS helpers, the hot
+paths); and because bulk rows are tuples already (:mod:`engine.storage.bulk` builds multi-row
+``VALUES (?, ?), (?, ?)`` statements from them). A value used twice is passed twice.
+
+A call returns a :class:`Result` (``first``, ``one``, ``all``, ``scalar``, ``scalar_one``, ``rowcount`` …);
 rows are plain tuples. SQLite's message about a damaged file can itself be garbled (a table name read
 from a damaged page); Python then raises ``UnicodeDecodeError`` instead of the SQLite error, which
-:func:`readable_errors` turns back into the damage it reports. A statement may also be SQLAlchemy's ``text()`` (anything with a ``.text``), which
-the tests use. Nothing here imports SQLAlchemy: a command that only reads or appends never loads it (its
-import alone costs more than the rest of a command). SQLModel describes the schema; the migrations run
-the statements compiled from it, frozen as text (:mod:`engine.storage.ddl`).
+:func:`readable_errors` turns back into the damage it reports. Nothing here imports SQLAlchemy: a command
+that only reads or appends never loads it (its import alone costs more than the rest of a command).
+SQLModel describes the schema; the migrations run the statements compiled from it, frozen as text
+(:mod:`engine.storage.ddl`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-Params = Mapping[str, Any] | Sequence[Any] | None
+Params = Sequence[Any] | None
+"""One tuple of ``?`` values, or a list of tuples (the statement runs once for each), or None."""
 
 SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
 """What a call into SQLite raises when it fails, for code that reads a damaged file with ``sqlite3`` itself
@@ -40,28 +45,6 @@ def readable_errors() -> Iterator[None]:
         raise sqlite3.DatabaseError(
             f"database disk image is malformed (SQLite's own message was garbled: {exc.reason})"
         ) from exc
-
-
-class Statement(Protocol):
-    """A statement given as an object: ours (:func:`text`) or SQLAlchemy's ``TextClause``."""
-
-    @property
-    def text(self) -> str: ...
-
-
-@dataclass(frozen=True)
-class Text:
-    """An SQL statement with ``:name`` parameters."""
-
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def text(sql: str) -> Text:
-    """A statement with ``:name`` parameters, for :meth:`Connection.execute`."""
-    return Text(sql)
 
 
 class Result:
@@ -136,25 +119,18 @@ class Connection:
         self.raw = raw
         self._savepoints = 0
 
-    def execute(self, statement: Statement | str, params: Params = None) -> Result:
-        """Run a statement with ``:name`` parameters (a list of mappings: once for each)."""
-        return self._run(statement if isinstance(statement, str) else statement.text, params)
-
-    def exec_driver_sql(self, sql: str, params: Params = None) -> Result:
-        """Run SQL with ``?`` parameters (a list of tuples: once for each)."""
-        return self._run(sql, params)
-
-    def _run(self, sql: str, params: Params) -> Result:
+    def execute(self, sql: str, params: Params = None) -> Result:
+        """Run SQL with ``?`` parameters: a tuple of values, or a list of tuples (once for each)."""
         with readable_errors():
             return self._step(sql, params)
 
     def _step(self, sql: str, params: Params) -> Result:
         if params is None:
             return Result(self.raw.execute(sql))
+        if isinstance(params, dict):
+            raise TypeError("SQL parameters are positional: pass a tuple of values for the ? marks")
         if _is_many(params):
             return Result(self.raw.executemany(sql, params))
-        if isinstance(params, Mapping):
-            return Result(self.raw.execute(sql, params))
         return Result(self.raw.execute(sql, tuple(params)))
 
     def cursor(self) -> sqlite3.Cursor:
@@ -179,8 +155,8 @@ class Connection:
             self._savepoints -= 1
 
 
-def _is_many(params: Mapping[str, Any] | Sequence[Any]) -> bool:
-    """A list of parameter sets (executemany), not one set."""
-    if isinstance(params, Mapping | tuple | str | bytes) or not isinstance(params, Sequence):
+def _is_many(params: Sequence[Any]) -> bool:
+    """A list of parameter tuples (executemany), not one tuple of values."""
+    if isinstance(params, tuple | str | bytes) or not isinstance(params, Sequence):
         return False
-    return bool(params) and isinstance(params[0], Mapping | tuple | list)
+    return bool(params) and isinstance(params[0], tuple | list)

@@ -12,7 +12,7 @@ files the database's mode. ``secure_delete`` is on, so a deleted row's text is o
 merge) and truncates the WAL after messages are forgotten, reset or removed. Damage raises
 :class:`CorruptStore` where it is found: at open when the file or its schema cannot be read, or by the
 statement that meets it; the full check (:meth:`Store.check`) is not part of an open
-(:mod:`engine.storage.integrity` says when it runs). ``memtray repair`` (:mod:`engine.sessions.repair`)
+(:mod:`engine.storage.integrity` says when it runs). ``memtray repair`` (:mod:`engine.repair.rebuild`)
 moves a damaged database aside and rebuilds it.
 
 Connections are plain ``sqlite3`` ones, pooled here and handed out as :class:`engine.storage.sql.Connection`
@@ -320,7 +320,7 @@ class Store:
             CorruptStore: the check found damage (its words are in the message).
         """
         with self.read() as conn:
-            found = [str(row[0]) for row in conn.exec_driver_sql("PRAGMA quick_check")]
+            found = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
         if found != ["ok"]:
             said = "; ".join(found[:3]) + (f" (and {len(found) - 3} more)" if len(found) > 3 else "")
             raise CorruptStore(f"the memory database is damaged (its check says: {said}); {REPAIR_HINT}")
@@ -407,7 +407,7 @@ def _cannot_start_wal(exc: StorageError, path: Path) -> bool:
 
 def fts5_tables(conn: Connection) -> list[str]:
     """Every FTS5 table of the database (the archive's, the context index, the error memory's)."""
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'"
     )
     return sorted(str(r[0]) for r in rows)

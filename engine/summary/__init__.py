@@ -1,7 +1,7 @@
 """The rolling summary of a session and the turn context built on it (docs/architecture.md, *The tiers*).
 
-Modules: ``schema`` (the shape, validation), ``parse`` (reading a model's reply), ``files`` (summary.json
-and the cursor), ``chunks`` (chunking, exchanges, transcripts), ``prompts`` and ``replies`` (what Gemini is
+Modules: ``schema`` (the shape, validation), ``untrusted`` (the bounds and cleaning every reply gets),
+``parse`` (reading a model's reply), ``files`` (summary.json and the cursor), ``chunks`` (chunking, exchanges, transcripts), ``prompts`` and ``replies`` (what Gemini is
 told and the JSON shapes it answers in), ``decide`` (noise pruning, relevance), ``generate`` (the
 algorithm), ``service`` (``mem.summaries``), ``scheduler`` (every 15 minutes), ``context`` and
 ``hygiene`` (the turn context, ``strip_reply``).

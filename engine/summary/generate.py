@@ -1,21 +1,22 @@
 """``Generate``: fold a session's new messages into its rolling summary.
 
-0. Load summary.json (missing or unreadable: ``{}``) and the cursor.
-1. Bootstrap: a summary with no cursor only gets the cursor set to the latest message time. No LLM call.
-   A damaged cursor (not a time, or in the future) is moved aside instead, and every message is new.
-2. The new messages: those with no time, or with a time after the cursor (compared as strings).
+0. Load summary.json (missing or unreadable: ``{}``) and the cursor (:mod:`engine.summary.files`).
+1. Bootstrap: a summary with no cursor only gets the cursor set to the end of history.json. No LLM call.
+   A damaged cursor is moved aside instead, and every message is new.
+2. The new messages: those past the cursor's position in history.json (by archive id, never by time).
 3. With a decision model: drop noise exchanges and superseded entries; when nothing is left, save
    the pruned summary and move the cursor, with no summary call.
 4. Chunks of up to 32,000 characters, never ending on a user message.
-5. One call per chunk; the running summary sits in the system prompt, so the call merges. After each
-   chunk, summary.json and then the cursor are saved; the first failure stops the run (later chunks are
-   not billed) and is raised; the next run starts again from the cursor.
+5. One call per chunk; the running summary sits in the system prompt, so the call merges. The reply is
+   untrusted (:mod:`engine.summary.untrusted`: bounded, cleaned, secrets removed) before it is saved. After
+   each chunk, summary.json and then the cursor are saved; the first failure stops the run (later chunks
+   are not billed) and is raised; the next run starts again from the cursor.
 
 Nothing is written before the first success, so a first run that fails is retried by the scheduler. A
-session's first summary.json is preceded by a cursor just before its oldest message ("nothing summarized
-yet"): a run killed between that file and its cursor must not leave a summary without a cursor, which the
-next run would take for an older one (step 1) and mark up to date, skipping what the run had not reached.
-So the cursor never points past what summary.json reflects; at worst a chunk is merged twice.
+session's first summary.json is preceded by a cursor saying "nothing summarized yet": a run killed between
+that file and its cursor must not leave a summary without a cursor, which the next run would take for an
+older one (step 1) and mark up to date, skipping what the run had not reached. So the cursor never points
+past what summary.json reflects; at worst a chunk is merged twice.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from engine.summary.chunks import chunk
 from engine.summary.decide import prune
 from engine.summary.parse import parse_reply
 from engine.summary.replies import SummaryOut
-from engine.summary.schema import KEYS, coerce
+from engine.summary.schema import coerce
+from engine.summary.untrusted import MAX_DEPTH, MAX_REPLY_CHARS, readable
 
 log = logging.getLogger("memtray.summary")
 
@@ -67,25 +69,22 @@ class GenerateResult:
     cursor: str = ""
 
 
-def _without_legacy(parsed: dict[str, object]) -> dict[str, object]:
-    """A merged answer in the current shape drops legacy keys (they were folded in); else kept as is."""
-    current = {k: v for k, v in parsed.items() if k in KEYS}
-    return current if len(current) >= 2 else parsed
-
-
-def _latest(messages: Sequence[Message]) -> str:
-    return max((files.time_key(m.send_at) for m in messages), default="")
-
-
-def _first_cursor(paths: Paths, session: str, cursor: str, new: Sequence[Message]) -> str:
-    """Before a session's first summary.json: write a cursor one second before its oldest new message (see
-    the module docstring) and return it; ``cursor`` unchanged when there is one."""
-    oldest = min((m.send_at for m in new if m.send_at), default=0)
-    if cursor or oldest <= SECOND:
+def _first_cursor(paths: Paths, session: str, cursor: files.Cursor | None) -> files.Cursor:
+    """Before a session's first summary.json: write the cursor "nothing summarized yet" (see the module
+    docstring) and return it; ``cursor`` unchanged when there is one."""
+    if cursor is not None:
         return cursor
-    floor = files.time_key(oldest - SECOND)
-    files.write_cursor(paths, session, floor)
-    return floor
+    files.write_cursor(paths, session, files.Cursor())
+    return files.Cursor()
+
+
+def _refused(reply: str | None) -> str:
+    """Why a reply gave no summary, in words."""
+    if reply and len(reply) > MAX_REPLY_CHARS:
+        return f"the answer has {len(reply):,} characters, over the bound of {MAX_REPLY_CHARS:,}; none of it was used"
+    if reply and readable(reply) is None:
+        return f"the answer is JSON nested deeper than {MAX_DEPTH}; none of it was used"
+    return "the answer was not a valid summary"
 
 
 def generate(
@@ -111,35 +110,39 @@ def generate(
     """
     raw = files.load_raw(paths, session)
     running = coerce(raw)
-    cursor = files.read_cursor(paths, session)
-    damaged = bool(cursor) and files.cursor_damaged(cursor, _latest(messages), now or time.time_ns())
-    if damaged:  # a cursor in the future would stop every later run: read history.json from its start
-        files.move_cursor_aside(paths, session, cursor)
-        cursor = ""
-    if not cursor and raw and not damaged:
-        cursor = _latest(messages)
+    now = now or time.time_ns()
+    cursor, damaged = files.load_cursor(paths, session, now)
+    end = len(messages) - 1
+    if cursor is None and raw and not damaged:
+        cursor = files.cursor_through(messages, end) if messages else files.Cursor()
         files.save(paths, session, running)
-        if cursor:
+        files.write_cursor(paths, session, cursor)
+        log.info(
+            "summary of session %s: cursor initialised to %s without a call", session, cursor.display() or "-"
+        )
+        return GenerateResult(session, bootstrapped=True, cursor=cursor.display())
+    positions = [i for i in files.unsummarized(messages, cursor, now) if messages[i].content.strip()]
+    if not positions:
+        if cursor is not None and cursor.legacy and messages:  # an older cursor: replace it by the new form
+            cursor = files.cursor_through(messages, end)
             files.write_cursor(paths, session, cursor)
-        log.info("summary of session %s: cursor initialised to %s without a call", session, cursor or "-")
-        return GenerateResult(session, bootstrapped=True, cursor=cursor)
-    new = [m for m in messages if m.content.strip() and (not m.send_at or files.time_key(m.send_at) > cursor)]
-    if not new:
-        return GenerateResult(session, cursor=cursor)
+        return GenerateResult(session, cursor=cursor.display() if cursor else "")
     if gemini is None:
         raise NoApiKey(NO_KEY)
+    new = [messages[i] for i in positions]
     if settings.redact_secrets:  # keys, tokens and passwords never leave the machine
         new = [replace(m, content=redact(m.content)) for m in new]
+    where = {id(m): i for m, i in zip(new, positions, strict=True)}
     timeout = float(settings.agent_send_timeout_seconds)
     pruned = prune(gemini, settings.decision_model, session, new, running, timeout)
     running = pruned.summary
     if not pruned.messages:
-        _first_cursor(paths, session, cursor, new)
-        cursor = max(cursor, _latest(new))
+        _first_cursor(paths, session, cursor)
         files.save(paths, session, running)
+        cursor = files.cursor_through(messages, end)
         files.write_cursor(paths, session, cursor)
         log.info("summary of session %s: every new exchange was noise; cursor moved, no call", session)
-        return GenerateResult(session, len(new), 0, 0, pruned.dropped, cursor=cursor)
+        return GenerateResult(session, len(new), 0, 0, pruned.dropped, cursor=cursor.display())
     chunks = chunk(pruned.messages)
     for number, part in enumerate(chunks, 1):
         remaining = timeout if deadline is None else deadline - time.monotonic()
@@ -156,21 +159,16 @@ def generate(
         )
         parsed = parse_reply(reply.text)
         if parsed is None:
+            why = _refused(reply.text)
             log.warning(
-                "summary of session %s stopped at chunk %d of %d: the answer was not a valid summary",
-                session,
-                number,
-                len(chunks),
+                "summary of session %s stopped at chunk %d of %d: %s", session, number, len(chunks), why
             )
-            raise SummarizerError(
-                f"summary of session {session}: chunk {number} of {len(chunks)} got no valid summary back"
-            )
-        running = coerce(_without_legacy(parsed))
-        cursor = _first_cursor(paths, session, cursor, new)
+            raise SummarizerError(f"summary of session {session}: chunk {number} of {len(chunks)}: {why}")
+        running = coerce(parsed)
+        cursor = _first_cursor(paths, session, cursor)
         files.save(paths, session, running)
-        latest = _latest(part) if number < len(chunks) else max(_latest(part), _latest(new))
-        cursor = max(cursor, latest)
-        if cursor:
-            files.write_cursor(paths, session, cursor)
+        cursor = files.cursor_through(messages, where[id(part[-1])] if number < len(chunks) else end)
+        files.write_cursor(paths, session, cursor)
         log.info("summary of session %s: chunk %d of %d merged", session, number, len(chunks))
-    return GenerateResult(session, len(new), len(pruned.messages), len(chunks), pruned.dropped, cursor=cursor)
+    shown = cursor.display() if cursor else ""
+    return GenerateResult(session, len(new), len(pruned.messages), len(chunks), pruned.dropped, cursor=shown)

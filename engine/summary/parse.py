@@ -4,6 +4,8 @@ The reply is requested as JSON with a response schema, but a model may still wra
 block tagged ``json`` or ``summary``, a ``<summary>…</summary>`` element, a ``[summary]…[/summary]`` block
 (the first match of each); then the text from the first ``{``, decoded with ``raw_decode`` (trailing text
 is ignored). The first candidate that is a JSON object passing :func:`~engine.summary.schema.is_valid` wins.
+A reply over the bounds of :func:`engine.summary.untrusted.readable` (its size, its nesting) is not parsed
+at all.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Any
 
 from engine.summary.schema import is_valid
+from engine.summary.untrusted import readable
 
 _PATTERNS = [
     re.compile(r"```(?:json|summary)[ \t]*\n(.*?)```", re.S | re.I),
@@ -30,7 +33,8 @@ def _load_object(text: str) -> dict[str, Any] | None:
 
 
 def parse_reply(reply: str | None) -> dict[str, Any] | None:
-    """The summary object in a reply, or None when there is no valid one."""
+    """The summary object in a reply, or None when there is no valid one (or the reply is over the bounds)."""
+    reply = readable(reply)
     if not reply:
         return None
     text = reply.strip()
@@ -54,7 +58,9 @@ def parse_reply(reply: str | None) -> dict[str, Any] | None:
 
 
 def parse_json_object(reply: str | None) -> dict[str, Any] | None:
-    """Any JSON object in a reply (the decision model's answers): whole text, a fence, or from ``{``."""
+    """Any JSON object in a reply (the decision model's answers): whole text, a fence, or from ``{``; None
+    when there is none or the reply is over the bounds."""
+    reply = readable(reply)
     if not reply:
         return None
     text = reply.strip()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from engine.messages import Message
 from engine.summary.chunks import Exchange, exchange_numbers, transcript
 from engine.summary.schema import Summary
+from engine.summary.untrusted import as_data_json, one_line
 
 PRIOR_CONTEXT_GUIDANCE = """\
 ## Prior Conversation Context
@@ -48,7 +49,7 @@ _SKELETON = {
 
 def summary_system(previous: Summary, reply_lang: str) -> str:
     """The system prompt of one summary call, with the running summary inside it."""
-    previous_json = json.dumps(previous.to_json() if not previous.is_empty else {}, ensure_ascii=False)
+    previous_json = as_data_json(previous.to_json() if not previous.is_empty else {})
     return f"""\
 You keep a compact, rolling memory of one person's long conversation with an assistant. You receive the \
 memory so far and a new stretch of the conversation; answer with the updated memory as one JSON object.
@@ -116,11 +117,10 @@ def prune_user(groups: Sequence[Exchange], previous: Summary, retry_hints: set[i
         hint = " (its request is repeated later: possibly a retry)" if i in retry_hints else ""
         lines.append(f"--- exchange {number}{hint}\n{transcript(group.messages, excerpt=excerpt)}")
     lines.append("\nStanding rules (key_decisions):")
-    lines += [f"{i}. {d}" for i, d in enumerate(previous.key_decisions, 1)] or ["(none)"]
+    lines += [f"{i}. {one_line(d)}" for i, d in enumerate(previous.key_decisions, 1)] or ["(none)"]
     lines.append("\nPast topics (past_discussions):")
-    lines += [f"{i}. {p.topic} — {p.direction}" for i, p in enumerate(previous.past_discussions, 1)] or [
-        "(none)"
-    ]
+    past = previous.past_discussions
+    lines += [f"{i}. {one_line(f'{p.topic} — {p.direction}')}" for i, p in enumerate(past, 1)] or ["(none)"]
     return "\n".join(lines)
 
 
@@ -137,13 +137,13 @@ listing the numbers of the entries to keep."""
 def relevance_user(request: str, summary: Summary) -> str:
     """The user text of the relevance call."""
     lines = [f"Request:\n{request.strip() or '(empty)'}", "", "key_decisions:"]
-    lines += [f"{i}. {d}" for i, d in enumerate(summary.key_decisions, 1)] or ["(none)"]
+    lines += [f"{i}. {one_line(d)}" for i, d in enumerate(summary.key_decisions, 1)] or ["(none)"]
     lines.append("\npast_discussions:")
     lines += [
-        f"{i}. {p.topic}: {p.description} {p.direction}".rstrip()
+        f"{i}. {one_line(f'{p.topic}: {p.description} {p.direction}')}"
         for i, p in enumerate(summary.past_discussions, 1)
     ] or ["(none)"]
     current = summary.current_discussion
     lines.append("\ncurrent_discussion:")
-    lines.append(f"{current.topic}: {current.description}".rstrip() if current.topic else "(none)")
+    lines.append(one_line(f"{current.topic}: {current.description}") if current.topic else "(none)")
     return "\n".join(lines)

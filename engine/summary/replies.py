@@ -1,35 +1,47 @@
 """The JSON shapes Gemini is asked to answer in (its response schemas), as pydantic models.
 
 Answers are still parsed tolerantly and validated by hand: the schema makes a good answer likely, it does
-not make a bad one impossible.
+not make a bad one impossible. The schema's limits are the ones every answer is held to
+(:mod:`engine.summary.untrusted`).
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
+
+from engine.summary.untrusted import MAX_DECISION_CHARS, MAX_ENTRIES, MAX_FIELD_CHARS
+
+_TEXT = Field(max_length=MAX_FIELD_CHARS)
 
 
 class PastOut(BaseModel):
-    topic: str
-    description: str
-    direction: str
-    last_discussed: str = Field(description="YYYY-MM-DD HH:mm, local time of the latest mention")
+    topic: str = _TEXT
+    description: str = _TEXT
+    direction: str = _TEXT
+    last_discussed: str = Field(
+        description="YYYY-MM-DD HH:mm, local time of the latest mention", max_length=64
+    )
 
 
 class CurrentOut(BaseModel):
-    topic: str
-    description: str
-    perspectives: str
-    direction: str
+    topic: str = _TEXT
+    description: str = _TEXT
+    perspectives: str = _TEXT
+    direction: str = _TEXT
 
 
 class SummaryOut(BaseModel):
     """The rolling summary, as the summary model answers it."""
 
-    key_decisions: list[str] = Field(
-        description="at most 8 standing rules, each starting 'Do: ' or 'Don't: '"
+    key_decisions: list[Annotated[str, Field(max_length=MAX_DECISION_CHARS)]] = Field(
+        description=f"at most {MAX_ENTRIES} standing rules, each starting 'Do: ' or 'Don't: '",
+        max_length=MAX_ENTRIES,
     )
-    past_discussions: list[PastOut] = Field(description="at most 8 earlier topics")
+    past_discussions: list[PastOut] = Field(
+        description=f"at most {MAX_ENTRIES} earlier topics", max_length=MAX_ENTRIES
+    )
     current_discussion: CurrentOut
 
 

@@ -2,8 +2,10 @@
 
 A summary is ``{"key_decisions": [...], "past_discussions": [...], "current_discussion": {...}}``. A parsed
 object counts as a summary when it has at least two of those keys, or at least two of the legacy keys
-(``core_discussion``, ``discussion_log``, ``confirmed_needs``, ``current_conclusion``); then the types are
-coerced, both lists are trimmed to 8 (the oldest discussions go first), and every decision is made to start
+(``core_discussion``, ``discussion_log``, ``confirmed_needs``, ``current_conclusion``). :func:`coerce`
+converts the legacy shape into today's (as an imported Agenvoy summary is converted: nothing is kept in
+the legacy shape), coerces the types, keeps at most 8 entries in each list (the oldest discussions go
+first), cleans and bounds every text (:mod:`engine.summary.untrusted`), and makes every decision start
 with ``Do: `` or ``Don't: `` (legacy markers such as ``要：``/``不要：`` and ``する：``/``しない：`` are rewritten).
 """
 
@@ -12,15 +14,18 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from engine.importers.agenvoy_summary import convert
+from engine.summary.untrusted import MAX_DECISION_CHARS, MAX_ENTRIES, MAX_FIELD_CHARS, clean
 
 log = logging.getLogger("memtray.summary")
 
 KEYS = ("key_decisions", "past_discussions", "current_discussion")
 LEGACY_KEYS = ("core_discussion", "discussion_log", "confirmed_needs", "current_conclusion")
-MAX_DECISIONS = 8
-MAX_PAST = 8
+MAX_DECISIONS = MAX_ENTRIES
+MAX_PAST = MAX_ENTRIES
 DO, DONT = "Do: ", "Don't: "
 
 # Legacy markers (with a full-width or ASCII colon) and what they become.
@@ -60,22 +65,19 @@ class Summary:
         key_decisions: standing rules, each starting ``Do: `` or ``Don't: `` (at most 8).
         past_discussions: earlier topics (at most 8).
         current_discussion: the topic under way.
-        legacy: legacy keys found in an old file, kept as they were (shown to the model at the next merge).
     """
 
     key_decisions: tuple[str, ...] = ()
     past_discussions: tuple[PastDiscussion, ...] = ()
     current_discussion: CurrentDiscussion = CurrentDiscussion()
-    legacy: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def is_empty(self) -> bool:
-        """No decision, no past topic, no current topic and no legacy content."""
+        """No decision, no past topic and no current topic."""
         return (
             not self.key_decisions
             and not self.past_discussions
             and not any(vars(self.current_discussion).values())
-            and not self.legacy
         )
 
     def entry_count(self) -> int:
@@ -85,15 +87,12 @@ class Summary:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The ``summary.json`` object (all three keys always present; legacy keys after them)."""
-        data: dict[str, Any] = {
+        """The ``summary.json`` object (all three keys always present)."""
+        return {
             "key_decisions": list(self.key_decisions),
             "past_discussions": [vars(p).copy() for p in self.past_discussions],
             "current_discussion": vars(self.current_discussion).copy(),
         }
-        for key, value in self.legacy.items():
-            data.setdefault(key, value)
-        return data
 
 
 EMPTY = Summary()
@@ -106,14 +105,18 @@ def is_valid(obj: Any) -> bool:
     return sum(k in obj for k in KEYS) >= 2 or sum(k in obj for k in LEGACY_KEYS) >= 2
 
 
-def _text(value: Any) -> str:
-    if value is None:
+def _text(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
+    """A text field of a reply, cleaned and bounded; a list of scalars is joined (one level, no recursion)."""
+    if value is None or isinstance(value, Mapping):
         return ""
-    if isinstance(value, str):
-        return value.strip()
     if isinstance(value, list):
-        return " ".join(_text(v) for v in value if _text(v))
-    return str(value).strip()
+        parts = [
+            v if isinstance(v, str) else str(v)
+            for v in value[: MAX_ENTRIES * 4]
+            if isinstance(v, str | int | float)
+        ]
+        value = " ".join(p.strip() for p in parts if p.strip())
+    return clean(value if isinstance(value, str) else str(value), limit)
 
 
 def normalize_decision(entry: str) -> str:
@@ -130,29 +133,38 @@ def normalize_decision(entry: str) -> str:
 
 def _past(item: Any) -> PastDiscussion | None:
     if isinstance(item, str):
-        return PastDiscussion(topic=item.strip()) if item.strip() else None
+        topic = _text(item)
+        return PastDiscussion(topic=topic) if topic else None
     if not isinstance(item, Mapping):
         return None
     past = PastDiscussion(
         topic=_text(item.get("topic")),
         description=_text(item.get("description")),
         direction=_text(item.get("direction")),
-        last_discussed=_text(item.get("last_discussed") or item.get("time")),
+        last_discussed=_text(item.get("last_discussed") or item.get("time"), 64),
     )
     return past if any(vars(past).values()) else None
 
 
+def _is_legacy(obj: Mapping[str, Any]) -> bool:
+    return sum(k in obj for k in KEYS) < 2 and sum(k in obj for k in LEGACY_KEYS) >= 2
+
+
 def coerce(obj: Mapping[str, Any]) -> Summary:
-    """A :class:`Summary` from a parsed object (validated or not): types coerced, limits applied."""
+    """A :class:`Summary` from a parsed object (validated or not, in today's or the legacy shape): types
+    coerced, texts cleaned, limits applied."""
+    if _is_legacy(obj):
+        obj = convert(dict(obj)) or {}
     raw_decisions = obj.get("key_decisions")
     if isinstance(raw_decisions, str):
         raw_decisions = [raw_decisions]
     elif not isinstance(raw_decisions, list):  # a model's answer of the wrong shape
         raw_decisions = []
-    decisions = [normalize_decision(_text(d)) for d in raw_decisions or [] if _text(d)]
-    decisions = list(dict.fromkeys(decisions))
+    texts = (_text(d, MAX_DECISION_CHARS) for d in raw_decisions[: MAX_DECISIONS * 4])
+    decisions = list(dict.fromkeys(normalize_decision(t) for t in texts if t))
     raw_past = obj.get("past_discussions")
-    past = [p for p in (_past(i) for i in (raw_past if isinstance(raw_past, list) else [])) if p]
+    items = raw_past[: MAX_PAST * 4] if isinstance(raw_past, list) else []
+    past = [p for p in (_past(i) for i in items) if p]
     if len(past) > MAX_PAST:
         # Drop the oldest by last_discussed (unknown times count as oldest); keep the original order.
         keep = sorted(range(len(past)), key=lambda i: (past[i].last_discussed, i))[-MAX_PAST:]
@@ -165,9 +177,8 @@ def coerce(obj: Mapping[str, Any]) -> Summary:
             perspectives=_text(current_raw.get("perspectives")),
             direction=_text(current_raw.get("direction")),
         )
-    elif isinstance(current_raw, str) and current_raw.strip():
-        current = CurrentDiscussion(topic=current_raw.strip())
+    elif isinstance(current_raw, str):
+        current = CurrentDiscussion(topic=_text(current_raw))
     else:
         current = CurrentDiscussion()
-    legacy = {k: obj[k] for k in LEGACY_KEYS if k in obj}
-    return Summary(tuple(decisions[:MAX_DECISIONS]), tuple(past), current, legacy)
+    return Summary(tuple(decisions[:MAX_DECISIONS]), tuple(past), current)

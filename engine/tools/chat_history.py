@@ -14,7 +14,7 @@ The original's semantics by default:
   compaction cut out of history.json) then a ``[recent]`` section (substring match on what is still in
   it, newest first, duplicates of archive lines dropped); ``time_range`` bounds both.
 
-Added by memtray: ``match=hybrid`` (keyword and semantic rankings fused by ``engine.search.hybrid``, formatted
+Added by memtray: ``match=hybrid`` (keyword and semantic rankings fused by ``engine.search.fusion``, formatted
 like semantic) and ``scope=all`` (semantic and hybrid search the archive too, through the Annoy index).
 ``mode=list|read`` exist for parity with the action history of the original; memtray keeps no action
 history, so they answer ``no finished tasks yet``.
@@ -30,7 +30,7 @@ from engine.clock import format_rfc3339
 from engine.errors import EngineError, VectorIndexError
 from engine.memory import Memory
 from engine.messages import Message
-from engine.search.pipeline import Hit
+from engine.search.hits import Hit
 from engine.search.query import clean
 
 log = logging.getLogger("memtray.tools")

@@ -14,7 +14,8 @@ from desktop.agentwatch import WATCH_MS, AgentWatch
 from desktop.state import AppState
 from desktop.viewer.importing import FORMATS, ImportDialog, import_words
 from desktop.viewer.window import ViewerWindow
-from engine.importers import ImportReport, readers
+from engine.imported import ImportReport
+from engine.importers import readers
 from tests.engine.transcriptdata import (
     CC_SESSION,
     append_jsonl,

@@ -453,7 +453,7 @@ def test_every_import_reason_is_translated(zh_tw: None) -> None:
 
 def test_the_import_report_says_its_reasons_in_the_ui_language(zh_tw: None) -> None:
     from desktop.viewer.importing import import_words
-    from engine.importers import ImportReport
+    from engine.imported import ImportReport
 
     words = import_words(ImportReport(2, 10, 0, {"thinking": 3, "user message": 1, "new reason": 1}), 1.5)
     assert "略過：思考過程 3 則、new reason 1 則、user 訊息 1 則。" in words, words

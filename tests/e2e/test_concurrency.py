@@ -19,7 +19,6 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
-from sqlalchemy import text
 
 from engine import Memory, Message
 from tests.clirun import run_cli
@@ -154,7 +153,7 @@ def test_two_cli_writers_an_mcp_server_and_engine_threads_lose_nothing(tmp_path:
         cut = mem.compaction_cut(SESSION)
         with mem._store.read() as conn:
             rows = conn.execute(
-                text("SELECT id, content FROM messages WHERE session_id = :s ORDER BY id"), {"s": SESSION}
+                "SELECT id, content FROM messages WHERE session_id = ? ORDER BY id", (SESSION,)
             ).all()
     contents = [r[1] for r in rows]
     counts = Counter(contents)

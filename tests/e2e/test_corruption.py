@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.cli import main
@@ -57,8 +56,10 @@ def fill(home: Path) -> dict[str, list[str]]:
 
 def archive_contents(mem: Memory, session: str) -> list[str]:
     with mem._store.read() as conn:
-        q = text("SELECT content FROM messages WHERE session_id = :s ORDER BY id")
-        return [r[0] for r in conn.execute(q, {"s": session})]
+        return [
+            r[0]
+            for r in conn.execute("SELECT content FROM messages WHERE session_id = ? ORDER BY id", (session,))
+        ]
 
 
 def test_a_truncated_history_file_is_rebuilt_from_the_archive_and_kept_aside(tmp_path: Path) -> None:

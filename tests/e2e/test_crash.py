@@ -22,7 +22,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory
 from tests.e2e.zygote import Zygote
@@ -149,7 +148,7 @@ def test_writers_killed_at_random_points_lose_no_acknowledged_message(tmp_path: 
     checked = 0
     with Memory.open(home) as mem:  # opens without manual repair
         with mem._store.read() as conn:
-            rows = conn.execute(text("SELECT session_id, content FROM messages")).all()
+            rows = conn.execute("SELECT session_id, content FROM messages").all()
         archived = Counter(content for _, content in rows)
         doubled = [c[:40] for c, n in archived.items() if n > 1]
         assert not doubled, f"archived twice: {doubled[:5]}"
@@ -162,8 +161,8 @@ def test_writers_killed_at_random_points_lose_no_acknowledged_message(tmp_path: 
             cut = mem.compaction_cut(session)
             with mem._store.read() as conn:
                 tail = conn.execute(
-                    text("SELECT id, content FROM messages WHERE session_id = :s AND id >= :c ORDER BY id"),
-                    {"s": session, "c": cut},
+                    "SELECT id, content FROM messages WHERE session_id = ? AND id >= ? ORDER BY id",
+                    (session, cut),
                 ).all()
             assert [(m.id, m.content) for m in hot] == [(r[0], r[1]) for r in tail]
             on_disk = json.loads((home / "sessions" / session / "history.json").read_bytes())

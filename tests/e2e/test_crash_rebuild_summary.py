@@ -37,7 +37,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.clock import format_local
@@ -46,6 +45,7 @@ from engine.semantic import annoyindex
 from engine.semantic import rows as vector_rows
 from engine.semantic.rows import document_text
 from engine.sessions import archive
+from engine.summary import files as summary_files
 from tests.e2e.zygote import Zygote
 from tests.fakegemini import FakeGemini, Request
 
@@ -134,7 +134,7 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
     half_written: set[str] = set()
     acked: list[str] = []
     with Memory.open(home, background=False) as mem, mem._store.read() as conn:
-        filled = conn.execute(text("SELECT id, content FROM messages ORDER BY id")).all()
+        filled = conn.execute("SELECT id, content FROM messages ORDER BY id").all()
     try:
         post_s = 0.0
         for round_no in range(REBUILD_ROUNDS):
@@ -183,10 +183,8 @@ def test_annoy_rebuilds_killed_at_random_points_leave_a_usable_index(
         final_state = index_state(home, "idx")
         cut = mem.compaction_cut("idx")
         with mem._store.read() as conn:
-            rows = conn.execute(
-                text("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id")
-            ).all()
-            embedders = conn.execute(text("SELECT DISTINCT embedder FROM vectors")).scalars().all()
+            rows = conn.execute("SELECT id, content FROM messages WHERE session_id = 'idx' ORDER BY id").all()
+            embedders = conn.execute("SELECT DISTINCT embedder FROM vectors").scalars().all()
         assert embedders == [embedder.id]  # the forked writers embedded with MEMTRAY_EMBEDDER=hash too
         archived = Counter(r[1] for r in rows)
         assert [c[:30] for c, k in archived.items() if k > 1] == []
@@ -270,12 +268,16 @@ def summary_message(n: int) -> Message:
     return Message(role, f"sm-{n}: ".ljust(SUMMARY_SIZE, "s"), T0 + n * SECOND)
 
 
-def summary_state(home: Path, session: str) -> tuple[int | None, str]:
-    """(the last message number summary.json covers, or None; the cursor), checked as the files stand:
-    summary.json is valid JSON without a gap, and the cursor is not past what it covers."""
+def summary_state(home: Path, session: str) -> tuple[int | None, int]:
+    """(the last message number summary.json covers, or None; the last message number the cursor covers,
+    -1 for none), checked as the files stand: summary.json is valid JSON without a gap, and the cursor is
+    not past what it covers."""
     folder = home / "sessions" / session
     cursor_path = folder / ".summary_cursor"
-    cursor = cursor_path.read_text(encoding="utf-8").strip() if cursor_path.exists() else ""
+    text = cursor_path.read_text(encoding="utf-8").strip() if cursor_path.exists() else ""
+    parsed = summary_files.parse_cursor(text) if text else None
+    assert parsed is not None or not text, f"{session}: the cursor is damaged: {text!r}"
+    cursor = (parsed.at - T0) // SECOND if parsed is not None and parsed.at else -1
     summary_path = folder / "summary.json"
     high = None
     if summary_path.exists():
@@ -285,7 +287,7 @@ def summary_state(home: Path, session: str) -> tuple[int | None, str]:
         found = _COVERED.search(description)
         assert found is not None and int(found[1]) == 0, description
         high = int(found[2])
-    limit = format_local(T0 - SECOND) if high is None else format_local(T0 + high * SECOND)
+    limit = -1 if high is None else high
     assert cursor <= limit, f"{session}: the cursor {cursor} is past what summary.json covers ({high})"
     return high, cursor
 
@@ -346,9 +348,9 @@ def test_summary_runs_killed_at_random_points_keep_summary_and_cursor_in_step(
                     high, cursor = summary_state(home, session)
                     # Killed after summary.json was saved and before its cursor was: in a session's first
                     # run, the cursor is still the one saying "nothing summarized yet".
-                    if high is not None and cursor < format_local(T0 + high * SECOND):
+                    if high is not None and cursor < high:
                         between += 1
-                        first += cursor < format_local(T0)
+                        first += cursor < 0
                     more = [summary_message(n) for n in range(count[session], count[session] + 2)]
                     mem.append(session, more)
                     count[session] += 2
@@ -371,8 +373,8 @@ def test_summary_runs_killed_at_random_points_keep_summary_and_cursor_in_step(
             high, cursor = summary_state(home, session)
             last = count[session] - 1
             assert high == last, f"{session}: the summary covers up to {high}, not {last}"
-            assert cursor == format_local(T0 + last * SECOND)
-            assert mem.summaries.cursor(session) == cursor
+            assert cursor == last
+            assert mem.summaries.cursor(session) == format_local(T0 + last * SECOND)
             assert mem.summaries.load(session).current_discussion.description == f"covered 0 to {last}"
             checked += count[session]
     leftover = list((home / ".store" / "tmp").glob("*.tmp"))

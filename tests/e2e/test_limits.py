@@ -1,4 +1,5 @@
-"""Limits: a 10 MB message, a 1,000,000-message session, and a home on a nearly full disk."""
+"""Limits: a message at the size bound (1,000,000 characters), a 1,000,000-message session, and a home on a
+nearly full disk."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.cli import main
-from engine.errors import StorageError
+from engine.errors import InvalidMessage, StorageError
+from engine.messages import MAX_CONTENT_CHARS
 from engine.sessions import archive
 from tests.clirun import run_cli
 from tests.diskfaults import small_disk
@@ -22,11 +23,18 @@ from tests.diskfaults import small_disk
 T0 = 1_700_000_000 * 1_000_000_000
 
 
-def test_a_10_mb_message_is_stored_found_exported_and_left_alone_by_compaction(tmp_path: Path) -> None:
+def test_a_message_at_the_size_bound_is_stored_found_exported_and_left_alone_by_compaction(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
-    words = " ".join(f"w{n}" for n in range(1_400_000))  # ~10 MB of distinct words
-    big = "start-of-giant " + words[: 10 * 1024 * 1024] + " zyxwvhugeend"
+    words = " ".join(f"w{n}" for n in range(200_000))  # distinct words
+    head, tail = "start-of-giant ", " zyxwvhugeend"
+    big = head + words[: MAX_CONTENT_CHARS - len(head) - len(tail)] + tail
+    assert len(big) == MAX_CONTENT_CHARS
     with Memory.open(home) as mem:
+        with pytest.raises(InvalidMessage, match="a message may have at most 1,000,000"):
+            mem.append("cli-big", [Message("user", big + "!", T0)])  # one character over: refused
+        assert not mem.paths.session_dir("cli-big").exists()
         for n in range(3):
             mem.append(
                 "cli-big",
@@ -68,7 +76,7 @@ def test_a_million_message_session_stays_usable(tmp_path: Path) -> None:
                     ],
                     T0,
                 )
-            last = int(conn.execute(text("SELECT MAX(id) FROM messages")).scalar_one())
+            last = int(conn.execute("SELECT MAX(id) FROM messages").scalar_one())
             archive.save_meta(conn, "cli-huge", archive.Meta(T0, last + 1, last))
         filled = time.perf_counter() - started
         # The last 200 through the facade: history.json holds them, the rest is archived.
@@ -123,7 +131,7 @@ def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Pa
             assert failures >= 1 and acked
             history = [m.content for m in mem.history("cli-full")]
             with mem._store.read() as conn:
-                archived = [r[0] for r in conn.execute(text("SELECT content FROM messages ORDER BY id"))]
+                archived = [r[0] for r in conn.execute("SELECT content FROM messages ORDER BY id")]
         # Nothing half-written: what was acknowledged is everywhere, what failed is nowhere.
         assert history == acked
         assert archived == acked
@@ -131,7 +139,15 @@ def test_a_full_disk_fails_cleanly_and_the_user_is_told_in_one_line(tmp_path: Pa
         json.loads((home / "sessions" / "cli-full" / "history.json").read_bytes())
 
         done = run_cli(
-            home, "append", "--session", "cli-full", "--role", "user", "--content", "-", stdin="x" * 3_000_000
+            home,
+            "append",
+            "--session",
+            "cli-full",
+            "--role",
+            "user",
+            "--content",
+            "-",
+            stdin="x" * MAX_CONTENT_CHARS,
         )
         assert done.returncode == 1
         assert done.stderr.count("\n") == 1 and "disk is full" in done.stderr, done.stderr

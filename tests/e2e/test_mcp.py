@@ -19,7 +19,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from engine import Memory, Message
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 from engine.mcpserver.paging import PAGE_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]

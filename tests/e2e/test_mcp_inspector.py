@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from engine import Memory, Message
-from engine.importers import ImportedSession
+from engine.imported import ImportedSession
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tests" / ".node" / "node_modules" / "@modelcontextprotocol" / "inspector"

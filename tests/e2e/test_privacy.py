@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, Message
 from engine.errors import NotFound
@@ -104,9 +103,7 @@ def test_a_temporary_chat_is_never_archived(tmp_path: Path) -> None:
         with mem._store.read() as conn:
             for table in ("messages", "message_meta", "sessions"):
                 count = conn.execute(
-                    text(
-                        f"SELECT COUNT(*) FROM {table} WHERE {'id' if table == 'sessions' else 'session_id'} = 'priv-1'"
-                    )
+                    f"SELECT COUNT(*) FROM {table} WHERE {'id' if table == 'sessions' else 'session_id'} = 'priv-1'"
                 ).scalar_one()
                 assert count == 0, table
         hits = mem.search("zebracorn", match="keyword")
@@ -173,7 +170,7 @@ def test_forgetting_a_message_removes_it_from_every_tier(tmp_path: Path) -> None
         assert recorder.forgotten == [("cli-f", hot_id), ("cli-f", old_id)]
         assert not summary.exists() and not (home / "sessions" / "cli-f" / ".summary_cursor").exists()
         with mem._store.read() as conn:
-            rows = conn.execute(text("SELECT content FROM messages WHERE session_id='cli-f'")).all()
+            rows = conn.execute("SELECT content FROM messages WHERE session_id='cli-f'").all()
         assert len(rows) == 22 and not any(secret in r[0] for r in rows)
         ids_after = [m.id for m in mem.history("cli-f")]
         assert None not in ids_after and hot_id not in ids_after

@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory
 
@@ -33,9 +32,7 @@ def archived_contents(mem: Memory, session: str) -> list[str]:
     with mem._store.read() as conn:
         return [
             r[0]
-            for r in conn.execute(
-                text("SELECT content FROM messages WHERE session_id = :s ORDER BY id"), {"s": session}
-            )
+            for r in conn.execute("SELECT content FROM messages WHERE session_id = ? ORDER BY id", (session,))
         ]
 
 
@@ -77,7 +74,7 @@ def test_a_killed_writer_loses_no_acknowledged_message(tmp_path: Path) -> None:
         assert hot_ids == sorted(hot_ids) and (not cut or hot_ids[0] == cut)
         with mem._store.read() as conn:
             tail = conn.execute(
-                text("SELECT COUNT(*) FROM messages WHERE session_id='cli-crash' AND id >= :c"), {"c": cut}
+                "SELECT COUNT(*) FROM messages WHERE session_id='cli-crash' AND id >= ?", (cut,)
             ).scalar_one()
         assert tail == len(hot)  # history.json is exactly the archive's rows after the cut
 

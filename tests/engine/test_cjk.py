@@ -11,8 +11,8 @@ import pytest
 
 from engine import Memory, Message, cjk, database
 from engine.embedders.hashing import HashEmbedder
+from engine.search.migrations import OLD_GLOB
 from engine.search.query import parse
-from engine.search.schema import OLD_GLOB
 from engine.sessions import migrations as archive_migrations
 from engine.sessions import schema as archive_schema
 
@@ -89,7 +89,7 @@ def test_a_store_made_with_the_old_cjk_class_indexes_bopomofo_after_the_migratio
         with Memory.open(home, embedder=HashEmbedder(), background=False) as mem:
             stored = mem.append("s1", [Message("user", "ㄅㄆㄇ only", T0), Message("user", "記憶體", T0 + 1)])
             with mem._store.write() as conn:  # m005 gave no bigrams to rows outside its class
-                conn.exec_driver_sql("DELETE FROM messages_cjk WHERE id = ?", (stored[0].id,))
+                conn.execute("DELETE FROM messages_cjk WHERE id = ?", (stored[0].id,))
             assert _bopomofo(mem) == [] and _bigram(mem) == []
             mem.append("s1", [Message("user", "ㄅㄆㄇ again", T0 + 2)])
             assert _bopomofo(mem) == []  # the old triggers leave new bopomofo rows out too

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from engine import Memory, cjk, database
 from engine.storage.store import Store
@@ -64,7 +63,7 @@ def test_migrations_keep_their_recorded_names_and_order() -> None:
 
 def test_a_new_database_records_every_migration(memory: Memory) -> None:
     with memory._store.read() as conn:
-        applied = [r[0] for r in conn.execute(text("SELECT name FROM migrations ORDER BY name"))]
+        applied = [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY name")]
     assert applied == [name for name, _ in database.MIGRATIONS]
 
 
@@ -73,7 +72,7 @@ def test_the_store_makes_no_table_but_the_migrations_one(tmp_path: Path) -> None
     store = Store(tmp_path / "x.db", migrations=[("m1", lambda conn: calls.append("m1"))])
     try:
         with store.read() as conn:
-            tables = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))}
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert tables == {"migrations"}
         assert store.fts_tables == set()
     finally:
@@ -85,7 +84,7 @@ def test_the_store_makes_no_table_but_the_migrations_one(tmp_path: Path) -> None
 
 def test_fts_tables_and_triggers_keep_their_sql(memory: Memory) -> None:
     with memory._store.read() as conn:
-        stored = {str(r[0]): str(r[1]) for r in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
+        stored = {str(r[0]): str(r[1]) for r in conn.execute("SELECT name, sql FROM sqlite_master")}
     expected = dict(SCHEMA)
     if memory._store.features.trigram:
         expected.update(TRIGRAM_SCHEMA)
@@ -108,7 +107,7 @@ def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory)
     frozen = [runner.MIGRATIONS_TABLE, *archive_migrations.INITIAL_TABLES]
     assert [(name, list(made)) for name, made in frozen] == compiled
     with memory._store.read() as conn:
-        stored = {str(r[0]): str(r[1]) for r in conn.execute(text("SELECT name, sql FROM sqlite_master"))}
+        stored = {str(r[0]): str(r[1]) for r in conn.execute("SELECT name, sql FROM sqlite_master")}
     for name, made in frozen:
         if name not in ("message_meta", "sessions"):  # later migrations add columns to these
             assert stored[name] == made[0].strip(), name  # SQLite keeps the statement's text

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "engine.clock",
         "engine.paths",
         "engine.messages",
+        "engine.imported",
         "engine.settings",
         "engine.logs",
         "engine.cjk",
@@ -39,9 +40,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine.sessions", "engine.semantic", "engine.llm", "engine.embedders", "engine.importers"),
     ("engine.search",),
     ("engine.summary", "engine.errormemory"),
-    # engine.database imports every part's migrations, so it sits with what opens the memory; repair
-    # rebuilds the whole database through it, so it sits there too although it lives in sessions/.
-    ("engine.memory", "engine.database", "engine.jobs", "engine.sessions.repair", "engine"),
+    # engine.database imports every part's migrations; repair rebuilds the whole database through it.
+    ("engine.database",),
+    ("engine.repair",),
+    ("engine.memory", "engine.jobs", "engine"),
     ("engine.cli", "engine.mcpserver", "engine.chat", "engine.tools"),
     ("desktop", "PySide6"),
 )
@@ -241,8 +243,9 @@ def test_engine_modules_import_no_cycle() -> None:
 def test_the_checks_can_fail() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _layer("engine.cjk") == 0 and _layer("engine.storage.store") == 1
-    assert _layer("engine.sessions.archive") == 2 and _layer("engine.sessions.repair") == 5
-    assert _layer("engine") == 5 and _layer("engine.new_module") is None and _layer("desktop.app") == 7
+    assert _layer("engine.sessions.archive") == 2 and _layer("engine.repair.rebuild") == 6
+    assert _layer("engine.database") == 5 and _layer("engine.memory") == 7
+    assert _layer("engine") == 7 and _layer("engine.new_module") is None and _layer("desktop.app") == 9
     relative = ast.parse("from . import fts\nfrom .fts import ensure").body
     assert [_targets("engine.storage.store", node) for node in relative] == [  # type: ignore[arg-type]
         ["engine.storage.fts"],

@@ -76,11 +76,13 @@ def test_a_cursor_in_the_future_or_garbled_is_moved_aside_and_history_read_again
 
 
 def test_a_cursor_ahead_of_the_clock_by_less_than_a_day_is_kept(smem: Memory, fake: FakeGemini) -> None:
-    """A cursor later than now but within a day (a clock set back a little) is no damage."""
+    """An older cursor later than now but within a day (a clock set back a little) is no damage: it is read
+    (nothing is newer) and replaced by the cursor of today's form."""
     smem.append("s", conversation(4))
     fake.reply_json(summary_json("first"))
     smem.summaries.generate("s")
     ahead = format_local(smem.clock() + 3600 * SECOND)
     files.write_cursor(smem.paths, "s", ahead)
     assert smem.summaries.generate("s").considered == 0
-    assert smem.summaries.cursor("s") == ahead
+    assert smem.summaries.cursor("s") == format_local(T0 + 3 * SECOND)
+    assert not list(smem.paths.session_dir("s").glob(".summary_cursor.corrupt-*"))

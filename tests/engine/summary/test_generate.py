@@ -119,7 +119,8 @@ def test_a_first_run_killed_between_summary_and_cursor_skips_nothing_next_time(
     assert smem.summaries.load("s").current_discussion.topic == "chunk 0"
     # The cursor says "nothing summarized yet", so this summary is not taken for one without a cursor
     # (step 1 would set the cursor to the latest message and skip chunks 2 and 3 for good).
-    assert "" < smem.summaries.cursor("s") < format_local(T0)
+    written = smem.paths.cursor_file("s").read_text(encoding="utf-8")
+    assert files.parse_cursor(written.strip()) == files.Cursor() and smem.summaries.cursor("s") == ""
     for i in range(3):
         fake.reply_json(summary_json(f"again {i}"))
     result = smem.summaries.generate("s")

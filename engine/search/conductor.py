@@ -1,0 +1,271 @@
+"""Search, one component: :class:`Search` conducts keyword, semantic and hybrid search for the facade.
+
+A query is parsed once (:func:`engine.search.query.parse`). Keyword search ranks it by BM25 over the
+FTS5 tables (:mod:`engine.search.keyword_ranker`). Semantic search asks the vectors
+(:meth:`engine.semantic.tier.SemanticTier.search_vectors`) for ``(id, cosine)`` of what is embedded now (a
+search never waits for the embedding backlog) and keeps those at the embedder's similarity floor or above
+(:mod:`engine.semantic.floors`): a result list holds only matches. Hybrid
+search puts three rankings side by side — the context index (each message between its neighbours,
+:mod:`engine.search.context`), plain keyword search and the vectors — and fuses them
+(:mod:`engine.search.fusion`), with the weights of the query's script. While no message has a vector,
+semantic and hybrid search load no model and rank nothing by vectors; without a usable embedder, hybrid
+search says so in the log and fuses the keyword rankings alone. A search's
+:class:`~engine.messages.MessageFilter` goes into every ranking (the keyword SQL, the vectors' mask), so each
+list holds its best among the admitted messages, not the admitted few of its best.
+
+It is also an :class:`engine.sessions.listeners.ArchiveListener`: the context index follows the archive
+through the same hooks as the vectors (a new message gets its row and becomes its previous message's
+``next``, a forgotten one is cut out with its neighbours joined, a cleared session loses its rows).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from engine.errors import InvalidInput, VectorIndexError
+from engine.messages import EVERY_MESSAGE, Message, MessageFilter
+from engine.search import context as contextfts
+from engine.search import fusion, keyword_ranker
+from engine.search.hits import Hit, SearchResult
+from engine.search.query import Query, parse
+from engine.semantic import floors
+from engine.semantic.tier import SemanticTier
+from engine.sessions import archive
+from engine.storage.sql import Connection
+from engine.storage.store import Store
+
+log = logging.getLogger("memtray.search")
+
+Ranking = list[tuple[int, float]]
+
+
+class Search:
+    """Keyword, semantic and hybrid search over one store (``semantic``: its vectors, if loaded)."""
+
+    def __init__(self, store: Store, semantic: SemanticTier | None) -> None:
+        self._store = store
+        self._semantic = semantic
+        with store.read() as conn:
+            self._context = contextfts.exists(conn)
+
+    # -- searching --------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        session: str | None,
+        match: str,
+        scope: str,
+        where: MessageFilter,
+        limit: int,
+        coverage: bool = False,
+    ) -> SearchResult:
+        """Search (arguments checked by the caller; see ``Memory.search``) among the messages ``where``
+        admits, applied before each ranking takes its best; with ``coverage``, also count how much of the
+        session (or of all) the vectors covered (semantic and hybrid search).
+
+        Raises:
+            InvalidInput: semantic or hybrid search without the semantic tier.
+            VectorIndexError: semantic search without a usable embedder (hybrid falls back to keywords).
+        """
+        parsed = parse(query)
+        if match == "keyword":
+            with self._store.read() as conn:
+                hits = keyword_ranker.keyword_search(
+                    conn,
+                    parsed,
+                    session_id=session,
+                    scope=scope,
+                    where=where,
+                    limit=limit,
+                    tables=self._store.fts_tables,
+                )
+            return SearchResult(tuple(hits), None)
+        semantic = self._semantic
+        if semantic is None:
+            raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
+        if match == "semantic":
+            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, limit)
+            hits = self._hits(pairs, where, limit, "semantic")
+        else:
+            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
+        counted = semantic.coverage(session, embedder_id) if coverage else None
+        return SearchResult(tuple(hits), counted)
+
+    def _vectors(
+        self,
+        semantic: SemanticTier,
+        query: Query,
+        session: str | None,
+        scope: str,
+        where: MessageFilter,
+        depth: int,
+    ) -> tuple[Ranking, str | None]:
+        """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or
+        above (:mod:`engine.semantic.floors`), and the embedder's id; nothing (and no model loaded) while no
+        message has a vector.
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        if not semantic.has_vectors():
+            return [], None
+        embedder_id = semantic.embedder().id
+        pairs = semantic.search_vectors(query.text, session=session, scope=scope, k=depth, where=where)
+        return floors.above(pairs, embedder_id), embedder_id
+
+    def _hybrid(
+        self,
+        semantic: SemanticTier,
+        query: Query,
+        session: str | None,
+        scope: str,
+        where: MessageFilter,
+        limit: int,
+    ) -> tuple[list[Hit], str | None]:
+        depth_k = max(fusion.DEPTH, limit)
+        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth_k)
+        try:
+            pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth_k)
+        except VectorIndexError as exc:
+            log.warning("hybrid search without vectors (%s): keyword results only", exc)
+            pairs, embedder_id = [], None
+        weights = fusion.weights(query, embedder_id)
+        fused = fusion.fuse(
+            [
+                (context, weights.context),
+                (pairs, weights.semantic),
+                (plain, weights.plain if context else weights.context),
+            ]
+        )
+        found = self._messages([i for i, _ in fused])
+        fused = fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query)
+        return self._hits(fused, where, limit, "hybrid", found), embedder_id
+
+    def keyword_ranking(
+        self,
+        query: Query | str,
+        *,
+        session: str | None,
+        scope: str,
+        depth: int,
+        where: MessageFilter = EVERY_MESSAGE,
+    ) -> tuple[Ranking, Ranking]:
+        """The keyword sides of hybrid search as ``(id, score)``, best first: (context, plain keyword), of
+        the messages ``where`` admits.
+
+        Plain matches are keyword search (words and CJK). Context matches read each message between its
+        neighbours: for a query without CJK text, from ``context_fts`` (speakers named; words only); for one
+        with CJK text, the plain matches with their neighbours' scores taken in
+        (:func:`engine.search.context.neighbour_ranking`; the neighbours of any role and sender count, as
+        without a filter).
+        """
+        parsed = parse(query) if isinstance(query, str) else query
+        with self._store.read() as conn:
+
+            def plain_ranking(among: MessageFilter) -> Ranking:
+                return [
+                    (h.message.id or 0, h.score)
+                    for h in keyword_ranker.keyword_search(
+                        conn,
+                        parsed,
+                        session_id=session,
+                        scope=scope,
+                        where=among,
+                        limit=depth,
+                        tables=self._store.fts_tables,
+                    )
+                ]
+
+            plain = plain_ranking(where)
+            if parsed.has_cjk:
+                anyone = where.without_people()
+                ranked = contextfts.neighbour_ranking(
+                    conn, plain if anyone == where else plain_ranking(anyone)
+                )
+            elif not self._context:
+                return [], plain
+            else:
+                key = archive.known_key(conn, session) if session is not None else None
+                if session is not None and key is None:
+                    return [], plain
+                ranked = contextfts.search(
+                    conn, parsed, session_key=key, session_id=session, where=where, limit=depth * 2 + 50
+                )
+            cuts = keyword_ranker.start_ids(conn, session)
+            found = archive.by_ids(conn, [i for i, _ in ranked])
+        words: Ranking = []
+        for message_id, score in ranked:
+            message = found.get(message_id)
+            if message is None or not where.admits(message):
+                continue
+            if scope == "recent" and message_id < cuts.get(message.session or "", 0):
+                continue
+            words.append((message_id, score))
+            if len(words) >= depth:
+                break
+        return words, plain
+
+    def seed_keyword_search(
+        self, session: str, keyword_text: str, *, after_ns: int, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The ``chat_history`` tool's keyword mode: (archive hits, recent hits), newest first."""
+        with self._store.read() as conn:
+            return keyword_ranker.seed_keyword_search(
+                conn,
+                parse(keyword_text),
+                session_id=session,
+                after_ns=after_ns,
+                limit=limit,
+                tables=self._store.fts_tables,
+            )
+
+    def _messages(self, ids: list[int]) -> dict[int, Message]:
+        with self._store.read() as conn:
+            return archive.by_ids(conn, ids)
+
+    def _hits(
+        self,
+        pairs: Ranking,
+        where: MessageFilter,
+        limit: int,
+        source: str,
+        found: dict[int, Message] | None = None,
+    ) -> list[Hit]:
+        if found is None:
+            found = self._messages([i for i, _ in pairs[: limit * 4 + 50]])
+        hits: list[Hit] = []
+        for message_id, score in pairs:
+            message = found.get(message_id)
+            if message is None or not where.admits(message):
+                continue
+            hits.append(Hit(message, float(score), source))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    # -- the context index follows the archive (ArchiveListener hooks) ---------------------------
+
+    def messages_added(self, conn: Connection, messages: Sequence[Message]) -> None:
+        if self._context:
+            contextfts.add(conn, messages)
+
+    def session_compacted(self, session: str, start_id: int) -> None:
+        """Nothing to do: the context index holds every archived message, before the cut or after it."""
+
+    def session_cleared(self, conn: Connection, session: str) -> None:
+        if self._context:
+            contextfts.clear_session(conn, session)
+
+    def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
+        """Remove the message's row and join its neighbours' rows around the gap."""
+        if self._context:
+            contextfts.forget(conn, session, message_id)
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Nothing to stop: search has no background work."""
