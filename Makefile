@@ -64,7 +64,7 @@ test: lint typecheck pytest
 # NSIS_COMPRESSOR=zlib packs in under a minute (CI); lzma, the default, makes the smallest installer.
 WINDOWS_INSTALLER := dist/memtray-$(VERSION)-windows-x64-setup.exe
 NSIS_COMPRESSOR ?= lzma
-$(WINDOWS_INSTALLER): $(STAMP) $(BUNDLE_SOURCES) $(wildcard installer/windows/* scripts/wine/*)
+$(WINDOWS_INSTALLER): $(STAMP) $(BUNDLE_SOURCES) $(wildcard installer/windows/*.py installer/windows/*.nsi scripts/wine/*.py scripts/wine/*.s scripts/wine/*.txt)
 	$(BIN)/python installer/windows/build.py --compressor $(NSIS_COMPRESSOR)
 
 windows-dist: $(WINDOWS_INSTALLER)
