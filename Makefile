@@ -19,7 +19,10 @@ BUNDLE_SOURCES := pyproject.toml installer/memtray.spec installer/entry.py \
 # The UI's translations (desktop/i18n.py): .ts sources committed, .qm compiled beside them (not committed).
 TS := $(wildcard desktop/translations/*.ts)
 QM := $(TS:.ts=.qm)
-I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort)
+# The import reasons are the engine's (engine/importers/reasons.py marks each with reason(...)).
+I18N_SOURCES = $(shell find desktop -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort) \
+	engine/importers/reasons.py
+LUPDATE = $(BIN)/pyside6-lupdate -silent -tr-function-alias QT_TR_NOOP+=reason
 
 .PHONY: run test lint typecheck pytest bench dist clean translations i18n-update screenshots windows-test windows-dist
 
@@ -39,9 +42,9 @@ desktop/translations/%.qm: desktop/translations/%.ts $(STAMP)
 # in memtray_zh_TW.ts; translate them there, then `make translations`). The test suite fails while any
 # string lacks a translation.
 i18n-update: $(STAMP)
-	$(BIN)/pyside6-lupdate -silent $(I18N_SOURCES) -ts desktop/translations/memtray_zh_TW.ts \
+	$(LUPDATE) $(I18N_SOURCES) -ts desktop/translations/memtray_zh_TW.ts \
 		-target-language zh_TW -no-obsolete -locations none
-	$(BIN)/pyside6-lupdate -silent $(I18N_SOURCES) -ts desktop/translations/memtray_en.ts \
+	$(LUPDATE) $(I18N_SOURCES) -ts desktop/translations/memtray_en.ts \
 		-target-language en -pluralonly -no-obsolete -locations none
 
 run: $(STAMP) translations

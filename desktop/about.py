@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.icons import app_icon
 from desktop.tasks import TaskRunner
+from desktop.windowkeys import add_close_keys
 from engine import Paths
 
 log = logging.getLogger("memtray.desktop.about")
@@ -55,6 +56,7 @@ class AboutDialog(QDialog):
         self.paths = paths
         self.setObjectName("about")
         self.setWindowTitle(translate("About", "About memtray"))
+        add_close_keys(self, escape_hides=False)  # Esc rejects the dialog
         self.setWindowIcon(app_icon())
         icon = QLabel()
         icon.setPixmap(app_icon().pixmap(64, 64))
@@ -83,12 +85,13 @@ class AboutDialog(QDialog):
         titles.addWidget(self.version)
         head.addLayout(titles, 1)
         form = QFormLayout()
-        data_row = QHBoxLayout()
-        data_row.addWidget(self.data_folder, 1)
-        data_row.addWidget(self.open_data)
-        log_row = QHBoxLayout()
-        log_row.addWidget(self.log_folder, 1)
-        log_row.addWidget(self.open_logs)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)  # each path gets the whole width
+        data_row = QVBoxLayout()
+        data_row.addWidget(self.data_folder)
+        data_row.addWidget(self.open_data, 0, Qt.AlignmentFlag.AlignLeft)
+        log_row = QVBoxLayout()
+        log_row.addWidget(self.log_folder)
+        log_row.addWidget(self.open_logs, 0, Qt.AlignmentFlag.AlignLeft)
         form.addRow(translate("About", "Data folder"), data_row)
         form.addRow(translate("About", "Log folder"), log_row)
         layout = QVBoxLayout(self)
@@ -106,7 +109,8 @@ class AboutDialog(QDialog):
         label = QLabel(text)
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setWordWrap(True)
+        label.setWordWrap(False)  # a path has no spaces to wrap at: the dialog is made wide enough for it
+        label.setToolTip(text)
         return label
 
     def open_folder(self, folder: str) -> bool:

@@ -5,7 +5,8 @@ can be rebuilt each time they open. The tray menu starts with the status lines (
 shows them in its status bar instead) and, when the database is damaged, Repair…. Compact… and Reset…
 open a chooser of every session; Continue ▸ lists the latest sessions by title. :meth:`AppActions.fill_menu` lays the list out as one menu (the
 tray's), :meth:`AppActions.fill_menu_bar` as the File, Memory and Help menus of a window; both make
-the same actions (same object names, texts and requests), so the two cannot drift apart. Every action
+the same actions (same object names, texts and requests), so the two cannot drift apart. Each text has a
+mnemonic (``&Open sessions…``: Alt+O in the menu bar, O in an open menu). Every action
 emits a request signal; :mod:`desktop.app` connects them to the windows and
 :class:`desktop.operations.Operations`.
 """
@@ -138,20 +139,20 @@ class AppActions(QObject):
             SEPARATOR,
             Entry(
                 "open-sessions",
-                translate("Actions", "Open sessions…"),
+                translate("Actions", "&Open sessions…"),
                 self.open_sessions_requested.emit,
                 enabled=ready,
             ),
             Entry(
                 "search",
-                translate("Actions", "Search…"),
+                translate("Actions", "&Search…"),
                 self.search_requested.emit,
                 enabled=ready,
                 shortcut=(key.Find, "Ctrl+F"),
             ),
             Entry(
                 "quick-search",
-                translate("Actions", "Search memory…")
+                translate("Actions", "Search &memory…")
                 + (f"\t{self.quick_search_keys}" if self.quick_search_keys else ""),
                 self.quick_search_requested.emit,
                 enabled=ready,
@@ -161,7 +162,7 @@ class AppActions(QObject):
             ),
             Entry(
                 "import",
-                translate("Actions", "Import…"),
+                translate("Actions", "&Import…"),
                 self.import_requested.emit,
                 enabled=ready,
                 shortcut=(key.Open, "Ctrl+O"),
@@ -169,14 +170,14 @@ class AppActions(QObject):
             SEPARATOR,
             Entry(
                 "new-chat",
-                translate("Actions", "New chat"),
+                translate("Actions", "&New chat"),
                 lambda: self.chat_requested.emit(None),
                 enabled=ready,
                 shortcut=(key.New, "Ctrl+N"),
             ),
             Entry(
                 "continue-menu",
-                translate("Actions", "Continue"),
+                translate("Actions", "&Continue"),
                 enabled=ready and bool(recent),
                 children=tuple(
                     Entry(
@@ -191,7 +192,7 @@ class AppActions(QObject):
             SEPARATOR,
             Entry(
                 "summarize",
-                translate("Actions", "Summarize now"),
+                translate("Actions", "Summari&ze now"),
                 self.summarize_requested.emit,
                 bar="memory",
                 enabled=ready and has_summaries,
@@ -201,7 +202,7 @@ class AppActions(QObject):
             ),
             Entry(
                 "compact",
-                translate("Actions", "Compact…"),
+                translate("Actions", "Com&pact…"),
                 partial(self.choose_requested.emit, "compact"),
                 bar="memory",
                 enabled=ready and has_sessions,
@@ -213,7 +214,7 @@ class AppActions(QObject):
             ),
             Entry(
                 "reset",
-                translate("Actions", "Reset…"),
+                translate("Actions", "&Reset…"),
                 partial(self.choose_requested.emit, "reset"),
                 bar="memory",
                 enabled=ready and has_sessions,
@@ -222,18 +223,18 @@ class AppActions(QObject):
             SEPARATOR,
             Entry(
                 "pause",
-                translate("Actions", "Resume summaries")
+                translate("Actions", "Res&ume summaries")
                 if paused
-                else translate("Actions", "Pause summaries"),
+                else translate("Actions", "Pa&use summaries"),
                 lambda: self.pause_requested.emit(not paused),
                 bar="memory",
                 enabled=ready,
             ),
             Entry(
                 "pause-embedding",
-                translate("Actions", "Resume embedding")
+                translate("Actions", "Resume &embedding")
                 if embedding_paused
-                else translate("Actions", "Pause embedding"),
+                else translate("Actions", "Pause &embedding"),
                 lambda: self.embedding_pause_requested.emit(not embedding_paused),
                 bar="memory",
                 enabled=ready,
@@ -245,23 +246,23 @@ class AppActions(QObject):
             ),
             Entry(
                 "settings",
-                translate("Actions", "Settings…"),
+                translate("Actions", "Se&ttings…"),
                 self.settings_requested.emit,
                 bar="memory",
                 enabled=ready,
                 shortcut=(key.Preferences, "Ctrl+,"),
             ),
-            Entry("about", translate("Actions", "About memtray"), self.about_requested.emit, bar="help"),
+            Entry("about", translate("Actions", "&About memtray"), self.about_requested.emit, bar="help"),
             SEPARATOR,
             Entry(
-                "quit", translate("Actions", "Quit"), self.quit_requested.emit, shortcut=(key.Quit, "Ctrl+Q")
+                "quit", translate("Actions", "&Quit"), self.quit_requested.emit, shortcut=(key.Quit, "Ctrl+Q")
             ),
         ]
 
     def _repair_entry(self) -> Entry:
         return Entry(
             "repair",
-            translate("Actions", "Repair the database…"),
+            translate("Actions", "Repair the data&base…"),
             self.repair_requested.emit,
             bar="memory",
             tooltip=translate(

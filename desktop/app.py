@@ -38,18 +38,23 @@ Boot order (one log line per subsystem, all under ``memtray.desktop``):
    worker (:mod:`desktop.agentwatch`).
 
 Shutdown runs in reverse, from one signal: :attr:`Memtray.shutting_down`; the tray's Quit, SIGINT/SIGTERM
-and ``memtray --quit`` all lead there, and the process exits with status 0. Each subsystem connected its
-own hook to it when it started (timers stop, the tray hides, the workers finish, the memory closes, the
-lock is released). The tray's Quit and the main window's File ▸ Quit are the same command; closing the
+and ``memtray --quit`` all lead there, and the process exits with status 0 within a few seconds, whatever
+windows were shown. The icon and every window hide first; then each subsystem's hook runs, connected when
+it started (the workers are waited for at most ``SHUTDOWN_WAIT_S``, timers stop, the memory closes). The
+single-instance lock is released last, as the process ends (:meth:`Memtray.end_process`); an operation
+still running on a worker then (a Gemini call waiting on the network, an import's batch) is not waited
+for: the process ends at once, and SQLite rolls back what was not committed. The tray's Quit and the main window's File ▸ Quit are the same command; closing the
 main window (no tray) quits too, and the windows' places are written last, after the workers stopped.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
+import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,9 +69,11 @@ from desktop.agentwatch import AgentWatch
 from desktop.changes import ChangeWatch
 from desktop.chat.window import ChatWindow
 from desktop.chooser import SessionChooser
+from desktop.command import parse_args, request_quit
 from desktop.errors import describe
 from desktop.gcguard import MainThreadCollector
-from desktop.hotkeys import GlobalShortcut
+from desktop.hotkeys import DEFAULT as DEFAULT_KEYS
+from desktop.hotkeys import GlobalShortcut, ShortcutStatus
 from desktop.icons import app_icon
 from desktop.operations import Operations, Outcome
 from desktop.placement import UI_STATE_FILE, Placement, UiState
@@ -74,7 +81,7 @@ from desktop.quicksearch import QuickSearchWindow
 from desktop.repair import RepairFlow
 from desktop.scheduling import make_scheduler
 from desktop.settings_window import SettingsWindow
-from desktop.single import ACTIVATE, QUIT, SEARCH, SingleInstance
+from desktop.single import ACTIVATE, SEARCH, SingleInstance
 from desktop.state import AppState
 from desktop.tasks import NETWORK_WORKERS, TaskRunner
 from desktop.tray import Tray
@@ -86,6 +93,10 @@ from engine.summary import SummaryScheduler
 log = logging.getLogger("memtray.desktop.app")
 
 REFRESH_MS = 60_000
+CLOSE_WAIT_S = 1.0
+"""How long quitting waits for the memory to close (its embedder finishing a batch)."""
+THREAD_WAIT_S = 0.5
+"""How long the end of the process waits for threads other than the task runner's (after its own wait)."""
 TICK_MS = 30_000
 translate = QCoreApplication.translate
 
@@ -144,6 +155,7 @@ class Memtray(QObject):
         )
         self.quick_search: QuickSearchWindow | None = None
         self.shortcut = GlobalShortcut(self)
+        self._shortcut_notation: str | None = None  # the keys asked for (None: none registered yet)
         self.agent_watch = AgentWatch(self.state, self)
         self.chat_windows: dict[str, ChatWindow] = {}
         self.single: SingleInstance | None = None
@@ -153,6 +165,8 @@ class Memtray(QObject):
         self._released: Memory | None = None  # let go of for a repair; closed by it, or at quit
         self._memory_hooked = False
         self._stopped = False
+        self.owns_event_loop = False  # set by run(), which runs the event loop
+        self._close_unfinished = False
 
     # -- boot -------------------------------------------------------------------------------------
 
@@ -166,8 +180,7 @@ class Memtray(QObject):
         self.single.activation_requested.connect(self._on_activation_requested)
         self.single.search_requested.connect(self.show_quick_search)
         self.single.quit_requested.connect(self.quit)
-        self.shutting_down.connect(self.single.release)
-        return True
+        return True  # the lock is released by end_process, as the process ends
 
     def start(self) -> None:
         """Steps 3–6: workers, memory (in the background), tray or main window, timers."""
@@ -187,7 +200,9 @@ class Memtray(QObject):
             log.warning("tray: no system tray on this desktop; the viewer is the main window")
             viewer = self.show_viewer("conversation")
             viewer.become_main_window(no_tray_text())
-        self._register_shortcut()
+        self._register_shortcut(Memory.peek_settings(self.paths.home).search_shortcut)  # read-only, at boot
+        if self.tray is not None and not self.ui_state.data.get("welcomed"):
+            self._welcome_to_the_tray()
         self.refresh_timer.setInterval(REFRESH_MS)
         self.refresh_timer.timeout.connect(self.state.refresh)
         self.tick_timer.setInterval(TICK_MS)
@@ -195,6 +210,20 @@ class Memtray(QObject):
         self.shutting_down.connect(self.refresh_timer.stop)
         self.shutting_down.connect(self.tick_timer.stop)
         self.shutting_down.connect(self.agent_watch.stop)
+
+    def _welcome_to_the_tray(self) -> None:
+        """The first start with a tray: a notification says where memtray went (only an icon appears)."""
+        assert self.tray is not None
+        keys = self.actions.quick_search_keys
+        text = translate(
+            "App",
+            "memtray runs in the system tray: click its icon for your sessions, search, chat and settings.",
+        )
+        if keys:
+            text += " " + translate("App", "{keys} searches your memory from anywhere.").format(keys=keys)
+        self.tray.show_message(translate("App", "memtray is running"), text)
+        log.info("tray: first start, told where memtray is")
+        self.ui_state.data["welcomed"] = True  # written with the window places at quit
 
     def _connect_actions(self) -> None:
         """The commands of the tray menu and the main window's menu bar (one list: desktop.actions)."""
@@ -231,6 +260,7 @@ class Memtray(QObject):
             self.shutting_down.connect(self._close_memory)
             self.shutting_down.connect(self.changes.stop)
         self.state.refresh()
+        self.state.warm_up_meaning()  # the quick search matches keywords until the model is loaded
         self.refresh_timer.start()
         self.changes.start()
         self.scheduler = make_scheduler(mem, summaries, self.state, self._on_scheduled_run_done)
@@ -263,11 +293,30 @@ class Memtray(QObject):
 
     def _close_memory(self) -> None:
         """At quit (the workers have stopped): close the memory open now, and one let go of for a repair
-        that never ran."""
-        for mem in (self.state.memory, self._released):
-            if mem is not None and not mem.closed:
-                mem.close()
+        that never ran. Not when an operation still runs on a worker after the wait: it may be inside the
+        memory, and the process ends without closing it (SQLite rolls back what was not committed). The
+        close itself (it joins the background embedder, which finishes its batch or its model load
+        first) is waited for at most ``CLOSE_WAIT_S``; the process then ends without it."""
+        if not self.runner.stopped_cleanly:
+            log.warning("memory: left open, an operation still runs on a worker")
+            return
+        memories = [m for m in (self.state.memory, self._released) if m is not None and not m.closed]
         self._released = None
+        if not memories:
+            return
+
+        def close_all() -> None:
+            for mem in memories:
+                mem.close()
+
+        closer = threading.Thread(target=close_all, name="memtray-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_WAIT_S)
+        if closer.is_alive():
+            log.warning(
+                "memory: still closing after %.1f s (the embedder's batch); not waiting", CLOSE_WAIT_S
+            )
+            self._close_unfinished = True
 
     def _on_memory_failed(self, exc: BaseException) -> None:
         message = describe(exc, translate("App", "opening the memory"))
@@ -284,7 +333,6 @@ class Memtray(QObject):
             self.viewer.summarize_requested.connect(self.operations.summarize_now)
             self.viewer.close_did_request_quit.connect(self.quit)
             self.placement.manage(self.viewer, "viewer")
-            self.shutting_down.connect(self.viewer.deleteLater)
         self.viewer.present(tab)
         return self.viewer
 
@@ -295,21 +343,42 @@ class Memtray(QObject):
             self.quick_search.set_shortcut_status(self.shortcut.status)
             self.quick_search.result_did_activate.connect(self._on_quick_result)
             self.placement.manage(self.quick_search, "quick-search")
-            self.shutting_down.connect(self.quick_search.deleteLater)
         self.quick_search.present()
         return self.quick_search
 
     def _on_quick_result(self, session: str, message_id: int) -> None:
         self.show_viewer("conversation").reveal_message(session, message_id)
 
-    def _register_shortcut(self) -> None:
-        """The global shortcut of the quick search; keys another app holds are reported, not ignored."""
-        status = self.shortcut.register()
-        self.shortcut.activated.connect(self.show_quick_search)
-        self.shutting_down.connect(self.shortcut.unregister)
+    def _register_shortcut(self, notation: str = DEFAULT_KEYS) -> None:
+        """The global shortcut of the quick search (``notation``: the ``search_shortcut`` setting; empty
+        for none); keys another app holds are reported, not ignored. Called again when the setting
+        changes (Settings…), so a shortcut that is taken can be replaced without a restart."""
+        first = self._shortcut_notation is None
+        self._shortcut_notation = notation
+        if notation:
+            status = self.shortcut.register(notation)
+        else:
+            self.shortcut.unregister()
+            status = self.shortcut.status = ShortcutStatus("unavailable", "")
+        if first:
+            self.shortcut.activated.connect(self.show_quick_search)
+            self.shutting_down.connect(self.shortcut.unregister)
+            self.state.state_did_change.connect(self._follow_shortcut_setting)
+        for window in (self.quick_search, self.settings_window):
+            if window is not None:
+                window.set_shortcut_status(status)
         self.actions.quick_search_keys = status.keys if status.active else ""
         if status.state in ("taken", "failed"):
             self._report(Outcome(translate("App", "memtray: global shortcut"), status.text, ok=False))
+
+    def _follow_shortcut_setting(self) -> None:
+        """The ``search_shortcut`` setting changed (or was read at start): hold those keys instead."""
+        if not self.state.has_snapshot or self._stopped:
+            return
+        wanted = self.state.snapshot.settings.search_shortcut
+        if wanted != self._shortcut_notation:
+            log.info("global shortcut: the setting says %r", wanted)
+            self._register_shortcut(wanted)
 
     def show_chat(self, session: str | None = None) -> ChatWindow | None:
         """The chat window of ``session`` (None: a new conversation); None before the memory is open."""
@@ -333,8 +402,8 @@ class Memtray(QObject):
     def show_settings(self) -> SettingsWindow:
         if self.settings_window is None:
             self.settings_window = SettingsWindow(self.state)
+            self.settings_window.set_shortcut_status(self.shortcut.status)
             self.placement.manage(self.settings_window, "settings")
-            self.shutting_down.connect(self.settings_window.deleteLater)
         else:
             self.settings_window.load()
         self.settings_window.show()
@@ -345,7 +414,6 @@ class Memtray(QObject):
     def show_about(self) -> AboutDialog:
         if self.about_dialog is None:
             self.about_dialog = AboutDialog(self.runner, self.paths)
-            self.shutting_down.connect(self.about_dialog.deleteLater)
         self.about_dialog.show()
         self.about_dialog.raise_()
         self.about_dialog.activateWindow()
@@ -358,8 +426,7 @@ class Memtray(QObject):
             self.chooser.session_did_choose.connect(self._on_session_did_choose)
             self.chooser.all_did_choose.connect(lambda _mode: self.operations.compact(None))
             self.shutting_down.connect(self.chooser.deleteLater)
-        else:
-            self.chooser.set_mode(mode)
+        self.chooser.open_for(mode)  # fresh each time: no filter or selection left from the last visit
         self.chooser.show()
         self.chooser.raise_()
         self.chooser.activateWindow()
@@ -408,21 +475,50 @@ class Memtray(QObject):
             return
         self._stopped = True
         log.info("shutting down")
+        if self.tray is not None:
+            self.tray.hide()
+        for window in QApplication.topLevelWidgets():  # first, so that no window lingers on screen
+            if window.isVisible() and window.isWindow():
+                window.hide()
         self.shutting_down.emit()
 
     def quit(self) -> None:
+        """Quit whatever windows are shown: :meth:`stop` hides them all first, and the event loop that
+        :func:`run` started is left with ``exit``, not ``quit`` (Qt's ``quit`` asks every window to close
+        and gives up at the first that refuses: the viewer and the quick search hide instead). Apps
+        built by tests, whose event loops are their own, get ``quit``: an ``exit`` outside ``exec``
+        would end every event loop the test starts afterwards."""
         self.stop()
-        self.app.quit()
+        if self.owns_event_loop:
+            self.app.exit(0)
+        else:
+            self.app.quit()
 
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="memtray", add_help=False)
-    parser.add_argument("--home")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    parser.add_argument("--quit", action="store_true")
-    parser.add_argument("--search", action="store_true")
-    args, _rest = parser.parse_known_args(argv)
-    return args
+    def end_process(self, status: int) -> int:
+        """After the event loop returned and :meth:`stop` ran: wait (a bounded time) for the threads still
+        running, release the single-instance lock, and return ``status``. When an operation or a thread
+        still runs then, the lock is released and the process ends here at once (``os._exit``): Python
+        would otherwise wait for it at exit, an invisible process without a lock."""
+        deadline = time.monotonic() + THREAD_WAIT_S
+        stuck = [] if self.runner.stopped_cleanly else ["a task runner worker"]
+        if self._close_unfinished:
+            stuck.append("the memory's close")
+        for thread in threading.enumerate():
+            if thread is threading.main_thread() or thread.daemon or stuck:
+                continue
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                stuck.append(thread.name)
+        if self.single is not None:
+            self.single.release()
+        if not stuck:
+            log.info("exiting with status %d", status)
+            return status
+        log.warning("exiting with status %d without waiting for %s", status, ", ".join(stuck))
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 def _quit_on_signals(memtray: Memtray) -> None:
@@ -435,17 +531,6 @@ def _quit_on_signals(memtray: Memtray) -> None:
     memtray.shutting_down.connect(wake.stop)
 
 
-def request_quit(paths: Paths) -> int:
-    """``memtray --quit``: ask the memtray running for ``paths.home`` to quit; 0 if it heard, 1 if none runs."""
-    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    knocker = SingleInstance(paths.home, paths.store_dir / "app.lock", app)
-    if knocker.notify_running(message=QUIT):
-        log.info("asked the memtray running for %s to quit", paths.home)
-        return 0
-    sys.stderr.write(f"memtray: no memtray is running for {paths.home}\n")  # the command line: English
-    return 1
-
-
 def run(argv: list[str]) -> int:
     """Start the tray app (or, with ``--quit``, stop the running one); return the exit status."""
     refguard.install()
@@ -453,7 +538,7 @@ def run(argv: list[str]) -> int:
     paths = Paths.resolve(args.home)
     configure_logging(paths.logs_dir, console_level=logging.INFO if args.verbose else logging.WARNING)
     if args.quit:
-        return request_quit(paths)
+        return request_quit(paths)  # the launcher sends ``--quit`` to desktop.command directly
     app = QApplication(sys.argv[:1])
     app.setApplicationName("memtray")
     app.setOrganizationName("memtray")
@@ -466,19 +551,22 @@ def run(argv: list[str]) -> int:
     crash.install()
     log.info(
         "logging: %s (PySide6 %s, platform %s)",
-        paths.logs_dir / "memtray.log",
+        paths.log_file,
         PySide6.__version__,
         app.platformName(),
     )
     memtray = Memtray(app, paths)
     if not memtray.acquire_single_instance(SEARCH if args.search else ACTIVATE):
         log.info("single instance: memtray already runs for %s; asked it to show itself", paths.home)
+        shown = "its quick search" if args.search else "its window"  # the command line: English
+        sys.stdout.write(f"memtray is already running for {paths.home}: {shown} was brought to the front.\n")
         return 0
     memtray.start()
     if args.search:
         memtray.show_quick_search()
     app.aboutToQuit.connect(memtray.stop)
     _quit_on_signals(memtray)
+    memtray.owns_event_loop = True
     status = int(app.exec())
     memtray.stop()
-    return status
+    return memtray.end_process(status)

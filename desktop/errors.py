@@ -45,6 +45,8 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
         text = translate(
             "Errors", "The session no longer exists ({detail}). It may have been removed by another program."
         )
+    elif isinstance(exc, e.InvalidKey):
+        text = translate("Errors", "A Gemini key is one word of text, without spaces: check what was pasted.")
     elif isinstance(exc, e.InvalidSetting):
         text = translate("Errors", "That setting was not saved: {detail}.")
     elif isinstance(exc, e.InvalidInput):
@@ -97,8 +99,8 @@ def describe(exc: BaseException, doing: str = "") -> UserMessage:
             "Errors",
             "Gemini could not be reached (network down or a server error). memtray will try again later.",
         )
-    elif isinstance(exc, e.SummarizerError):
-        text = translate("Errors", "The summary could not be written: {detail}.")
+    elif isinstance(exc, e.GeminiError):
+        text = translate("Errors", "The Gemini call failed: {detail}.")  # a summary, a chat turn, a key test
     elif isinstance(exc, e.KeyringUnavailable):
         text = translate(
             "Errors",
@@ -170,7 +172,7 @@ def describe_key_test(exc: BaseException) -> UserMessage:
                 "and try again later; check the quota in Google AI Studio if this lasts.",
             ),
         )
-    if isinstance(exc, e.SummarizerError) and "404" in str(exc):
+    if isinstance(exc, e.GeminiError) and "404" in str(exc):
         return UserMessage(
             title,
             translate(

@@ -10,13 +10,20 @@ How strings are written in ``desktop/``:
 - counts use ``%n`` (or ``%Ln``, with the locale's digit grouping) and pass the count as ``n``:
   ``translate(ctx, "%Ln message(s)", "", count)``; Qt picks the plural form;
 - text defined at import time is marked with ``QT_TRANSLATE_NOOP(ctx, text)`` and translated where it
-  is shown.
+  is shown;
+- the only engine text the UI translates, the importers' skip reasons, stays in the engine
+  (``engine/importers/reasons.py``, each written ``reason("…")``): ``make i18n-update`` extracts it with the
+  desktop's sources, and :mod:`desktop.viewer.importreasons` translates it.
 
 The sources are ``desktop/translations/memtray_<language>.ts``: ``memtray_zh_TW.ts`` translates every
 string; ``memtray_en.ts`` holds only the English plural forms ("1 message", "2 messages").
 ``make translations`` compiles them to ``.qm`` files beside them with ``pyside6-lrelease``, and ``make
-i18n-update`` refreshes the ``.ts`` files from the code with ``pyside6-lupdate``. Without the ``.qm``
-files the app runs in English (counts then read "1 message(s)").
+i18n-update`` refreshes the ``.ts`` files from the code with ``pyside6-lupdate``; the frozen build
+compiles them itself (``installer/memtray.spec``). Where no ``.qm`` was built (a checkout, ``pip install
+.``), the first start compiles the shipped ``.ts`` with PySide6's ``lrelease`` into the user's cache
+folder (``<cache>/memtray/translations/<digest of the .ts>/``, so an updated ``.ts`` is compiled again)
+and loads it from there (:func:`compiled_dir`). Only when that fails too does the app run in English
+(counts then read "1 message(s)").
 
 The language: :func:`configured_language` (``auto``, ``en`` or ``zh_TW``): the ``MEMTRAY_LANG``
 environment variable if set, else the ``ui_language`` setting, read when the app starts (a change applies
@@ -28,16 +35,24 @@ PySide6's translations folder.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import platformdirs
+import PySide6
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from engine import settings
 
 log = logging.getLogger("memtray.desktop.i18n")
 
-LANGUAGES = ("en", "zh_TW")
+LANGUAGES = tuple(language for language in settings.UI_LANGUAGES if language != "auto")
 """The UI languages memtray has: English (the source text) and Traditional Chinese (Taiwan)."""
 
 ENV = "MEMTRAY_LANG"
@@ -58,6 +73,58 @@ def translations_dir() -> Path:
     if bundle is not None:
         return Path(bundle) / "desktop" / "translations"
     return Path(__file__).resolve().parent / "translations"
+
+
+LRELEASE_TIMEOUT_S = 60
+
+
+def lrelease_program() -> str | None:
+    """PySide6's ``lrelease`` (beside the package, or the ``pyside6-lrelease`` of this interpreter)."""
+    package = Path(PySide6.__file__).resolve().parent
+    exe = ".exe" if sys.platform == "win32" else ""
+    for candidate in (package / f"lrelease{exe}", package / "Qt" / "libexec" / f"lrelease{exe}"):
+        if candidate.is_file():
+            return str(candidate)
+    return shutil.which("pyside6-lrelease", path=str(Path(sys.executable).parent)) or shutil.which("lrelease")
+
+
+def compiled_dir(language: str, sources: Path | None = None, cache: Path | None = None) -> Path:
+    """The folder holding ``memtray_<language>.qm``: ``sources`` (default :func:`translations_dir`) when
+    it was built there; else the ``.ts`` of ``sources`` compiled now into ``cache`` (default: the user's
+    cache folder), once per version of the ``.ts``. Returns ``sources`` when nothing could be compiled
+    (the caller then logs the missing file)."""
+    sources = sources or translations_dir()
+    name = f"memtray_{language}"
+    ts = sources / f"{name}.ts"
+    if (sources / f"{name}.qm").is_file() or not ts.is_file():
+        return sources
+    try:
+        digest = hashlib.sha256(ts.read_bytes()).hexdigest()[:16]
+        folder = (cache or platformdirs.user_cache_path("memtray", appauthor=False)) / "translations" / digest
+        if (folder / f"{name}.qm").is_file():
+            return folder
+        program = lrelease_program()
+        if program is None:
+            log.warning("no lrelease to compile %s: the UI stays in English", ts)
+            return sources
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".qm", dir=folder)
+        os.close(fd)
+        try:
+            subprocess.run(
+                [program, "-silent", str(ts), "-qm", tmp],
+                check=True,
+                capture_output=True,
+                timeout=LRELEASE_TIMEOUT_S,
+            )
+            os.replace(tmp, folder / f"{name}.qm")
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.warning("could not compile %s: %s; the UI stays in English", ts, exc)
+        return sources
+    log.info("translations: compiled %s into %s", ts.name, folder)
+    return folder
 
 
 def configured_language(setting: str | None = None) -> str:
@@ -106,12 +173,13 @@ def choose(choice: str | None = None, system: QLocale | None = None) -> str:
 def install(app: QCoreApplication, language: str | None = None, directory: Path | None = None) -> str:
     """Translate the app into ``language`` (default: :func:`choose`); return the language in use.
 
-    Replaces the translators a previous call installed. A missing ``.qm`` file is logged; the app then
+    Replaces the translators a previous call installed. Without ``directory``, memtray's own ``.qm``
+    files are found or compiled by :func:`compiled_dir`. A missing ``.qm`` file is logged; the app then
     shows the English source text.
     """
     language = choose(language)
     uninstall(app)
-    folder = directory or translations_dir()
+    folder = directory or compiled_dir(language)
     QLocale.setDefault(QLocale("zh_TW" if language == "zh_TW" else "en_US"))
     wanted = [(f"memtray_{language}", str(folder))]
     if language != "en":

@@ -7,6 +7,7 @@ dialog that says what is deleted and what is kept.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -17,9 +18,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.state import AppState
-from desktop.titles import title_of
+from desktop.titles import name_of
 from engine import CompactResult, ResetResult
 from engine.errors import EngineError, NoApiKey
+from engine.sessions import target_bytes
 from engine.summary import GenerateResult
 
 log = logging.getLogger("memtray.desktop.operations")
@@ -45,29 +47,65 @@ def seconds_text(seconds: float) -> str:
     return translate("Operations", "{seconds} s").format(seconds=f"{seconds:.1f}")
 
 
-def compact_words(results: list[CompactResult], seconds: float) -> Outcome:
-    """Say what one or more compactions did."""
+@dataclass(frozen=True)
+class Compaction:
+    """What a compaction's words need besides its results: the limit it ran with (bytes), each session's
+    name (:func:`desktop.titles.name_of`) and the private chats among them (trimmed, never archived)."""
+
+    limit: int
+    names: dict[str, str]
+    private: frozenset[str] = frozenset()
+
+    def name(self, session: str) -> str:
+        return self.names.get(session, session)
+
+
+def compact_words(results: list[CompactResult], seconds: float, context: Compaction) -> Outcome:
+    """Say what one or more compactions did; "Compacted" only when something moved."""
     trimmed = sum(r.trimmed for r in results)
     took = seconds_text(seconds)
+    target = size_text(target_bytes(context.limit))
     if len(results) == 1:
         r = results[0]
-        title = translate("Operations", "Compacted {session}").format(session=r.session)
+        name = context.name(r.session)
         if not r.trimmed:
+            title = translate("Operations", "Nothing to compact in “{session}”").format(session=name)
+            if r.bytes_before <= target_bytes(context.limit):
+                text = translate(
+                    "Operations",
+                    "Its recent history is {size}, not more than {target} (the limit is {limit}): nothing "
+                    "was moved ({took}).",
+                )
+            else:
+                text = translate(
+                    "Operations",
+                    "Its recent history is {size}, but its newest exchange always stays and is most of it: "
+                    "nothing was moved ({took}).",
+                )
             return Outcome(
                 title,
-                translate(
-                    "Operations",
-                    "Nothing to trim: history.json is {size}, under the limit ({took}).",
-                ).format(size=size_text(r.bytes_before), took=took),
+                text.format(
+                    size=size_text(r.bytes_before), target=target, limit=size_text(context.limit), took=took
+                ),
             )
-        return Outcome(
-            title,
-            translate(
+        if r.session in context.private:
+            text = translate(
                 "Operations",
-                "%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.",
+                "%Ln message(s) deleted (a private chat is not archived), {kept} kept; recent history "
+                "{before} → {after} in {took}.",
                 "",
                 r.trimmed,
-            ).format(
+            )
+        else:
+            text = translate(
+                "Operations",
+                "%Ln message(s) moved to the archive, {kept} kept; recent history {before} → {after} in {took}.",
+                "",
+                r.trimmed,
+            )
+        return Outcome(
+            translate("Operations", "Compacted “{session}”").format(session=name),
+            text.format(
                 kept=f"{r.kept:,}",
                 before=size_text(r.bytes_before),
                 after=size_text(r.bytes_after),
@@ -75,18 +113,38 @@ def compact_words(results: list[CompactResult], seconds: float) -> Outcome:
             ),
         )
     touched = sum(1 for r in results if r.trimmed)
-    if trimmed:
-        text = translate(
-            "Operations", "%Ln message(s) trimmed in {touched} of {count} sessions in {took}.", "", trimmed
-        ).format(touched=touched, count=len(results), took=took)
-    else:
-        text = translate("Operations", "Nothing to trim in %n session(s) ({took}).", "", len(results)).format(
-            took=took
+    if not trimmed:
+        return Outcome(
+            translate("Operations", "Nothing to compact"),
+            translate(
+                "Operations",
+                "The recent history of all %n session(s) is not more than {target} (the limit is {limit}) "
+                "({took}).",
+                "",
+                len(results),
+            ).format(target=target, limit=size_text(context.limit), took=took),
         )
-    return Outcome(translate("Operations", "Compacted all sessions"), text)
+    title = translate("Operations", "Compacted %n session(s)", "", touched)
+    if touched == len(results):
+        text = translate(
+            "Operations", "%Ln message(s) trimmed from the recent history in {took}.", "", trimmed
+        )
+        return Outcome(title, text.format(took=took))
+    return Outcome(
+        title,
+        translate(
+            "Operations",
+            "%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.",
+            "",
+            trimmed,
+        ).format(
+            took=took, others=translate("Operations", "%n other session(s)", "", len(results) - touched)
+        ),
+    )
 
 
-def reset_words(result: ResetResult, seconds: float) -> Outcome:
+def reset_words(result: ResetResult, seconds: float, name: str = "") -> Outcome:
+    """Say what a reset did (``name``: the session as messages name it)."""
     took = seconds_text(seconds)
     if result.summary_kept:
         text = translate(
@@ -100,7 +158,8 @@ def reset_words(result: ResetResult, seconds: float) -> Outcome:
             "Operations", "%Ln message(s) deleted; error memory kept ({took}).", "", result.messages_deleted
         )
     return Outcome(
-        translate("Operations", "Reset {session}").format(session=result.session), text.format(took=took)
+        translate("Operations", "Reset “{session}”").format(session=name or result.session),
+        text.format(took=took),
     )
 
 
@@ -126,13 +185,19 @@ def _one_summary(result: object) -> str:
 
 
 def summary_words(
-    session: str | None, results: list[object], failed: list[tuple[str, BaseException]], seconds: float
+    session: str | None,
+    results: list[object],
+    failed: list[tuple[str, BaseException]],
+    seconds: float,
+    names: dict[str, str] | None = None,
 ) -> Outcome:
-    """Say what "Summarize now" did (one session, or every pending session)."""
+    """Say what "Summarize now" did (one session, or every pending session); ``names``: the sessions as
+    messages name them."""
+    names = names or {}
     took = seconds_text(seconds)
     if session:
         return Outcome(
-            translate("Operations", "Summarized {session}").format(session=session),
+            translate("Operations", "Summarized “{session}”").format(session=names.get(session, session)),
             translate("Operations", "{what} ({took}).").format(what=_one_summary(results[0]), took=took),
         )
     count = len(results)
@@ -145,12 +210,12 @@ def summary_words(
     title = translate("Operations", "Summaries")
     if not failed:
         return Outcome(title, text)
-    names = ", ".join(sid for sid, _ in failed)
+    failures = ", ".join(f"“{names.get(sid, sid)}”" for sid, _ in failed)
     why = describe(failed[0][1]).text
     return Outcome(
         title,
         translate("Operations", "{done} Failed: {sessions}. {why}").format(
-            done=text, sessions=names, why=why
+            done=text, sessions=failures, why=why
         ),
         ok=False,
     )
@@ -184,22 +249,34 @@ class Operations(QObject):
 
     # -- compaction -------------------------------------------------------------------------------
 
+    def name(self, session: str) -> str:
+        """``session`` as messages and labels name it: its title, elided in the middle (no I/O)."""
+        return name_of(self.state.session(session), session)
+
     def compact(self, session: str | None) -> None:
         """Compact one session, or every session when ``session`` is None."""
         mem = self.state.memory
         if mem is None:
             return
-        targets = [session] if session else [s.id for s in self.state.snapshot.sessions]
+        sessions = self.state.snapshot.sessions
+        targets = [session] if session else [s.id for s in sessions]
+        context = Compaction(
+            self.state.snapshot.settings.max_history_bytes,
+            {sid: self.name(sid) for sid in targets},
+            frozenset(s.id for s in sessions if s.private),
+        )
         if session:
-            doing = translate("Operations", "compacting {session}").format(session=session)
-            label = translate("Operations", "Compacting {session}").format(session=session)
+            doing = translate("Operations", "compacting “{session}”").format(session=self.name(session))
+            label = translate("Operations", "Compacting “{session}”").format(session=self.name(session))
         else:
             doing = translate("Operations", "compacting all sessions")
             label = translate("Operations", "Compacting all sessions")
 
-        def op() -> tuple[list[CompactResult], float]:
+        def op() -> tuple[list[CompactResult], float, Compaction]:
             started = time.perf_counter()
-            return [mem.compact(sid) for sid in targets], time.perf_counter() - started
+            results = [mem.compact(sid) for sid in targets]
+            limit = mem.settings.max_history_bytes  # the limit the compaction ran with
+            return results, time.perf_counter() - started, dataclasses.replace(context, limit=limit)
 
         self.runner.run_query(
             op,
@@ -237,7 +314,7 @@ class Operations(QObject):
             name="reset-confirmation",
             title=translate("Operations", "memtray: reset session"),
             text=translate("Operations", "Reset the session “{session}”?").format(
-                session=title_of(info, session)
+                session=name_of(info, session)
             ),
             informative=f"{what}\n\n{kept}",
             verb=translate("Operations", "Reset"),
@@ -256,14 +333,19 @@ class Operations(QObject):
             started = time.perf_counter()
             return mem.reset(session, include_summary=False), time.perf_counter() - started
 
+        name = self.name(session)
         self.runner.run_query(
             op,
-            lambda res: self._done(reset_words(*res)),
+            lambda res: self._reset_done(session, res, name),
             lambda exc: self._failed(
-                exc, translate("Operations", "resetting {session}").format(session=session)
+                exc, translate("Operations", "resetting “{session}”").format(session=name)
             ),
-            label=translate("Operations", "Resetting {session}").format(session=session),
+            label=translate("Operations", "Resetting “{session}”").format(session=name),
         )
+
+    def _reset_done(self, session: str, result: tuple[ResetResult, float], name: str) -> None:
+        self.state.tell_session_gone(session)
+        self._done(reset_words(result[0], result[1], name))
 
     # -- summaries --------------------------------------------------------------------------------
 
@@ -300,14 +382,15 @@ class Operations(QObject):
                     failed.append((sid, exc))
             return done, failed, time.perf_counter() - started
 
+        names = {s.id: self.name(s.id) for s in self.state.snapshot.sessions}
         if session:
-            doing = translate("Operations", "summarizing {session}").format(session=session)
-            label = translate("Operations", "Summarizing {session}").format(session=session)
+            doing = translate("Operations", "summarizing “{session}”").format(session=self.name(session))
+            label = translate("Operations", "Summarizing “{session}”").format(session=self.name(session))
         else:
             doing, label = translate("Operations", "summarizing"), translate("Operations", "Summarizing")
         self.runner.run_query(
             op,
-            lambda res: self._done(summary_words(session, *res)),
+            lambda res: self._done(summary_words(session, res[0], res[1], res[2], names)),
             lambda exc: self._failed(exc, doing),
             pool="network",
             label=label,

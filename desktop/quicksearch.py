@@ -1,8 +1,11 @@
 """Search memory…: one box over every conversation, opened from the tray, the menu bar or a global shortcut.
 
-It searches as you type (:class:`desktop.viewer.searcher.Searcher`: a pause for the next keystroke, one
-search at a time on the store worker), over all sessions and all time, by keywords and meaning when the
-semantic tier is there. Each result is the session's title, who wrote the message and when, and the part
+It searches as you type (:class:`desktop.viewer.searcher.Searcher`: the first keystroke at once, then a
+short pause for the next one, one search at a time on the store worker), over all sessions and all time,
+by keywords and meaning when the semantic tier is there. Meaning joins once the model is loaded and warm
+(:meth:`desktop.state.AppState.warm_up_meaning`, started with the memory): until then the results come
+by keywords, so the first search after start does not wait for the model, and they are searched again
+by meaning when it is ready. Each result is the session's title, who wrote the message and when, and the part
 of it that matched, the query's words marked in the palette's highlight colours. Up and Down move through
 the results (Down past the last one reads the next page), Enter opens the conversation at the chosen
 message in the viewer and closes this window, Esc closes it. The count says how many results there are
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -52,16 +56,19 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.hotkeys import ShortcutStatus
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import role_name
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import Searcher, count_text
+from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, found_text
 from desktop.viewer.timefmt import local_time
+from desktop.windowkeys import add_close_keys
 
 log = logging.getLogger("memtray.desktop.quicksearch")
 
@@ -81,6 +88,8 @@ class ResultsModel(QAbstractListModel):
         super().__init__(parent)
         self.results: list[Result] = []
         self.rows_html: list[str] = []
+        self.tooltip: Callable[[Result], str] = lambda _result: ""
+        """A row's tooltip: the window sets it to the whole title of the result's session."""
 
     def set_results(self, results: list[Result], rows_html: list[str]) -> None:
         self.beginResetModel()
@@ -106,6 +115,8 @@ class ResultsModel(QAbstractListModel):
             return self.rows_html[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self.results[index.row()].hit.message.content
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(self.results[index.row()]) or None
         return None
 
 
@@ -163,17 +174,25 @@ class QuickSearchWindow(QWidget):
         self.setObjectName("quick-search")
         self.state = state
         self.setWindowTitle(translate("QuickSearch", "memtray — search memory"))
+        add_close_keys(self, escape_hides=False)  # Esc: its own keys (in the box, and the window)
         self.setWindowIcon(app_icon())
         self._words: list[str] = []
         self._open_when_found = False
-        self.searcher = Searcher(state.runner, self._query, self)
+        self.searcher = Searcher(state.runner, self._query, self, typing_ms=QUICK_TYPING_MS, leading=True)
         self.box = QLineEdit()
         self.box.setObjectName("quick-search-box")
         self.box.setPlaceholderText(translate("QuickSearch", "Search every conversation…"))
         self.box.setClearButtonEnabled(True)
+        accessible(
+            self.box,
+            translate("QuickSearch", "Search memory"),
+            translate("QuickSearch", "Up and Down choose a result, Enter opens it, Esc closes this window"),
+        )
         self.model = ResultsModel(self)
+        self.model.tooltip = self._tooltip
         self.list = QListView()
         self.list.setObjectName("quick-search-results")
+        accessible(self.list, translate("QuickSearch", "Results"))
         self.list.setModel(self.model)
         self.list.setItemDelegate(ResultDelegate(self.list))
         self.list.setUniformItemSizes(True)
@@ -208,6 +227,9 @@ class QuickSearchWindow(QWidget):
         self.searcher.search_did_fail.connect(self._on_failure)
         state.memory_did_open.connect(self._on_memory_did_open)
         state.memory_did_close.connect(self._on_memory_did_open)  # let go of it (None) for a repair
+        state.meaning_did_become_ready.connect(self._on_meaning_did_become_ready)
+        state.session_did_go.connect(lambda session: self.searcher.drop(session))
+        state.messages_did_go.connect(lambda session, ids: self.searcher.drop(session, ids or None))
         self._on_memory_did_open()
         self.set_shortcut_status(None)
 
@@ -267,13 +289,17 @@ class QuickSearchWindow(QWidget):
     # -- searching --------------------------------------------------------------------------------
 
     def _query(self) -> Query | None:
-        text = self.box.text().strip()
-        if not text:
-            return None
-        return Query(text, "hybrid" if self.state.semantic else "keyword", None, None)
+        meaning = self.state.semantic and self.state.meaning_ready  # keywords at once, meaning once it loaded
+        return Query.typed(self.box.text(), "hybrid" if meaning else "keyword")
 
     def _on_memory_did_open(self) -> None:
         self.searcher.memory = self.state.memory
+
+    def _on_meaning_did_become_ready(self) -> None:
+        """Results found by keywords while the model loaded: search again, by meaning too."""
+        found = self.searcher.found
+        if found is not None and found.query.match == "keyword" and self._query() is not None:
+            self.searcher.search()
 
     def _on_text_changed(self, text: str) -> None:
         self._open_when_found = False
@@ -313,14 +339,13 @@ class QuickSearchWindow(QWidget):
         self.status.setText(describe(exc, translate("Search", "searching")).text)
 
     def _show_count(self) -> None:
-        found = self.searcher.found
-        total = len(found.hits) if found is not None else 0
-        shown = self.model.rowCount()
-        if not total:
-            self.status.setText(translate("Search", "No results."))
-        else:
-            self.status.setText(count_text(shown, total, found is not None and found.capped))
+        self.status.setText(found_text(self.searcher.found, self.model.rowCount()))
         self.more_button.setVisible(self.searcher.has_more)
+
+    def _tooltip(self, result: Result) -> str:
+        """The whole title (and id) of the result's session: the row shows it elided."""
+        session = result.hit.message.session or ""
+        return tooltip_of(self.state.session(session), session)
 
     def row_html(self, result: Result) -> str:
         """A result as rich text: ``title · role · time`` and the marked excerpt of the message."""
@@ -328,9 +353,8 @@ class QuickSearchWindow(QWidget):
         mark = contrast.mark_style(palette)
         quiet = contrast.muted(palette).name()
         message = result.hit.message
-        titles = {s.id: s.title for s in self.state.snapshot.sessions}
         session = message.session or ""
-        title = titles.get(session) or session
+        title = name_of(self.state.session(session), session)
         where = " · ".join(
             p for p in (role_name(message.role), message.sender, local_time(message.send_at)) if p
         )

@@ -5,12 +5,12 @@ protocols here, not against the engine's classes, so they can be tested with fak
 when the engine changes. The adapters translate the real engine APIs:
 
 - ``mem.summaries`` (:class:`engine.summary.Summaries`): ``load(session)`` → a :class:`Summary` (empty when
-  there is none), ``cursor(session)`` → ``YYYY-MM-DD HH:MM:SS`` local or ``""``, ``generate(session)``,
+  there is none), ``cursor_ns(session)`` → Unix ns or 0, ``generate(session)``,
   ``run_pending()``, ``pending()``, ``status()`` → :class:`SummaryStatus` (no last-run time: the adapter
   remembers the runs it made, and the app adds the newest ``summary.json`` time it already knows).
 - ``mem.errors`` (:class:`engine.errormemory.ErrorMemory`): ``records(limit=)``, ``count()``,
-  ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; an
-  :class:`ErrorRecord`'s ``expires_at`` is in Unix **nanoseconds**.
+  ``search(query, limit=)`` (at most 16 hits; a hit's expiry is refreshed), ``forget(id_prefix)``; the
+  error-memory tab shows the engine's own :class:`engine.errormemory.ErrorRecord`.
 - :class:`engine.llm.keys.Keys`: ``status()`` → :class:`KeyStatus`, ``get()``, ``set()``, ``delete()``,
   ``use_for_this_run()``; the one real Gemini call of "Test" goes through :func:`engine.llm.gemini.make_client`.
 
@@ -23,8 +23,7 @@ import builtins
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QCoreApplication
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from engine import Memory, Settings
     from engine.errormemory import ErrorMemory, ErrorRecord
     from engine.llm import Keys
-    from engine.summary import CurrentDiscussion, PastDiscussion, Summaries, Summary
+    from engine.summary import Summaries, Summary
 
 log = logging.getLogger("memtray.desktop.seams")
 
@@ -46,23 +45,10 @@ KEY_TEST_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
-class Discussion:
-    """One discussion of a summary (current or past)."""
-
-    topic: str
-    description: str = ""
-    direction: str = ""
-    perspectives: str = ""
-    last_discussed: str = ""
-
-
-@dataclass(frozen=True)
 class SummaryView:
-    """A session's summary as the summary panel shows it."""
+    """A session's summary as the engine keeps it, and how far it goes (Unix ns; 0: not summarized)."""
 
-    key_decisions: list[str] = field(default_factory=list)
-    current: Discussion | None = None
-    past: list[Discussion] = field(default_factory=list)
+    summary: Summary
     cursor_ns: int = 0
 
 
@@ -81,25 +67,6 @@ class SummaryState:
     active: bool = True
     message: str = ""
     running: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ErrorRecordView:
-    """One error-memory record as the table shows it."""
-
-    id: str
-    tool: str
-    symptom: str
-    action: str
-    outcome: str
-    cause: str = ""
-    keywords: tuple[str, ...] = ()
-    expire_at: int = 0  # Unix seconds; 0 = unknown
-
-    def expires_in_days(self, now: float | None = None) -> int | None:
-        if not self.expire_at:
-            return None
-        return max(0, int((self.expire_at - (now if now is not None else time.time())) // 86400))
 
 
 @dataclass(frozen=True)
@@ -135,9 +102,9 @@ class SummarySource(Protocol):
 class ErrorSource(Protocol):
     """The error memory, as its tab needs it. Every call runs on a worker."""
 
-    def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]: ...
+    def list(self, limit: int = 500) -> builtins.list[ErrorRecord]: ...
     def count(self) -> int: ...
-    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]: ...
+    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecord]: ...
     def forget(self, record_id: str) -> None: ...
 
 
@@ -154,39 +121,11 @@ class KeyStore(Protocol):
 # -- summaries ---------------------------------------------------------------------------------
 
 
-def _discussion(raw: CurrentDiscussion | PastDiscussion) -> Discussion | None:
-    found = Discussion(
-        topic=raw.topic,
-        description=raw.description,
-        direction=raw.direction,
-        perspectives=getattr(raw, "perspectives", ""),
-        last_discussed=getattr(raw, "last_discussed", ""),
-    )
-    return found if any((found.topic, found.description, found.direction, found.perspectives)) else None
-
-
-def cursor_ns(cursor: str) -> int:
-    """Unix ns of a summary cursor (``YYYY-MM-DD HH:MM:SS``, local time); 0 when empty or unreadable."""
-    text = cursor.strip()
-    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"):
-        try:
-            return int(datetime.strptime(text, fmt).astimezone().timestamp()) * 1_000_000_000
-        except ValueError:
-            continue
-    return 0
-
-
-def summary_view(summary: Summary, cursor: str = "") -> SummaryView | None:
+def summary_view(summary: Summary, cursor_ns: int = 0) -> SummaryView | None:
     """A :class:`SummaryView` of the engine's summary; None when there is no summary and no cursor."""
-    if summary.is_empty and not cursor:
+    if summary.is_empty and not cursor_ns:
         return None
-    past = [d for d in (_discussion(p) for p in summary.past_discussions) if d]
-    return SummaryView(
-        key_decisions=list(summary.key_decisions),
-        current=_discussion(summary.current_discussion),
-        past=past,
-        cursor_ns=cursor_ns(cursor),
-    )
+    return SummaryView(summary, cursor_ns)
 
 
 class EngineSummaries:
@@ -198,7 +137,7 @@ class EngineSummaries:
         self._guard = threading.Lock()
 
     def load(self, session: str) -> SummaryView | None:
-        return summary_view(self.part.load(session), self.part.cursor(session))
+        return summary_view(self.part.load(session), self.part.cursor_ns(session))
 
     def generate(self, session: str) -> object:
         try:
@@ -229,34 +168,20 @@ class EngineSummaries:
 # -- error memory ------------------------------------------------------------------------------
 
 
-def error_view(record: ErrorRecord) -> ErrorRecordView:
-    """The table's view of an engine :class:`ErrorRecord` (``expires_at`` ns → ``expire_at`` seconds)."""
-    return ErrorRecordView(
-        id=record.id,
-        tool=record.tool_name,
-        symptom=record.symptom,
-        action=record.action,
-        outcome=record.outcome,
-        cause=record.cause,
-        keywords=tuple(record.keywords),
-        expire_at=record.expires_at // 1_000_000_000 if record.expires_at else 0,
-    )
-
-
 class EngineErrors:
     """:class:`ErrorSource` over ``mem.errors``."""
 
     def __init__(self, part: ErrorMemory) -> None:
         self.part = part
 
-    def list(self, limit: int = 500) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self.part.records(limit=limit)]
+    def list(self, limit: int = 500) -> builtins.list[ErrorRecord]:
+        return self.part.records(limit=limit)
 
     def count(self) -> int:
         return self.part.count()
 
-    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecordView]:
-        return [error_view(r) for r in self.part.search(query, limit=limit)]
+    def search(self, query: str, limit: int = 50) -> builtins.list[ErrorRecord]:
+        return self.part.search(query, limit=limit)
 
     def forget(self, record_id: str) -> None:
         self.part.forget(record_id)
@@ -314,11 +239,7 @@ class EngineKeys:
         return self.status()
 
     def use_for_session(self, value: str) -> KeyInfo:
-        from engine.errors import InvalidInput
-
-        if not value.strip() or any(c.isspace() for c in value.strip()):
-            raise InvalidInput(translate("Keys", "the key must be one word of text"))
-        self.keys.use_for_this_run(value)
+        self.keys.use_for_this_run(value)  # the engine checks the key (InvalidKey), as for set_key
         return self.status()
 
     def delete_key(self) -> KeyInfo:
@@ -333,7 +254,7 @@ class EngineKeys:
 
         Raises:
             NoApiKey: no candidate and no configured key.
-            AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, SummarizerError: the call failed.
+            AuthError, QuotaExceeded, GeminiTimeout, GeminiUnavailable, GeminiError: the call failed.
         """
         from engine.llm import make_client, translated_errors
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
     QHBoxLayout,
+    QKeySequenceEdit,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -44,38 +45,44 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import autostart
+from desktop import autostart, contrast
+from desktop.a11y import accessible
 from desktop.errors import describe, describe_key_test
+from desktop.hotkeys import ShortcutStatus
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen, screen_of
 from desktop.seams import KeyInfo
 from desktop.state import AppState
+from desktop.windowkeys import add_close_keys
 from engine import Settings, agent_folders
+from engine import settings as engine_settings
+from engine.summary import EVERY_MINUTES
 
 log = logging.getLogger("memtray.desktop.settings")
 
 translate = QCoreApplication.translate
 
-EMBEDDERS = (
-    ("auto", QT_TRANSLATE_NOOP("Settings", "Automatic (best local model that loads)")),
-    ("e5", QT_TRANSLATE_NOOP("Settings", "Local: multilingual E5 (better quality)")),
-    ("use", QT_TRANSLATE_NOOP("Settings", "Local: Universal Sentence Encoder (faster)")),
-    ("gemini", QT_TRANSLATE_NOOP("Settings", "Gemini embeddings (online)")),
-    ("hash", QT_TRANSLATE_NOOP("Settings", "Character n-grams (no model; weakest)")),
-)
+EMBEDDERS = {
+    "auto": QT_TRANSLATE_NOOP("Settings", "Automatic (best local model that loads)"),
+    "e5": QT_TRANSLATE_NOOP("Settings", "Local: multilingual E5 (better quality)"),
+    "use": QT_TRANSLATE_NOOP("Settings", "Local: Universal Sentence Encoder (faster)"),
+    "gemini": QT_TRANSLATE_NOOP("Settings", "Gemini embeddings (online)"),
+    "hash": QT_TRANSLATE_NOOP("Settings", "Character n-grams (no model; weakest)"),
+}
+"""The label of each of the engine's embedder choices (``engine.settings.EMBEDDERS``)."""
 LANGUAGES = (
     ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the conversation (Chinese as Traditional)")),
     ("zh-TW", "繁體中文"),  # each language by its own name: not translated
     ("en", "English"),
     ("ja", "日本語"),
 )
-UI_LANGUAGES = (
-    ("auto", QT_TRANSLATE_NOOP("Settings", "Same as the system")),
-    ("zh_TW", "繁體中文"),  # each language by its own name: not translated
-    ("en", "English"),
-)
-MODELS = ("gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro")
+UI_LANGUAGES = {
+    "auto": QT_TRANSLATE_NOOP("Settings", "Same as the system"),
+    "zh_TW": "繁體中文",  # each language by its own name: not translated
+    "en": "English",
+}
+"""The label of each of the engine's UI language choices (``engine.settings.UI_LANGUAGES``)."""
 MINIMUM = QSize(640, 400)
 
 
@@ -84,6 +91,11 @@ def _combo(items: tuple[tuple[str, str], ...]) -> QComboBox:
     for value, label in items:
         box.addItem(translate("Settings", label), value)  # a label without a translation stays as it is
     return box
+
+
+def _choices(values: tuple[str, ...], labels: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The engine's ``values`` of a setting, each with its label (the value itself when it has none)."""
+    return tuple((value, labels.get(value, value)) for value in values)
 
 
 def _set_combo(box: QComboBox, value: str) -> None:
@@ -118,6 +130,7 @@ class SettingsWindow(QWidget):
         self.autostart_loaded: bool | None = None  # as read from the login entry; None until read
         self._embedder_before = ""
         self.setWindowTitle(translate("Settings", "memtray — settings"))
+        add_close_keys(self)
         self.setWindowIcon(app_icon())
         self.key = QLineEdit()
         self.key.setObjectName("gemini-key")
@@ -136,13 +149,13 @@ class SettingsWindow(QWidget):
         self.key_test.setToolTip(translate("Settings", "Make one call to Gemini with this key"))
         self.summary_model = QComboBox()
         self.summary_model.setEditable(True)
-        self.summary_model.addItems(MODELS)
+        self.summary_model.addItems(engine_settings.GEMINI_MODELS)
         self.chat_model = QComboBox()
         self.chat_model.setEditable(True)
-        self.chat_model.addItems(MODELS)
+        self.chat_model.addItems(engine_settings.GEMINI_MODELS)
         self.decision_model = QComboBox()
         self.decision_model.setEditable(True)
-        self.decision_model.addItems(("", *MODELS))
+        self.decision_model.addItems(("", *engine_settings.GEMINI_MODELS))
         self.reply_lang = _combo(LANGUAGES)
         self.reply_lang.setToolTip(translate("Settings", "The language of chat replies and summaries"))
         self.window_messages = QSpinBox()
@@ -163,7 +176,7 @@ class SettingsWindow(QWidget):
                 "still be searched.",
             )
         )
-        self.embedder = _combo(EMBEDDERS)
+        self.embedder = _combo(_choices(engine_settings.EMBEDDERS, EMBEDDERS))
         self.embedder_note = QLabel("")
         self.embedder_note.setObjectName("embedder-note")
         self.embedder_note.setWordWrap(True)
@@ -171,20 +184,37 @@ class SettingsWindow(QWidget):
         self.embedder_in_use.setObjectName("embedder-in-use")
         self.embedder_in_use.setWordWrap(True)
         self.summaries_enabled = QCheckBox(
-            translate("Settings", "Summarize conversations on a schedule (every 15 minutes)")
+            translate(
+                "Settings", "Summarize conversations on a schedule (every %n minute(s))", "", EVERY_MINUTES
+            )
         )
         self.autostart = QCheckBox(translate("Settings", "Start memtray when I log in"))
         self.autostart.setToolTip(
             translate("Settings", "For your user account: it starts memtray with this data folder")
         )
         self.autostart.setEnabled(False)  # until the login entry was read
-        self.ui_language = _combo(UI_LANGUAGES)
+        self.ui_language = _combo(_choices(engine_settings.UI_LANGUAGES, UI_LANGUAGES))
         self.ui_language.setObjectName("ui-language")
         self.ui_language_note = QLabel(
             translate("Settings", "A new language applies when memtray starts again.")
         )
         self.ui_language_note.setObjectName("ui-language-note")
         self.ui_language_note.setWordWrap(True)
+        self.search_keys = QKeySequenceEdit()
+        self.search_keys.setObjectName("search-shortcut")
+        self.search_keys.setMaximumSequenceLength(1)
+        self.search_keys.setClearButtonEnabled(True)
+        accessible(
+            self.search_keys,
+            translate("Settings", "Shortcut to search memory"),
+            translate(
+                "Settings",
+                "Press the keys that open memtray's search from any app (with Ctrl, Alt or Meta); empty for none",
+            ),
+        )
+        self.shortcut_status = QLabel("")
+        self.shortcut_status.setObjectName("shortcut-status")
+        self.shortcut_status.setWordWrap(True)
         self.watch_agents = QCheckBox(
             translate(
                 "Settings", "Import new turns from coding agents (Claude Code, Codex) as they write them"
@@ -234,6 +264,8 @@ class SettingsWindow(QWidget):
         form3 = QFormLayout(app_box)
         form3.addRow(translate("Settings", "Language"), self.ui_language)
         form3.addRow("", self.ui_language_note)
+        form3.addRow(translate("Settings", "Search memory shortcut"), self.search_keys)
+        form3.addRow("", self.shortcut_status)
         form3.addRow("", self.autostart)
         form3.addRow("", self.watch_agents)
         form3.addRow(translate("Settings", "Watched folders"), self.watched_folders)
@@ -253,6 +285,7 @@ class SettingsWindow(QWidget):
         inner.addWidget(app_box)
         inner.addStretch(1)
         self.scroll_area = QScrollArea()  # on a small screen the groups scroll; the buttons stay in view
+        accessible(self.scroll_area, translate("Settings", "Settings"))
         self.scroll_area.setObjectName("settings-scroll")
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
@@ -287,6 +320,7 @@ class SettingsWindow(QWidget):
         _set_combo(self.embedder, s.embedder)
         self.summaries_enabled.setChecked(s.summaries_enabled)
         _set_combo(self.ui_language, s.ui_language)
+        self.search_keys.setKeySequence(QKeySequence(s.search_shortcut))
         self.watch_agents.setChecked(s.watch_agent_folders)
         self._show_watched_folders(s)
         mem = self.state.memory
@@ -307,8 +341,19 @@ class SettingsWindow(QWidget):
             "embedder": self.embedder.currentData(),
             "summaries_enabled": self.summaries_enabled.isChecked(),
             "ui_language": self.ui_language.currentData(),
+            "search_shortcut": self.search_keys.keySequence().toString(
+                QKeySequence.SequenceFormat.PortableText
+            ),
             "watch_agent_folders": self.watch_agents.isChecked(),
         }
+
+    def set_shortcut_status(self, status: ShortcutStatus) -> None:
+        """Say what became of the global shortcut (the app calls this whenever it registers one)."""
+        self.shortcut_status.setText(status.text if status.keys or status.state != "unavailable" else "")
+        warn = status.state in ("taken", "failed")
+        self.shortcut_status.setStyleSheet(
+            f"color:{contrast.warning(self.palette()).name()};" if warn else ""
+        )
 
     def changes(self) -> dict[str, Any]:
         """The settings that differ from those in use (the login entry is not one of them)."""

@@ -9,7 +9,7 @@ While there is a backlog, or the embedder is still loading, the state is re-read
 :data:`EMBED_POLL_MS` so the status bar follows the work. A re-embedding after an embedder switch reports
 ``done/total`` on the engine's worker thread; :class:`AppState` turns that into a queued signal and
 :attr:`AppState.reembedding` on the GUI thread. :attr:`AppState.backlog` follows either count from one
-refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.status`).
+refresh to the next, for the status line's "… of …" and its time estimate (:mod:`desktop.backlog`).
 
 When the memory could not be opened, :attr:`AppState.open_error` says why in words and
 :attr:`AppState.damaged` tells a damaged database (which Repair… can rebuild) from other failures; the
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from desktop.status import Backlog
+from desktop.backlog import Backlog
 from engine import SessionInfo, Settings
 from engine.errors import CorruptStore
 
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memtray.desktop.state")
 
+WARM_UP_QUERY = "memtray"
+"""What the warm-up embeds and searches for (any text does)."""
 EMBED_POLL_MS = 2000
 """How often the state is re-read while messages wait to be embedded or the embedder loads."""
 
@@ -108,6 +110,12 @@ class AppState(QObject):
             views holding it must let go of it.
         memory_did_change(): something in the memory changed (seen by :class:`desktop.changes.ChangeWatch`,
             by this program or another); the snapshot is being read again.
+        session_did_go(str): every message of this session was deleted (a reset or a removal, by this
+            program or another): views showing its text clear it.
+        messages_did_go(str, object): messages of this session were forgotten: a list of their ids
+            (empty when another program deleted some and which is not known): views drop them.
+        meaning_did_become_ready(): the embedder's model is loaded and has embedded a query, so a search
+            by meaning answers without waiting for it (:attr:`AppState.meaning_ready`).
         reembed_did_progress(int, int): a re-embedding after an embedder switch did ``done`` of ``total``
             messages (GUI thread; ``done == total`` when it is complete).
         _worker_did_progress(int, int): internal; emitted on the engine's worker thread, delivered queued.
@@ -117,6 +125,9 @@ class AppState(QObject):
     memory_did_open = Signal()
     memory_did_close = Signal()
     memory_did_change = Signal()
+    meaning_did_become_ready = Signal()
+    session_did_go = Signal(str)
+    messages_did_go = Signal(str, object)
     reembed_did_progress = Signal(int, int)
     _worker_did_progress = Signal(int, int)
 
@@ -128,6 +139,9 @@ class AppState(QObject):
         self.errors: ErrorSource | None = None
         self.keys: KeyStore | None = None
         self.semantic = False
+        self.meaning_ready = False
+        self._summaries_warm = False  # the summarizer's first status opens the OS keyring (~0.5 s)
+        self._refresh_again = False
         self.snapshot = Snapshot()
         self.has_snapshot = False  # True once a snapshot was read (before, "no sessions" means "not known")
         self.open_error: str | None = None
@@ -155,17 +169,75 @@ class AppState(QObject):
         self.memory = mem
         self.open_error = self.open_failure = None
         self.summaries, self.errors, self.keys, self.semantic = summaries, errors, keys, semantic
+        self.meaning_ready = False
         mem.semantic.set_progress(_relay(self))
+        self._warm_up_summaries()
         self.memory_did_open.emit()
         self.state_did_change.emit()
+
+    def _warm_up_summaries(self) -> None:
+        """Read the summarizer's status once on the network pool: its first read opens the OS keyring,
+        which takes about half a second that the store worker (and the first search queued behind the
+        first snapshot) would otherwise wait. Until then the snapshots leave the summarizer's status out."""
+        summaries = self.summaries
+        self._summaries_warm = summaries is None
+        if summaries is None:
+            return
+
+        def warm(_state: object) -> None:
+            if summaries is self.summaries:
+                self._summaries_warm = True
+                self.refresh()
+
+        def failed(exc: BaseException) -> None:
+            log.info("the summarizer's status could not be read: %s", exc)
+            warm(None)
+
+        self.runner.run_query(summaries.state, warm, failed, pool="network")
+
+    def warm_up_meaning(self) -> None:
+        """Load the embedder's model in the background and embed one query with it (network pool), then
+        search once by meaning (store worker: the in-memory index of every vector is built), so that the
+        first search by meaning does not wait for either; :attr:`meaning_ready` then turns True. Until then
+        the quick search matches keywords only."""
+        mem = self.memory
+        if mem is None or not self.semantic:
+            return
+
+        def load() -> bool:
+            embedder = mem.semantic.loaded_embedder()
+            if embedder is None:
+                return False
+            embedder.encode_query(WARM_UP_QUERY)
+            return True
+
+        def loaded(ok: bool) -> None:
+            if ok and mem is self.memory:
+                self.runner.run_query(
+                    lambda: mem.search(WARM_UP_QUERY, match="hybrid", limit=1), lambda _hits: ready(), failed
+                )
+
+        def ready() -> None:
+            if mem is self.memory:
+                log.info("search by meaning: the model is loaded and warm")
+                self.meaning_ready = True
+                self.meaning_did_become_ready.emit()
+
+        def failed(exc: BaseException) -> None:
+            log.info("search by meaning is not warmed up: %s", exc)
+
+        self.runner.run_query(load, loaded, failed, pool="network")
 
     def refresh(self) -> None:
         """Re-read the snapshot on the store worker (at most one refresh in flight)."""
         mem = self.memory
-        if mem is None or self._refreshing:
+        if mem is None:
             return
-        self._refreshing = True
-        summaries = self.summaries
+        if self._refreshing:
+            self._refresh_again = True  # what changed meanwhile is read by one more refresh
+            return
+        self._refreshing, self._refresh_again = True, False
+        summaries = self.summaries if self._summaries_warm else None
         self.runner.run_query(
             lambda: read_snapshot(mem, summaries), self._on_snapshot_read, self._on_snapshot_failed
         )
@@ -198,16 +270,40 @@ class AppState(QObject):
         self.detach()
         self.memory = None
         self.summaries = self.errors = self.keys = None
-        self.semantic = False
+        self.semantic = self.meaning_ready = False
         self.reembedding = None
         self.memory_did_close.emit()
         self.state_did_change.emit()
         return mem
 
+    def tell_session_gone(self, session: str) -> None:
+        """Every message of ``session`` was just deleted (a reset or removal this program did)."""
+        log.info("session %s: its messages were deleted; the views let go of them", session)
+        self.session_did_go.emit(session)
+
+    def tell_message_gone(self, session: str, message_id: int) -> None:
+        """Message ``message_id`` of ``session`` was just forgotten (by this program)."""
+        self.messages_did_go.emit(session, [message_id])
+
+    def _tell_what_went(self, old: list[SessionInfo], new: list[SessionInfo]) -> None:
+        """What another program deleted, told by two snapshots: a session gone or emptied, or fewer
+        messages (compaction moves messages, it deletes none)."""
+        now = {s.id: s.total_messages for s in new}
+        for info in old:
+            count = now.get(info.id)
+            if count is None or (count == 0 < info.total_messages):
+                self.session_did_go.emit(info.id)
+            elif count < info.total_messages:
+                self.messages_did_go.emit(info.id, [])
+
     def _on_snapshot_read(self, snapshot: Snapshot) -> None:
         self._refreshing = False
+        if self._refresh_again:
+            QTimer.singleShot(0, self, self.refresh)
+        old = self.snapshot.sessions if self.has_snapshot else []
         self.snapshot = snapshot
         self.has_snapshot = True
+        self._tell_what_went(old, snapshot.sessions)
         embedding = snapshot.embedding
         if embedding is not None and self.reembedding is None:
             self.backlog.observe(embedding.queued, moving=not snapshot.embedding_paused)

@@ -5,20 +5,19 @@ level (``idle``, ``working``, ``paused`` or ``attention``; the tray icon draws i
 important first ("Embedding 3,200 of 50,000 · about 20 min", "Summaries paused", "Database damaged —
 Repair…"). The tray menu shows them as disabled lines at its top, the main window in its status bar.
 
-The engine reports how many messages wait to be embedded, not how fast they go: :class:`Backlog` follows
-that count from one state refresh to the next, and estimates the rest of the run from the rate it saw.
+The time left in "Embedding 3,200 of 50,000 · about 20 min" is :class:`desktop.backlog.Backlog`'s
+estimate, kept by the state.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
 if TYPE_CHECKING:
+    from desktop.backlog import Backlog
     from desktop.state import AppState
 
 translate = QCoreApplication.translate
@@ -26,10 +25,6 @@ translate = QCoreApplication.translate
 IDLE, WORKING, PAUSED, ATTENTION = "idle", "working", "paused", "attention"
 LEVELS = (IDLE, PAUSED, WORKING, ATTENTION)
 """From the least to the most pressing: the icon shows the most pressing level of the lines."""
-
-SMOOTHING = 0.3
-"""The weight of the newest rate in the running estimate (the rest is the estimate so far)."""
-
 
 TASK, EMBEDDING, OTHER = "task", "embedding", "other"
 """What a line is about: a labelled task (the status bar's task progress shows it), the embedding (its
@@ -67,58 +62,6 @@ class Status:
     def of(self, kind: str) -> Item | None:
         """The first line about ``kind``."""
         return next((item for item in self.items if item.kind == kind), None)
-
-
-class Backlog:
-    """One run of work counted down by the engine (the embedding queue): its size and its rate.
-
-    :meth:`observe` is given the count left at each refresh. A run starts when the count leaves 0; it
-    grows when more arrives, and ends at 0. The rate is smoothed over the refreshes that saw progress.
-    """
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self.total = 0
-        self.left = 0
-        self.rate: float | None = None  # items per second
-        self._seen_at: float | None = None
-
-    @property
-    def done(self) -> int:
-        return max(0, self.total - self.left)
-
-    def observe(self, left: int, *, moving: bool = True, now: float | None = None) -> None:
-        """The count left now; ``moving``: the work is running (not paused), so the rate is learned."""
-        at = now if now is not None else self._clock()
-        if left <= 0:
-            self.total = self.left = 0
-            self.rate, self._seen_at = None, None
-            return
-        if self.left == 0:
-            self.total, self.left, self._seen_at = left, left, at
-            return
-        gone = self.left - left
-        if gone < 0:
-            self.total += -gone  # more work arrived
-        elif moving and self._seen_at is not None and at > self._seen_at and gone > 0:
-            rate = gone / (at - self._seen_at)
-            self.rate = rate if self.rate is None else SMOOTHING * rate + (1 - SMOOTHING) * self.rate
-        self.left = left
-        self._seen_at = at
-
-    def follow(self, done: int, total: int, *, now: float | None = None) -> None:
-        """The engine's own ``done/total`` (a re-embedding): the same estimate from its count left."""
-        if total != self.total:
-            self.observe(0, now=now)  # another run
-        self.observe(total - done, now=now)
-        if self.left:
-            self.total = total
-
-    def eta_seconds(self) -> float | None:
-        """The time the rest should take at the rate seen, or None before a rate is known."""
-        if not self.rate or self.left <= 0:
-            return None
-        return self.left / self.rate
 
 
 def duration_text(seconds: float) -> str:

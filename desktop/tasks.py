@@ -39,6 +39,8 @@ log = logging.getLogger("memtray.desktop.tasks")
 
 Pool = Literal["store", "network"]
 NETWORK_WORKERS = 3
+SHUTDOWN_WAIT_S = 1.5
+"""How long quitting waits for the operations running on the workers (the process ends within 5 s)."""
 
 
 def _alive(target: object) -> bool:
@@ -108,6 +110,9 @@ class TaskRunner(QObject):
         self._progress: dict[int, tuple[int, int]] = {}
         self._calls: dict[int, _Call] = {}  # owned by the GUI thread; workers only read their entry
         self._closed = False
+        self._running: dict[int, str] = {}  # task id -> label of the operations on a worker now
+        self._idle = threading.Condition()
+        self.stopped_cleanly = True
         self._result_ready.connect(self._on_result_ready, Qt.ConnectionType.QueuedConnection)
 
     # -- public API -------------------------------------------------------------------------------
@@ -168,14 +173,31 @@ class TaskRunner(QObject):
         """Labelled tasks in flight, oldest first."""
         return list(self._active.values())
 
-    def shutdown(self) -> None:
-        """Cancel queued work, ask running tasks to stop, and wait for the workers to end."""
-        self._closed = True
+    def shutdown(self, timeout: float = SHUTDOWN_WAIT_S) -> bool:
+        """Cancel queued work, ask running tasks to stop, and wait up to ``timeout`` seconds for the
+        operations on the workers to end. False when some still run then (a Gemini call waiting on the
+        network, a batch of an import being stored): :attr:`stopped_cleanly` says so, and the app then
+        ends the process without waiting for them (what they wrote is in SQLite's hands: a transaction
+        not committed is rolled back when the database is next opened)."""
+        with self._idle:
+            self._closed = True
         for task in self._active.values():
             task.token.cancel()
-        self._network.shutdown(wait=True, cancel_futures=True)
-        self._store.shutdown(wait=True, cancel_futures=True)
-        log.info("task runner stopped")
+        self._network.shutdown(wait=False, cancel_futures=True)
+        self._store.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._running and (left := deadline - time.monotonic()) > 0:
+                self._idle.wait(left)
+            still = list(self._running.values())
+        self.stopped_cleanly = not still
+        if still:
+            log.warning(
+                "task runner: %d operation(s) still running after %.1f s: %s", len(still), timeout, still
+            )
+        else:
+            log.info("task runner stopped")
+        return self.stopped_cleanly
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -197,10 +219,20 @@ class TaskRunner(QObject):
     def _work(self, task: Task) -> None:
         """On a worker: run the task's operation; hand the outcome to the GUI thread in a cell."""
         op = self._calls[task.id].op
+        with self._idle:
+            started = not self._closed  # a task taken off the queue as the runner shut down: not run
+            if started:
+                self._running[task.id] = task.label or "unnamed"
         try:
+            if not started:
+                raise Cancelled()
             outcome: tuple[bool, Any] = (True, op())
         except BaseException as exc:
             outcome = (False, exc)
+        finally:
+            with self._idle:
+                self._running.pop(task.id, None)
+                self._idle.notify_all()
         del op
         cell = [outcome]
         del outcome

@@ -26,9 +26,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine import errors
+    from engine import errors, settings
     from engine.errors import EngineError
     from engine.imported import ImportReport
+    from engine.importers import reasons as import_reasons
     from engine.importers.watch import agent_folders, import_agent_folders, import_transcripts
     from engine.jobs import add_maintenance
     from engine.logs import configure as configure_logging
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from engine.repair.rebuild import RepairReport
     from engine.search.hits import Hit, SearchResult
     from engine.search.query import query_terms
+    from engine.semantic.progress import Coverage
     from engine.semantic.tier import SemanticStatus
     from engine.sessions.compaction import CompactResult
     from engine.sessions.folders import SessionInfo
@@ -51,6 +53,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "agent_folders": ("engine.importers.watch", "agent_folders"),
     "import_agent_folders": ("engine.importers.watch", "import_agent_folders"),
     "import_transcripts": ("engine.importers.watch", "import_transcripts"),
+    "import_reasons": ("engine.importers.reasons", None),
     "add_maintenance": ("engine.jobs", "add_maintenance"),
     "configure_logging": ("engine.logs", "configure"),
     "Memory": ("engine.memory", "Memory"),
@@ -62,11 +65,13 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     "SearchResult": ("engine.search.hits", "SearchResult"),
     "query_terms": ("engine.search.query", "query_terms"),
     "SemanticStatus": ("engine.semantic.tier", "SemanticStatus"),
+    "Coverage": ("engine.semantic.progress", "Coverage"),
     "CompactResult": ("engine.sessions.compaction", "CompactResult"),
     "SessionInfo": ("engine.sessions.folders", "SessionInfo"),
     "ResetResult": ("engine.sessions.listeners", "ResetResult"),
     "RepairReport": ("engine.repair.rebuild", "RepairReport"),
     "Settings": ("engine.settings", "Settings"),
+    "settings": ("engine.settings", None),
 }
 """Where each public name lives. ``import engine`` loads none of it: a name is imported when first used
 (PEP 562), so a CLI command loads only the parts it runs."""
@@ -88,6 +93,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CompactResult",
+    "Coverage",
     "EngineError",
     "Hit",
     "ImportReport",
@@ -106,7 +112,9 @@ __all__ = [
     "configure_logging",
     "errors",
     "import_agent_folders",
+    "import_reasons",
     "import_transcripts",
     "platform_home",
     "query_terms",
+    "settings",
 ]

@@ -10,15 +10,17 @@ app, the MCP server) catch it and turn it into words; anything else escaping the
     │   ├── InvalidSessionId      an id with '/', '..', NUL or other path tricks
     │   ├── InvalidMessage        a role, content or time the engine cannot store
     │   ├── InvalidSetting        an unknown setting or a value of the wrong type
+    │   ├── InvalidKey            a Gemini key that is not one word of text
     │   └── ImportFormatError     a file to import is not in the expected format (names the line)
     ├── NotFound
     │   └── SessionNotFound       no such session
     ├── AmbiguousId               an id prefix that matches more than one record
     ├── StorageError              the environment: disk full, database locked or damaged, permissions
     │   ├── StoreLocked           another process held the store too long
+    │   ├── MemoryClosed          the memory was closed (a repair replaced it, or the program quits)
     │   └── CorruptStore          a file or the database is damaged and could not be repaired
     ├── VectorIndexError          an embedder or a vector index could not be used
-    ├── SummarizerError           the summarizer or another Gemini call failed
+    ├── GeminiError               a Gemini call failed (summary, chat, decision, key test)
     │   ├── NoApiKey              no Gemini key is configured
     │   ├── AuthError             the key was refused
     │   ├── QuotaExceeded         rate limit or quota (HTTP 429)
@@ -50,6 +52,10 @@ class InvalidMessage(InvalidInput):
 
 class InvalidSetting(InvalidInput):
     """An unknown setting name or a value that does not fit the setting's type."""
+
+
+class InvalidKey(InvalidInput):
+    """A Gemini key that is empty or holds white space (a paste that caught more than the key)."""
 
 
 class ImportFormatError(InvalidInput):
@@ -105,31 +111,31 @@ class VectorIndexError(EngineError):
     """An embedder or a vector index could not be loaded or used."""
 
 
-class SummarizerError(EngineError):
-    """The summarizer (or another Gemini call) failed; nothing was half-saved."""
+class GeminiError(EngineError):
+    """A Gemini call failed (the summarizer's, the chat's, a key test's); nothing was half-saved."""
 
 
-class NoApiKey(SummarizerError):
+class NoApiKey(GeminiError):
     """No Gemini API key is configured (keyring or GEMINI_API_KEY)."""
 
 
-class AuthError(SummarizerError):
+class AuthError(GeminiError):
     """Gemini refused the API key."""
 
 
-class QuotaExceeded(SummarizerError):
+class QuotaExceeded(GeminiError):
     """Gemini answered with a rate limit or quota error."""
 
 
-class GeminiTimeout(SummarizerError):
+class GeminiTimeout(GeminiError):
     """Gemini did not answer in time."""
 
 
-class GeminiUnavailable(SummarizerError):
+class GeminiUnavailable(GeminiError):
     """Gemini could not be reached, or answered with a server error."""
 
 
-class EmptyReply(SummarizerError):
+class EmptyReply(GeminiError):
     """The chat model's final answer had no text to show (blocked, empty, or only leaked context)."""
 
 

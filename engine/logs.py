@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from engine.paths import make_private_dir
+from engine.paths import LOG_FILE, make_private_dir
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -96,7 +96,7 @@ def configure(
     try:
         make_private_dir(logs_dir)
         file_handler: logging.Handler = PrivateRotatingFileHandler(
-            logs_dir / "memtray.log", maxBytes=1024 * 1024, backupCount=5, encoding="utf-8"
+            logs_dir / LOG_FILE, maxBytes=1024 * 1024, backupCount=5, encoding="utf-8"
         )
         file_handler.setLevel(file_level)
         file_handler.setFormatter(logging.Formatter(FORMAT))

@@ -24,6 +24,9 @@ import platformdirs
 
 from engine.errors import InvalidSessionId
 
+LOG_FILE = "memtray.log"
+"""The log's file name in ``logs_dir``."""
+
 HOME_ENV = "MEMTRAY_HOME"
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # fullmatch: "$" would accept a final newline
 # Names Windows reserves for devices, with or without an extension (``con``, ``NUL.txt``, ``com1``).
@@ -117,6 +120,11 @@ class Paths:
     @property
     def logs_dir(self) -> Path:
         return self.home / "logs"
+
+    @property
+    def log_file(self) -> Path:
+        """The rotating log (:func:`engine.logs.configure` writes it; older ones end ``.1`` … ``.5``)."""
+        return self.logs_dir / LOG_FILE
 
     def session_dir(self, session_id: str) -> Path:
         return self.sessions_dir / validate_session_id(session_id)

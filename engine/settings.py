@@ -20,8 +20,12 @@ from engine.errors import InvalidSetting
 log = logging.getLogger("memtray.settings")
 
 EMBEDDERS = ("auto", "e5", "use", "gemini", "hash")
+"""The embedder choices: ``auto`` picks the best local one that loads."""
 UI_LANGUAGES = ("auto", "en", "zh_TW")
 """The desktop app's languages: ``auto`` follows the system."""
+FLASH, FLASH_LITE, PRO = "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro"
+GEMINI_MODELS = (FLASH, FLASH_LITE, PRO)
+"""The Gemini models offered for the model settings (any other model name may be set)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class Settings:
             folder); kept so that stored values still load.
         ui_language: the desktop app's language, ``auto`` (the system's), ``en`` or ``zh_TW``; read when the
             app starts.
+        search_shortcut: the desktop app's global shortcut to its quick search, in Qt's notation
+            (``Ctrl+Alt+M``); empty for none. A change applies at once.
         watch_agent_folders: the desktop app imports what coding agents append to their transcripts in
             ``agent_folders`` (Claude Code, Codex), as they write it.
         agent_folders: the folders of transcripts to watch; empty means the agents' own folders that
@@ -56,9 +62,9 @@ class Settings:
     max_history_messages: int = 16
     max_history_bytes: int = 4 * 1024 * 1024
     agent_send_timeout_seconds: int = 600
-    summary_model: str = "gemini-2.5-flash"
-    chat_model: str = "gemini-2.5-flash"
-    decision_model: str = "gemini-2.5-flash-lite"
+    summary_model: str = FLASH
+    chat_model: str = FLASH
+    decision_model: str = FLASH_LITE
     reply_lang: str = "auto"
     gemini_base_url: str = ""
     embedder: str = "auto"
@@ -67,6 +73,7 @@ class Settings:
     redact_secrets: bool = True
     autostart: bool = False
     ui_language: str = "auto"
+    search_shortcut: str = "Ctrl+Alt+M"
 
     # Agents' transcripts, imported while they grow.
     watch_agent_folders: bool = False
@@ -125,6 +132,8 @@ def coerce(name: str, value: Any) -> Any:
         raise InvalidSetting(f"embedder must be one of {', '.join(EMBEDDERS)}, not {result!r}")
     if name == "ui_language" and result not in UI_LANGUAGES:
         raise InvalidSetting(f"ui_language must be one of {', '.join(UI_LANGUAGES)}, not {result!r}")
+    if name == "search_shortcut" and len(result) > 64:
+        raise InvalidSetting("search_shortcut must be one key combination, like Ctrl+Alt+M")
     if name == "max_history_messages" and result > 10_000:
         raise InvalidSetting("max_history_messages must be at most 10000")
     if name == "max_history_bytes" and result < 4096:

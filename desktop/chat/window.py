@@ -33,12 +33,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.chat.transcript import Entry, markdown
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.placement import fit_to_screen
 from desktop.tasks import CancelToken
-from desktop.titles import title_of
+from desktop.titles import name_of, title_of
+from desktop.windowkeys import add_close_keys
 from engine.chat import Chat, TurnResult
 from engine.errors import TurnCancelled
 
@@ -116,13 +118,26 @@ class ChatWindow(QWidget):
         self._entries: list[Entry] = []
         self.setWindowIcon(app_icon())
         self._update_title()
+        add_close_keys(self, escape_hides=False)  # Esc must not lose the conversation
         state.state_did_change.connect(self._update_title)
+        state.session_did_go.connect(self._on_session_did_go)
+        state.messages_did_go.connect(self._on_messages_did_go)
 
         self.transcript = QTextBrowser()
         self.transcript.setObjectName("transcript")
+        self.transcript.setTabChangesFocus(True)
+        accessible(
+            self.transcript, translate("Chat", "Conversation"), translate("Chat", "The conversation so far")
+        )
         self.transcript.setOpenExternalLinks(True)
         self.input = QPlainTextEdit()
         self.input.setObjectName("input")
+        self.input.setTabChangesFocus(True)
+        accessible(
+            self.input,
+            translate("Chat", "Message"),
+            translate("Chat", "Your next message; Ctrl+Enter sends it"),
+        )
         self.input.setPlaceholderText(translate("Chat", "Write a message… (Ctrl+Enter sends)"))
         self.input.setFixedHeight(96)
         self.send_button = QPushButton(translate("Chat", "Send"))
@@ -197,7 +212,7 @@ class ChatWindow(QWidget):
         if not self.busy:
             self.status.setText(
                 translate("Chat", "%Ln recent message(s) of {session}.", "", len(earlier)).format(
-                    session=self.session
+                    session=name_of(self.state.session(self.session), self.session)
                 )
                 if earlier
                 else ""
@@ -206,6 +221,25 @@ class ChatWindow(QWidget):
 
     def _on_history_failed(self, exc: BaseException) -> None:
         self._show_error(exc, translate("Chat", "loading the conversation"))
+
+    def _on_session_did_go(self, session: str) -> None:
+        """The session's messages were deleted: the transcript keeps only the turn running now."""
+        if session != self.session:
+            return
+        self._entries = [e for e in self._entries if not e.saved]
+        self._render()
+        if not self.busy:
+            self.status.setStyleSheet("")
+            self.status.setText(translate("Chat", "The messages of this conversation were deleted."))
+
+    def _on_messages_did_go(self, session: str, _ids: object) -> None:
+        """Messages of the session were forgotten: the transcript is read again (the turn running now
+        stays)."""
+        if session != self.session:
+            return
+        self._entries = [e for e in self._entries if not e.saved]
+        self._render()
+        self._load_history()
 
     # -- a turn -----------------------------------------------------------------------------------
 
@@ -238,7 +272,9 @@ class ChatWindow(QWidget):
             self._weak(lambda w, result: w._on_turn_done(token, result)),
             self._weak(lambda w, exc: w._on_turn_failed(token, text, exc)),
             pool="network",
-            label=translate("Chat", "Chat in {session}").format(session=session),
+            label=translate("Chat", "Chat in {session}").format(
+                session=name_of(self.state.session(session), session)
+            ),
         )
 
     def stop(self) -> None:

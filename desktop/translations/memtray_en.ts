@@ -19,6 +19,30 @@
     </message>
 </context>
 <context>
+    <name>Chooser</name>
+    <message numerus="yes">
+        <source>Reset deletes the %Ln message(s) of “{session}”, after you confirm.</source>
+        <translation>
+            <numerusform>Reset deletes the %Ln message of “{session}”, after you confirm.</numerusform>
+            <numerusform>Reset deletes the %Ln messages of “{session}”, after you confirm.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact all (%n)</source>
+        <translation>
+            <numerusform>Compact all (%n)</numerusform>
+            <numerusform>Compact all (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact the %n session(s) larger than {target}</source>
+        <translation>
+            <numerusform>Compact the %n session larger than {target}</numerusform>
+            <numerusform>Compact the %n sessions larger than {target}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Conversation</name>
     <message numerus="yes">
         <source>&lt;b&gt;{session}&lt;/b&gt; — %Ln recent message(s) · compacted</source>
@@ -59,6 +83,13 @@
         <translation>
             <numerusform>%n day</numerusform>
             <numerusform>%n days</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its last use</source>
+        <translation>
+            <numerusform>Tool errors and their fixes, shared by every session; a record is kept %n day after its last use</numerusform>
+            <numerusform>Tool errors and their fixes, shared by every session; a record is kept %n days after its last use</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -110,24 +141,52 @@
 <context>
     <name>Operations</name>
     <message numerus="yes">
-        <source>%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.</source>
+        <source>%Ln message(s) deleted (a private chat is not archived), {kept} kept; recent history {before} → {after} in {took}.</source>
         <translation>
-            <numerusform>%Ln message trimmed into the archive, {kept} kept; {before} → {after} in {took}.</numerusform>
-            <numerusform>%Ln messages trimmed into the archive, {kept} kept; {before} → {after} in {took}.</numerusform>
+            <numerusform>%Ln message deleted (a private chat is not archived), {kept} kept; recent history {before} → {after} in {took}.</numerusform>
+            <numerusform>%Ln messages deleted (a private chat is not archived), {kept} kept; recent history {before} → {after} in {took}.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>%Ln message(s) trimmed in {touched} of {count} sessions in {took}.</source>
+        <source>%Ln message(s) moved to the archive, {kept} kept; recent history {before} → {after} in {took}.</source>
         <translation>
-            <numerusform>%Ln message trimmed in {touched} of {count} sessions in {took}.</numerusform>
-            <numerusform>%Ln messages trimmed in {touched} of {count} sessions in {took}.</numerusform>
+            <numerusform>%Ln message moved to the archive, {kept} kept; recent history {before} → {after} in {took}.</numerusform>
+            <numerusform>%Ln messages moved to the archive, {kept} kept; recent history {before} → {after} in {took}.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>Nothing to trim in %n session(s) ({took}).</source>
+        <source>The recent history of all %n session(s) is not more than {target} (the limit is {limit}) ({took}).</source>
         <translation>
-            <numerusform>Nothing to trim in %n session ({took}).</numerusform>
-            <numerusform>Nothing to trim in %n sessions ({took}).</numerusform>
+            <numerusform>The recent history of the %n session is not more than {target} (the limit is {limit}) ({took}).</numerusform>
+            <numerusform>The recent history of all %n sessions is not more than {target} (the limit is {limit}) ({took}).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compacted %n session(s)</source>
+        <translation>
+            <numerusform>Compacted %n session</numerusform>
+            <numerusform>Compacted %n sessions</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}.</source>
+        <translation>
+            <numerusform>%Ln message trimmed from the recent history in {took}.</numerusform>
+            <numerusform>%Ln messages trimmed from the recent history in {took}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.</source>
+        <translation>
+            <numerusform>%Ln message trimmed from the recent history in {took}; {others} left as they were.</numerusform>
+            <numerusform>%Ln messages trimmed from the recent history in {took}; {others} left as they were.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n other session(s)</source>
+        <translation>
+            <numerusform>%n other session</numerusform>
+            <numerusform>%n other sessions</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -237,6 +296,13 @@
 </context>
 <context>
     <name>Settings</name>
+    <message numerus="yes">
+        <source>Summarize conversations on a schedule (every %n minute(s))</source>
+        <translation>
+            <numerusform>Summarize conversations on a schedule (every minute)</numerusform>
+            <numerusform>Summarize conversations on a schedule (every %n minutes)</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source> (%Ln message(s) waiting to be embedded)</source>
         <translation>

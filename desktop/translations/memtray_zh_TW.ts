@@ -2,6 +2,229 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_TW">
 <context>
+    <name></name>
+    <message>
+        <source>API error or synthetic message</source>
+        <translation>API 錯誤或合成訊息</translation>
+    </message>
+    <message>
+        <source>assistant call to a tool</source>
+        <translation>助理的工具呼叫</translation>
+    </message>
+    <message>
+        <source>tool call or result</source>
+        <translation>工具呼叫或結果</translation>
+    </message>
+    <message>
+        <source>attachment (file not imported)</source>
+        <translation>附件（檔案未匯入）</translation>
+    </message>
+    <message>
+        <source>file (not imported)</source>
+        <translation>檔案（未匯入）</translation>
+    </message>
+    <message>
+        <source>image (not imported)</source>
+        <translation>圖片（未匯入）</translation>
+    </message>
+    <message>
+        <source>image or document (not imported)</source>
+        <translation>圖片或文件（未匯入）</translation>
+    </message>
+    <message>
+        <source>image or file part</source>
+        <translation>圖片或檔案部分</translation>
+    </message>
+    <message>
+        <source>non-text content part (image, file)</source>
+        <translation>非文字內容（圖片、檔案）</translation>
+    </message>
+    <message>
+        <source>other content block</source>
+        <translation>其他內容區塊</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考過程</translation>
+    </message>
+    <message>
+        <source>compaction summary</source>
+        <translation>壓縮摘要</translation>
+    </message>
+    <message>
+        <source>injected context</source>
+        <translation>注入的上下文</translation>
+    </message>
+    <message>
+        <source>meta or injected context</source>
+        <translation>中繼資料或注入的上下文</translation>
+    </message>
+    <message>
+        <source>interruption marker</source>
+        <translation>中斷標記</translation>
+    </message>
+    <message>
+        <source>slash command or its output</source>
+        <translation>斜線指令或其輸出</translation>
+    </message>
+    <message>
+        <source>subagent line</source>
+        <translation>子代理的行</translation>
+    </message>
+    <message>
+        <source>subagent transcript</source>
+        <translation>子代理的紀錄</translation>
+    </message>
+    <message>
+        <source>developer or system message</source>
+        <translation>開發者或系統訊息</translation>
+    </message>
+    <message>
+        <source>hidden message</source>
+        <translation>隱藏的訊息</translation>
+    </message>
+    <message>
+        <source>empty message</source>
+        <translation>空白訊息</translation>
+    </message>
+    <message>
+        <source>structural line (system, summary, progress, snapshot …)</source>
+        <translation>結構資料行（系統、摘要、進度、快照…）</translation>
+    </message>
+    <message>
+        <source>structural line (session meta, turn context, token count …)</source>
+        <translation>結構資料行（工作階段資訊、回合脈絡、token 計數…）</translation>
+    </message>
+    <message>
+        <source>the same turn as an event (one stream is imported)</source>
+        <translation>以事件重複記錄的同一回合（只匯入一份）</translation>
+    </message>
+    <message>
+        <source>conversation found twice (the copy updated last is imported)</source>
+        <translation>重複的對話（匯入最後更新的那份）</translation>
+    </message>
+    <message>
+        <source>message in both history.db and history.json (imported once)</source>
+        <translation>同時在 history.db 與 history.json 中的訊息（只匯入一次）</translation>
+    </message>
+    <message>
+        <source>temp- session (throwaway)</source>
+        <translation>temp- 工作階段（暫時）</translation>
+    </message>
+    <message>
+        <source>folder name is not a session id</source>
+        <translation>資料夾名稱不是工作階段 ID</translation>
+    </message>
+    <message>
+        <source>session with an unreadable history.json</source>
+        <translation>history.json 無法讀取的工作階段</translation>
+    </message>
+    <message>
+        <source>unreadable history.db (only history.json was read)</source>
+        <translation>無法讀取的 history.db（只讀了 history.json）</translation>
+    </message>
+    <message>
+        <source>session without messages</source>
+        <translation>沒有訊息的工作階段</translation>
+    </message>
+    <message>
+        <source>summary.json of a session without messages</source>
+        <translation>沒有訊息之工作階段的 summary.json</translation>
+    </message>
+    <message>
+        <source>unreadable summary.json</source>
+        <translation>無法讀取的 summary.json</translation>
+    </message>
+    <message>
+        <source>summary.json without summary keys</source>
+        <translation>沒有摘要欄位的 summary.json</translation>
+    </message>
+    <message>
+        <source>broken conversation</source>
+        <translation>損壞的對話</translation>
+    </message>
+    <message>
+        <source>conversation without messages</source>
+        <translation>沒有訊息的對話</translation>
+    </message>
+    <message>
+        <source>transcript without a usable session id</source>
+        <translation>沒有可用工作階段 ID 的紀錄</translation>
+    </message>
+    <message>
+        <source>transcript without messages</source>
+        <translation>沒有訊息的紀錄</translation>
+    </message>
+    <message>
+        <source>unreadable transcript</source>
+        <translation>無法讀取的紀錄</translation>
+    </message>
+    <message>
+        <source>line that is not JSON</source>
+        <translation>不是 JSON 的行</translation>
+    </message>
+    <message>
+        <source>line that is not an object</source>
+        <translation>不是物件的行</translation>
+    </message>
+    <message>
+        <source>watched folder that does not exist</source>
+        <translation>不存在的監看資料夾</translation>
+    </message>
+    <message>
+        <source>watched folder without agent transcripts</source>
+        <translation>沒有代理程式紀錄的監看資料夾</translation>
+    </message>
+    <message>
+        <source>broken message</source>
+        <translation>損壞的訊息</translation>
+    </message>
+    <message>
+        <source>message with an unknown author</source>
+        <translation>作者不明的訊息</translation>
+    </message>
+    <message>
+        <source>message with an unknown sender</source>
+        <translation>傳送者不明的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time that is not a number</source>
+        <translation>時間不是數字的訊息</translation>
+    </message>
+    <message>
+        <source>message with a negative time</source>
+        <translation>時間為負數的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time before 1990</source>
+        <translation>時間早於 1990 年的訊息</translation>
+    </message>
+    <message>
+        <source>message with a time after 2200</source>
+        <translation>時間晚於 2200 年的訊息</translation>
+    </message>
+    <message>
+        <source>{value} message</source>
+        <translation>{value} 訊息</translation>
+    </message>
+    <message>
+        <source>non-text message ({value})</source>
+        <translation>非文字訊息（{value}）</translation>
+    </message>
+    <message>
+        <source>non-text part ({value})</source>
+        <translation>非文字部分（{value}）</translation>
+    </message>
+    <message>
+        <source>message longer than {value} characters</source>
+        <translation>超過 {value} 個字元的訊息</translation>
+    </message>
+    <message>
+        <source>file that is not {value}</source>
+        <translation>不是 {value} 的檔案</translation>
+    </message>
+</context>
+<context>
     <name>About</name>
     <message>
         <source>About memtray</source>
@@ -51,60 +274,88 @@
         <translation>說明(&amp;H)</translation>
     </message>
     <message>
-        <source>Open sessions…</source>
-        <translation>開啟對話列表…</translation>
+        <source>&amp;Open sessions…</source>
+        <translation>開啟對話列表(&amp;O)…</translation>
     </message>
     <message>
-        <source>Search…</source>
-        <translation>搜尋…</translation>
+        <source>&amp;Search…</source>
+        <translation>搜尋(&amp;S)…</translation>
     </message>
     <message>
-        <source>Search memory…</source>
-        <translation>搜尋記憶…</translation>
+        <source>Search &amp;memory…</source>
+        <translation>搜尋記憶(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import…</source>
+        <translation>匯入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新對話(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Continue</source>
+        <translation>繼續對話(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Summari&amp;ze now</source>
+        <translation>立即產生摘要(&amp;Z)</translation>
+    </message>
+    <message>
+        <source>Com&amp;pact…</source>
+        <translation>整理近期紀錄(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Reset…</source>
+        <translation>重設(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation>設定(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;About memtray</source>
+        <translation>關於 memtray(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>結束(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Repair the data&amp;base…</source>
+        <translation>修復資料庫(&amp;B)…</translation>
     </message>
     <message>
         <source>One box over every conversation; Enter opens the one you choose</source>
         <translation>一個搜尋框找遍所有對話；按 Enter 開啟選中的那一則</translation>
     </message>
     <message>
-        <source>Import…</source>
-        <translation>匯入…</translation>
-    </message>
-    <message>
-        <source>New chat</source>
-        <translation>新對話</translation>
-    </message>
-    <message>
-        <source>Continue</source>
-        <translation>繼續對話</translation>
-    </message>
-    <message>
-        <source>Summarize now</source>
-        <translation>立即產生摘要</translation>
-    </message>
-    <message>
         <source>The summarizer is not part of this build</source>
         <translation>這個版本沒有摘要功能</translation>
-    </message>
-    <message>
-        <source>Compact…</source>
-        <translation>整理近期紀錄…</translation>
-    </message>
-    <message>
-        <source>Reset…</source>
-        <translation>重設…</translation>
     </message>
     <message>
         <source>Deletes a session&apos;s messages; its summary is kept</source>
         <translation>刪除一段對話的訊息；保留它的摘要</translation>
     </message>
     <message>
-        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
-        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
+        <source>Res&amp;ume summaries</source>
+        <translation>恢復自動摘要(&amp;U)</translation>
     </message>
     <message>
-        <source>Repair the database…</source>
-        <translation>修復資料庫…</translation>
+        <source>Pa&amp;use summaries</source>
+        <translation>暫停自動摘要(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Resume &amp;embedding</source>
+        <translation>繼續建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Pause &amp;embedding</source>
+        <translation>暫停建立語意索引(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Search by meaning learns new messages in the background; paused, they wait until you resume, after a restart too</source>
+        <translation>語意搜尋會在背景學習新訊息；暫停時新訊息會排隊等候，直到你繼續為止（重新啟動後也一樣）</translation>
     </message>
     <message>
         <source>Moves the damaged database aside and rebuilds it from what can still be read</source>
@@ -114,40 +365,24 @@
         <source>Moves older messages out of the recent history sent to the model; they stay in the archive and can still be searched</source>
         <translation>把較舊的訊息移出每次送給模型的近期紀錄；它們會保存在封存區，仍然搜尋得到</translation>
     </message>
-    <message>
-        <source>Resume summaries</source>
-        <translation>恢復自動摘要</translation>
-    </message>
-    <message>
-        <source>Pause summaries</source>
-        <translation>暫停自動摘要</translation>
-    </message>
-    <message>
-        <source>Resume embedding</source>
-        <translation>繼續建立語意索引</translation>
-    </message>
-    <message>
-        <source>Pause embedding</source>
-        <translation>暫停建立語意索引</translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation>設定…</translation>
-    </message>
-    <message>
-        <source>About memtray</source>
-        <translation>關於 memtray</translation>
-    </message>
-    <message>
-        <source>Quit</source>
-        <translation>結束</translation>
-    </message>
 </context>
 <context>
     <name>App</name>
     <message>
         <source>This desktop has no system tray, so memtray runs as this window: its menus hold everything the tray menu would. Closing it quits memtray; scheduled summaries run while it is open.</source>
         <translation>這個桌面環境沒有系統匣，所以 memtray 以這個視窗執行：系統匣選單裡的功能都在上方的選單中。關閉視窗就會結束 memtray；視窗開著的時候，排定的摘要會照常進行。</translation>
+    </message>
+    <message>
+        <source>memtray runs in the system tray: click its icon for your sessions, search, chat and settings.</source>
+        <translation>memtray 在系統匣執行：按它的圖示就能看對話、搜尋、聊天和設定。</translation>
+    </message>
+    <message>
+        <source>{keys} searches your memory from anywhere.</source>
+        <translation>在任何地方按 {keys} 都能搜尋你的記憶。</translation>
+    </message>
+    <message>
+        <source>memtray is running</source>
+        <translation>memtray 已在執行</translation>
     </message>
     <message>
         <source>opening the memory</source>
@@ -167,6 +402,22 @@
     <message>
         <source>Write a message… (Ctrl+Enter sends)</source>
         <translation>輸入訊息…（按 Ctrl+Enter 送出）</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>對話內容</translation>
+    </message>
+    <message>
+        <source>The conversation so far</source>
+        <translation>到目前為止的對話</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>Your next message; Ctrl+Enter sends it</source>
+        <translation>你的下一則訊息；按 Ctrl+Enter 送出</translation>
     </message>
     <message>
         <source>Send</source>
@@ -193,6 +444,10 @@
     <message>
         <source>loading the conversation</source>
         <translation>載入對話</translation>
+    </message>
+    <message>
+        <source>The messages of this conversation were deleted.</source>
+        <translation>這段對話的訊息已刪除。</translation>
     </message>
     <message>
         <source>Thinking…</source>
@@ -236,16 +491,8 @@
 <context>
     <name>Chooser</name>
     <message>
-        <source>Compact all</source>
-        <translation>全部整理</translation>
-    </message>
-    <message>
         <source>memtray: compact a session</source>
         <translation>memtray：整理對話的近期紀錄</translation>
-    </message>
-    <message>
-        <source>Compacting moves a session&apos;s older messages out of the recent history sent to the model (history.json); they stay in the archive and can still be searched.</source>
-        <translation>整理會把對話中較舊的訊息移出每次送給模型的近期紀錄（history.json）；它們仍保存在封存中，也還能搜尋。</translation>
     </message>
     <message>
         <source>Compact</source>
@@ -262,6 +509,44 @@
     <message>
         <source>Reset…</source>
         <translation>重設…</translation>
+    </message>
+    <message>
+        <source>Compacting moves a session&apos;s oldest messages out of the recent history the model sees with each message; they stay in the archive and can still be searched. The limit is {limit}: a session larger than {target} is trimmed to about {target}, a smaller one is left as it is.</source>
+        <translation>整理會把對話中最舊的訊息移出每次送給模型的近期紀錄；它們仍保存在封存中，也還能搜尋。上限是 {limit}：近期紀錄超過 {target} 的對話會整理到約 {target}，較小的保持原樣。</translation>
+    </message>
+    <message>
+        <source>Choose a session to see what happens to it.</source>
+        <translation>選一個對話，看看它會有什麼變化。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reset deletes the %Ln message(s) of “{session}”, after you confirm.</source>
+        <translation>
+            <numerusform>確認後，重設會刪除「{session}」的 %Ln 則訊息。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history, not more than {target}: compacting changes nothing.</source>
+        <translation>「{session}」的近期紀錄是 {size}，沒有超過 {target}：整理不會改變任何東西。</translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history: compacting deletes its oldest messages until about {target} remain (a private chat is not archived).</source>
+        <translation>「{session}」的近期紀錄是 {size}：整理會刪除最舊的訊息，直到剩下約 {target}（私密對話不會封存）。</translation>
+    </message>
+    <message>
+        <source>“{session}” has {size} of recent history: compacting moves its oldest messages to the archive until about {target} remain.</source>
+        <translation>「{session}」的近期紀錄是 {size}：整理會把最舊的訊息移到封存區，直到剩下約 {target}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact all (%n)</source>
+        <translation>
+            <numerusform>全部整理（%n）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compact the %n session(s) larger than {target}</source>
+        <translation>
+            <numerusform>整理近期紀錄超過 {target} 的 %n 個對話</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -287,8 +572,28 @@
         <translation>把整個對話存成檔案</translation>
     </message>
     <message>
+        <source>Messages</source>
+        <translation>訊息</translation>
+    </message>
+    <message>
+        <source>The session&apos;s messages, oldest first; Ctrl+C copies the selected ones</source>
+        <translation>此工作階段的訊息，最舊的在前；按 Ctrl+C 複製選取的訊息</translation>
+    </message>
+    <message>
+        <source>Selected message</source>
+        <translation>選取的訊息</translation>
+    </message>
+    <message>
+        <source>The whole text of the selected message</source>
+        <translation>選取訊息的完整內容</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;{session}&lt;/b&gt; — loading…</source>
         <translation>&lt;b&gt;{session}&lt;/b&gt; — 載入中…</translation>
+    </message>
+    <message>
+        <source>Exporting “{session}”</source>
+        <translation>正在匯出「{session}」</translation>
     </message>
     <message>
         <source>Export session</source>
@@ -340,10 +645,6 @@
         <source>“{session}” is now called “{title}”.</source>
         <translation>「{session}」現在叫做「{title}」。</translation>
     </message>
-    <message>
-        <source>renaming {session}</source>
-        <translation>重新命名 {session}</translation>
-    </message>
     <message numerus="yes">
         <source>This deletes the whole session: its %Ln message(s) (the recent history and the archive, with their search index), its summary and its folder. The error memory is kept (it is shared by all sessions). This cannot be undone.</source>
         <translation>
@@ -363,8 +664,12 @@
         <translation>移除</translation>
     </message>
     <message>
-        <source>removing {session}</source>
-        <translation>移除 {session}</translation>
+        <source>renaming “{session}”</source>
+        <translation>重新命名「{session}」</translation>
+    </message>
+    <message>
+        <source>removing “{session}”</source>
+        <translation>移除「{session}」</translation>
     </message>
     <message>
         <source>It is deleted everywhere: the recent history, the archive, the search index and the vectors, and its text is overwritten on disk. The session&apos;s summary is deleted too; the next summary run writes it again from the messages that remain.</source>
@@ -399,8 +704,8 @@
         <translation>遺忘訊息</translation>
     </message>
     <message>
-        <source>Removed {session}</source>
-        <translation>已移除 {session}</translation>
+        <source>Removed “{session}”</source>
+        <translation>已移除「{session}」</translation>
     </message>
     <message numerus="yes">
         <source>%Ln message(s) deleted with the session; the error memory was kept.</source>
@@ -469,9 +774,15 @@
         <source>Search the error memory (tool, symptom, cause)</source>
         <translation>搜尋工具錯誤紀錄（工具、症狀、原因）</translation>
     </message>
+    <message numerus="yes">
+        <source>Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its last use</source>
+        <translation>
+            <numerusform>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 %n 天</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Tool errors and their fixes, shared by every session; a record is kept 90 days after its last use</source>
-        <translation>工具出錯的情形和解決方法，所有對話共用；每筆紀錄在最後一次用到後保留 90 天</translation>
+        <source>Search the error memory</source>
+        <translation>搜尋工具錯誤紀錄</translation>
     </message>
     <message>
         <source>Forget</source>
@@ -480,6 +791,14 @@
     <message>
         <source>Delete the selected records</source>
         <translation>刪除選取的紀錄</translation>
+    </message>
+    <message>
+        <source>Error memory</source>
+        <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>Tool errors and their fixes; Forget deletes the selected ones</source>
+        <translation>工具出錯的情形和解決方法；「忘記」會刪除選取的紀錄</translation>
     </message>
     <message numerus="yes">
         <source>%n record(s) found</source>
@@ -521,6 +840,10 @@
     <message>
         <source>The session no longer exists ({detail}). It may have been removed by another program.</source>
         <translation>這個對話已經不存在（{detail}），可能被其他程式刪除了。</translation>
+    </message>
+    <message>
+        <source>A Gemini key is one word of text, without spaces: check what was pasted.</source>
+        <translation>Gemini 金鑰是一串不含空白的文字：請檢查貼上的內容。</translation>
     </message>
     <message>
         <source>That setting was not saved: {detail}.</source>
@@ -587,8 +910,8 @@
         <translation>連不上 Gemini（網路中斷或伺服器出錯），memtray 稍後會再試一次。</translation>
     </message>
     <message>
-        <source>The summary could not be written: {detail}.</source>
-        <translation>無法寫入摘要：{detail}。</translation>
+        <source>The Gemini call failed: {detail}.</source>
+        <translation>呼叫 Gemini 失敗：{detail}。</translation>
     </message>
     <message>
         <source>This computer has no secure key store (OS keyring), so the key cannot be saved, and memtray never saves it in plain text. Use it for this session only, or set GEMINI_API_KEY in the environment.</source>
@@ -821,213 +1144,6 @@
     </message>
 </context>
 <context>
-    <name>ImportReason</name>
-    <message>
-        <source>API error or synthetic message</source>
-        <translation>API 錯誤或合成訊息</translation>
-    </message>
-    <message>
-        <source>assistant call to a tool</source>
-        <translation>助理的工具呼叫</translation>
-    </message>
-    <message>
-        <source>attachment (file not imported)</source>
-        <translation>附件（檔案未匯入）</translation>
-    </message>
-    <message>
-        <source>broken conversation</source>
-        <translation>損壞的對話</translation>
-    </message>
-    <message>
-        <source>broken message</source>
-        <translation>損壞的訊息</translation>
-    </message>
-    <message>
-        <source>compaction summary</source>
-        <translation>壓縮摘要</translation>
-    </message>
-    <message>
-        <source>conversation found twice (the copy updated last is imported)</source>
-        <translation>重複的對話（匯入最後更新的那份）</translation>
-    </message>
-    <message>
-        <source>conversation without messages</source>
-        <translation>沒有訊息的對話</translation>
-    </message>
-    <message>
-        <source>developer or system message</source>
-        <translation>開發者或系統訊息</translation>
-    </message>
-    <message>
-        <source>empty message</source>
-        <translation>空白訊息</translation>
-    </message>
-    <message>
-        <source>file (not imported)</source>
-        <translation>檔案（未匯入）</translation>
-    </message>
-    <message>
-        <source>folder name is not a session id</source>
-        <translation>資料夾名稱不是工作階段 ID</translation>
-    </message>
-    <message>
-        <source>hidden message</source>
-        <translation>隱藏的訊息</translation>
-    </message>
-    <message>
-        <source>image (not imported)</source>
-        <translation>圖片（未匯入）</translation>
-    </message>
-    <message>
-        <source>image or document (not imported)</source>
-        <translation>圖片或文件（未匯入）</translation>
-    </message>
-    <message>
-        <source>image or file part</source>
-        <translation>圖片或檔案部分</translation>
-    </message>
-    <message>
-        <source>injected context</source>
-        <translation>注入的上下文</translation>
-    </message>
-    <message>
-        <source>interruption marker</source>
-        <translation>中斷標記</translation>
-    </message>
-    <message>
-        <source>line that is not JSON</source>
-        <translation>不是 JSON 的行</translation>
-    </message>
-    <message>
-        <source>line that is not an object</source>
-        <translation>不是物件的行</translation>
-    </message>
-    <message>
-        <source>message in both history.db and history.json (imported once)</source>
-        <translation>同時在 history.db 與 history.json 中的訊息（只匯入一次）</translation>
-    </message>
-    <message>
-        <source>message with a negative time</source>
-        <translation>時間為負數的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time after 2200</source>
-        <translation>時間晚於 2200 年的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time before 1990</source>
-        <translation>時間早於 1990 年的訊息</translation>
-    </message>
-    <message>
-        <source>message with a time that is not a number</source>
-        <translation>時間不是數字的訊息</translation>
-    </message>
-    <message>
-        <source>message with an unknown author</source>
-        <translation>作者不明的訊息</translation>
-    </message>
-    <message>
-        <source>message with an unknown sender</source>
-        <translation>傳送者不明的訊息</translation>
-    </message>
-    <message>
-        <source>meta or injected context</source>
-        <translation>中繼資料或注入的上下文</translation>
-    </message>
-    <message>
-        <source>non-text content part (image, file)</source>
-        <translation>非文字內容（圖片、檔案）</translation>
-    </message>
-    <message>
-        <source>other content block</source>
-        <translation>其他內容區塊</translation>
-    </message>
-    <message>
-        <source>session with an unreadable history.json</source>
-        <translation>history.json 無法讀取的工作階段</translation>
-    </message>
-    <message>
-        <source>session without messages</source>
-        <translation>沒有訊息的工作階段</translation>
-    </message>
-    <message>
-        <source>slash command or its output</source>
-        <translation>斜線指令或其輸出</translation>
-    </message>
-    <message>
-        <source>subagent line</source>
-        <translation>子代理的行</translation>
-    </message>
-    <message>
-        <source>subagent transcript</source>
-        <translation>子代理的紀錄</translation>
-    </message>
-    <message>
-        <source>summary.json of a session without messages</source>
-        <translation>沒有訊息之工作階段的 summary.json</translation>
-    </message>
-    <message>
-        <source>summary.json without summary keys</source>
-        <translation>沒有摘要欄位的 summary.json</translation>
-    </message>
-    <message>
-        <source>temp- session (throwaway)</source>
-        <translation>temp- 工作階段（暫時）</translation>
-    </message>
-    <message>
-        <source>the same turn as an event (one stream is imported)</source>
-        <translation>以事件重複記錄的同一回合（只匯入一份）</translation>
-    </message>
-    <message>
-        <source>thinking</source>
-        <translation>思考過程</translation>
-    </message>
-    <message>
-        <source>tool call or result</source>
-        <translation>工具呼叫或結果</translation>
-    </message>
-    <message>
-        <source>transcript without a usable session id</source>
-        <translation>沒有可用工作階段 ID 的紀錄</translation>
-    </message>
-    <message>
-        <source>transcript without messages</source>
-        <translation>沒有訊息的紀錄</translation>
-    </message>
-    <message>
-        <source>unreadable history.db (only history.json was read)</source>
-        <translation>無法讀取的 history.db（只讀了 history.json）</translation>
-    </message>
-    <message>
-        <source>unreadable summary.json</source>
-        <translation>無法讀取的 summary.json</translation>
-    </message>
-    <message>
-        <source>unreadable transcript</source>
-        <translation>無法讀取的紀錄</translation>
-    </message>
-    <message>
-        <source>non-text part ({value})</source>
-        <translation>非文字部分（{value}）</translation>
-    </message>
-    <message>
-        <source>non-text message ({value})</source>
-        <translation>非文字訊息（{value}）</translation>
-    </message>
-    <message>
-        <source>message longer than {value} characters</source>
-        <translation>超過 {value} 個字元的訊息</translation>
-    </message>
-    <message>
-        <source>file that is not {value}</source>
-        <translation>不是 {value} 的檔案</translation>
-    </message>
-    <message>
-        <source>{value} message</source>
-        <translation>{value} 訊息</translation>
-    </message>
-</context>
-<context>
     <name>Keys</name>
     <message>
         <source>The key comes from the GEMINI_API_KEY environment variable ({masked}); it wins over the keyring.</source>
@@ -1048,10 +1164,6 @@
     <message>
         <source>This computer has no secure key store (OS keyring), and memtray never saves the key in plain text. Paste a key and press “Use for this session only”: it is kept in memory until memtray quits (or set GEMINI_API_KEY in the environment).</source>
         <translation>這台電腦沒有安全的金鑰儲存區（系統鑰匙圈），而 memtray 絕不會把金鑰存成明文。請貼上金鑰並按「只在這次執行使用」：金鑰只保留在記憶體中，直到 memtray 結束（或設定環境變數 GEMINI_API_KEY）。</translation>
-    </message>
-    <message>
-        <source>the key must be one word of text</source>
-        <translation>金鑰必須是一串不含空白的文字</translation>
     </message>
     <message>
         <source>This key works: {model} answered in {seconds} s.</source>
@@ -1091,36 +1203,6 @@
         <source>{seconds} s</source>
         <translation>{seconds} 秒</translation>
     </message>
-    <message>
-        <source>Compacted {session}</source>
-        <translation>已整理 {session}</translation>
-    </message>
-    <message>
-        <source>Nothing to trim: history.json is {size}, under the limit ({took}).</source>
-        <translation>不需要整理：近期紀錄（history.json）目前是 {size}，還沒超過上限（耗時 {took}）。</translation>
-    </message>
-    <message numerus="yes">
-        <source>%Ln message(s) trimmed into the archive, {kept} kept; {before} → {after} in {took}.</source>
-        <translation>
-            <numerusform>已把 %Ln 則較舊的訊息移到封存區（仍可搜尋），近期紀錄保留 {kept} 則；大小 {before} → {after}，耗時 {took}。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%Ln message(s) trimmed in {touched} of {count} sessions in {took}.</source>
-        <translation>
-            <numerusform>在 {count} 個對話中的 {touched} 個，把 %Ln 則較舊的訊息移到封存區，耗時 {took}。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Nothing to trim in %n session(s) ({took}).</source>
-        <translation>
-            <numerusform>%n 個對話都不需要整理（耗時 {took}）。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Compacted all sessions</source>
-        <translation>已整理所有對話</translation>
-    </message>
     <message numerus="yes">
         <source>%Ln message(s) deleted; summary and error memory kept ({took}).</source>
         <translation>
@@ -1132,10 +1214,6 @@
         <translation>
             <numerusform>已刪除 %Ln 則訊息；工具錯誤紀錄保留著（耗時 {took}）。</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Reset {session}</source>
-        <translation>已重設 {session}</translation>
     </message>
     <message>
         <source>Summarized</source>
@@ -1168,8 +1246,74 @@
         </translation>
     </message>
     <message>
-        <source>Summarized {session}</source>
-        <translation>已摘要 {session}</translation>
+        <source>Nothing to compact in “{session}”</source>
+        <translation>「{session}」不需要整理</translation>
+    </message>
+    <message>
+        <source>Its recent history is {size}, not more than {target} (the limit is {limit}): nothing was moved ({took}).</source>
+        <translation>它的近期紀錄是 {size}，沒有超過 {target}（上限是 {limit}）：沒有移動任何訊息（耗時 {took}）。</translation>
+    </message>
+    <message>
+        <source>Its recent history is {size}, but its newest exchange always stays and is most of it: nothing was moved ({took}).</source>
+        <translation>它的近期紀錄是 {size}，但大部分是一定會保留的最新一輪對話：沒有移動任何訊息（耗時 {took}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) deleted (a private chat is not archived), {kept} kept; recent history {before} → {after} in {took}.</source>
+        <translation>
+            <numerusform>已刪除 %Ln 則訊息（私密對話不會封存），保留 {kept} 則；近期紀錄 {before} → {after}，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) moved to the archive, {kept} kept; recent history {before} → {after} in {took}.</source>
+        <translation>
+            <numerusform>已把 %Ln 則訊息移到封存區，保留 {kept} 則；近期紀錄 {before} → {after}，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Compacted “{session}”</source>
+        <translation>已整理「{session}」</translation>
+    </message>
+    <message>
+        <source>Nothing to compact</source>
+        <translation>不需要整理</translation>
+    </message>
+    <message numerus="yes">
+        <source>The recent history of all %n session(s) is not more than {target} (the limit is {limit}) ({took}).</source>
+        <translation>
+            <numerusform>%n 個對話的近期紀錄都沒有超過 {target}（上限是 {limit}）（耗時 {took}）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Compacted %n session(s)</source>
+        <translation>
+            <numerusform>已整理 %n 個對話</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}.</source>
+        <translation>
+            <numerusform>已從近期紀錄移出 %Ln 則訊息，耗時 {took}。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln message(s) trimmed from the recent history in {took}; {others} left as they were.</source>
+        <translation>
+            <numerusform>已從近期紀錄移出 %Ln 則訊息，耗時 {took}；{others}保持原樣。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n other session(s)</source>
+        <translation>
+            <numerusform>其他 %n 個對話</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Reset “{session}”</source>
+        <translation>已重設「{session}」</translation>
+    </message>
+    <message>
+        <source>Summarized “{session}”</source>
+        <translation>已摘要「{session}」</translation>
     </message>
     <message>
         <source>{what} ({took}).</source>
@@ -1212,12 +1356,28 @@
         </translation>
     </message>
     <message>
-        <source>compacting {session}</source>
-        <translation>整理 {session}</translation>
+        <source>compacting “{session}”</source>
+        <translation>整理「{session}」</translation>
     </message>
     <message>
-        <source>Compacting {session}</source>
-        <translation>正在整理 {session}</translation>
+        <source>Compacting “{session}”</source>
+        <translation>正在整理「{session}」</translation>
+    </message>
+    <message>
+        <source>resetting “{session}”</source>
+        <translation>重設「{session}」</translation>
+    </message>
+    <message>
+        <source>Resetting “{session}”</source>
+        <translation>正在重設「{session}」</translation>
+    </message>
+    <message>
+        <source>summarizing “{session}”</source>
+        <translation>摘要「{session}」</translation>
+    </message>
+    <message>
+        <source>Summarizing “{session}”</source>
+        <translation>正在摘要「{session}」</translation>
     </message>
     <message>
         <source>compacting all sessions</source>
@@ -1254,24 +1414,8 @@
         <translation>重設</translation>
     </message>
     <message>
-        <source>resetting {session}</source>
-        <translation>重設 {session}</translation>
-    </message>
-    <message>
-        <source>Resetting {session}</source>
-        <translation>正在重設 {session}</translation>
-    </message>
-    <message>
         <source>The summarizer is not part of this build.</source>
         <translation>這個版本沒有摘要功能。</translation>
-    </message>
-    <message>
-        <source>summarizing {session}</source>
-        <translation>摘要 {session}</translation>
-    </message>
-    <message>
-        <source>Summarizing {session}</source>
-        <translation>正在摘要 {session}</translation>
     </message>
     <message>
         <source>summarizing</source>
@@ -1326,6 +1470,18 @@
     <message>
         <source>Search every conversation…</source>
         <translation>搜尋所有對話…</translation>
+    </message>
+    <message>
+        <source>Search memory</source>
+        <translation>搜尋記憶</translation>
+    </message>
+    <message>
+        <source>Up and Down choose a result, Enter opens it, Esc closes this window</source>
+        <translation>上下鍵選擇結果，Enter 開啟，Esc 關閉此視窗</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
     </message>
 </context>
 <context>
@@ -1441,6 +1597,26 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>hybrid</source>
         <translation>關鍵字＋語意</translation>
     </message>
+    <message>
+        <source>When</source>
+        <translation>時間</translation>
+    </message>
+    <message>
+        <source>How far back to search</source>
+        <translation>要往回搜尋多久</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>結果</translation>
+    </message>
+    <message>
+        <source>Each result with the messages around it; a result&apos;s link opens its conversation</source>
+        <translation>每個結果及其前後訊息；點結果的連結會開啟該對話</translation>
+    </message>
+    <message>
+        <source>New messages are embedded in the background; until they are, meaning search cannot rank them, and keywords still find them.</source>
+        <translation>新訊息會在背景建立語意索引；完成前，語意搜尋還排不到它們，關鍵字搜尋仍然找得到。</translation>
+    </message>
     <message numerus="yes">
         <source>{shown} of %n+ results</source>
         <translation>
@@ -1460,8 +1636,36 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         </translation>
     </message>
     <message>
+        <source>meaning search covers {embedded} of {total} messages so far</source>
+        <translation>語意搜尋目前涵蓋 {total} 則訊息中的 {embedded} 則</translation>
+    </message>
+    <message>
+        <source>{count} · {coverage}</source>
+        <translation>{count} · {coverage}</translation>
+    </message>
+    <message>
         <source>Search your conversations (&quot;quoted phrase&quot; stays a phrase)</source>
         <translation>搜尋你的對話（用 &quot;引號&quot; 括起來的詞組會整段比對）</translation>
+    </message>
+    <message>
+        <source>Searches every conversation as you type</source>
+        <translation>邊打字邊搜尋所有對話</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>比對方式</translation>
+    </message>
+    <message>
+        <source>Search by keywords, by meaning, or both</source>
+        <translation>依關鍵字、依語意，或兩者一起搜尋</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>範圍</translation>
+    </message>
+    <message>
+        <source>Every session, or the one open</source>
+        <translation>所有工作階段，或目前開啟的那一個</translation>
     </message>
     <message>
         <source>All sessions</source>
@@ -1541,8 +1745,8 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>這個對話的摘要上次更新的時間</translation>
     </message>
     <message>
-        <source>The size of the recent history (history.json); compaction keeps it small</source>
-        <translation>近期紀錄（history.json）的大小；整理會讓它保持精簡</translation>
+        <source>The size of the recent history; compaction keeps it under the limit set in Settings</source>
+        <translation>近期紀錄的大小；整理會讓它保持在設定中的上限以下</translation>
     </message>
     <message>
         <source>{session} (temporary)</source>
@@ -1557,12 +1761,24 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>篩選對話</translation>
     </message>
     <message>
+        <source>Shows only the sessions whose title or id holds these letters</source>
+        <translation>只顯示標題或 ID 含有這些字的對話</translation>
+    </message>
+    <message>
         <source>Show temporary sessions</source>
         <translation>顯示暫存對話</translation>
     </message>
     <message>
         <source>Sessions whose name starts with temp- (scratch work of other tools)</source>
         <translation>名稱以 temp- 開頭的對話（其他工具的臨時工作）</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>對話</translation>
+    </message>
+    <message>
+        <source>Every session, newest first; Enter opens one, F2 renames it, Delete removes it</source>
+        <translation>所有工作階段，最新的在前；Enter 開啟，F2 重新命名，Delete 移除</translation>
     </message>
     <message>
         <source>Rename…</source>
@@ -1647,9 +1863,11 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <source>When a session&apos;s recent history (the messages sent to the model each turn, kept in history.json) grows past this size, its older messages move to the archive. They can still be searched.</source>
         <translation>當一個對話的近期紀錄（每次會送給模型的訊息，存在 history.json）超過這個大小，較舊的訊息就會移到封存區，之後仍然搜尋得到。</translation>
     </message>
-    <message>
-        <source>Summarize conversations on a schedule (every 15 minutes)</source>
-        <translation>定時自動摘要對話（每 15 分鐘）</translation>
+    <message numerus="yes">
+        <source>Summarize conversations on a schedule (every %n minute(s))</source>
+        <translation>
+            <numerusform>定時自動摘要對話（每 %n 分鐘）</numerusform>
+        </translation>
     </message>
     <message>
         <source>Start memtray when I log in</source>
@@ -1662,6 +1880,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>A new language applies when memtray starts again.</source>
         <translation>新的語言會在下次啟動 memtray 時套用。</translation>
+    </message>
+    <message>
+        <source>Shortcut to search memory</source>
+        <translation>搜尋記憶的快速鍵</translation>
+    </message>
+    <message>
+        <source>Press the keys that open memtray&apos;s search from any app (with Ctrl, Alt or Meta); empty for none</source>
+        <translation>按下要在任何程式中開啟 memtray 搜尋的按鍵（需含 Ctrl、Alt 或 Meta）；留空表示不使用</translation>
     </message>
     <message>
         <source>Import new turns from coding agents (Claude Code, Codex) as they write them</source>
@@ -1736,12 +1962,20 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>介面語言</translation>
     </message>
     <message>
+        <source>Search memory shortcut</source>
+        <translation>搜尋記憶快速鍵</translation>
+    </message>
+    <message>
         <source>Watched folders</source>
         <translation>監看的資料夾</translation>
     </message>
     <message>
         <source>Data folder</source>
         <translation>資料存放位置</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>設定</translation>
     </message>
     <message>
         <source>Nothing changed.</source>
@@ -1963,6 +2197,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>立即產生摘要</translation>
     </message>
     <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>The session&apos;s rolling summary: its decisions and discussions</source>
+        <translation>這段對話的滾動摘要：決定與討論</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>載入中…</translation>
     </message>
@@ -2048,12 +2290,24 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>memtray — 對話</translation>
     </message>
     <message>
+        <source>Views of the session</source>
+        <translation>對話的檢視</translation>
+    </message>
+    <message>
         <source>Conversation</source>
         <translation>對話內容</translation>
     </message>
     <message>
         <source>Search</source>
         <translation>搜尋</translation>
+    </message>
+    <message>
+        <source>Import of {name} cancelled</source>
+        <translation>已取消匯入 {name}</translation>
+    </message>
+    <message>
+        <source>What was stored before the cancel stays; importing the file again adds only what is missing.</source>
+        <translation>取消前已存入的內容會保留；再匯入一次這個檔案，只會補上缺少的部分。</translation>
     </message>
     <message>
         <source>Imported {name}</source>
@@ -2078,6 +2332,10 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
     <message>
         <source>Error memory</source>
         <translation>工具錯誤紀錄</translation>
+    </message>
+    <message>
+        <source>The messages of “{title}” were deleted.</source>
+        <translation>「{title}」的訊息已刪除。</translation>
     </message>
     <message>
         <source>Copy</source>

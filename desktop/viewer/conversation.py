@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.tasks import CancelToken, TaskRunner
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.conversation_model import ConversationModel
 from desktop.viewer.delegate import MessageDelegate, header_text, row_height
 from desktop.viewer.export import FORMATS, write_export
-from engine import Memory, Message
+from engine import Memory, Message, SessionInfo
 
 log = logging.getLogger("memtray.desktop.viewer.conversation")
 
@@ -101,19 +103,36 @@ class ConversationPane(QWidget):
         super().__init__(parent)
         self.runner = runner
         self.memory: Memory | None = None
+        self.info: SessionInfo | None = None  # the open session as the snapshot knows it (its title)
+        self._counts: tuple[int, bool] | None = None  # recent messages, compacted; None while loading
         self.model = ConversationModel(runner, self)
         self.title = QLabel(translate("Conversation", "Choose a session on the left."))
         self.title.setObjectName("conversation-title")
         self.copy_button = QPushButton(translate("Conversation", "Copy"))
+        self.copy_button.setObjectName("copy")
         self.copy_button.setToolTip(translate("Conversation", "Copy the selected messages as text"))
         self.export_button = QPushButton(translate("Conversation", "Export…"))
+        self.export_button.setObjectName("export")
         self.export_button.setToolTip(translate("Conversation", "Save the whole session to a file"))
         self.export_button.setEnabled(False)
         self.list = MessageList()
         self.list.setObjectName("conversation-list")
+        accessible(
+            self.list,
+            translate("Conversation", "Messages"),
+            translate(
+                "Conversation", "The session's messages, oldest first; Ctrl+C copies the selected ones"
+            ),
+        )
         self.list.setModel(self.model)
         self.detail = QTextBrowser()
         self.detail.setObjectName("message-detail")
+        self.detail.setTabChangesFocus(True)  # Tab moves on instead of walking the text's links
+        accessible(
+            self.detail,
+            translate("Conversation", "Selected message"),
+            translate("Conversation", "The whole text of the selected message"),
+        )
         self.detail.setOpenExternalLinks(False)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -141,6 +160,9 @@ class ConversationPane(QWidget):
         self.model.message_did_locate.connect(self._on_message_did_locate)
         self.model.load_did_fail.connect(self._on_load_did_fail)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.list.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.modelReset.connect(self._on_selection_changed)
+        self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_selection)
         self.export_button.clicked.connect(self._on_export_clicked)
         QShortcut(QKeySequence.StandardKey.Copy, self.list, self.copy_selection)
@@ -152,18 +174,57 @@ class ConversationPane(QWidget):
         """True from :meth:`open` until the session's rows are shown and the view has scrolled to them."""
         return self._settling
 
-    def open(self, mem: Memory, session: str, reveal: int | None = None) -> None:
-        """Show ``session`` at its end; with ``reveal`` (a message id), at that message."""
+    def open(
+        self, mem: Memory, session: str, reveal: int | None = None, info: SessionInfo | None = None
+    ) -> None:
+        """Show ``session`` at its end; with ``reveal`` (a message id), at that message. ``info``: what
+        the snapshot knows of it (its title heads the pane; without it, the title known so far or the id)."""
         self.memory = mem
+        if info is not None or (self.info is not None and self.info.id != session):
+            self.info = info
         self._reveal_id = reveal
         self._scroll_to_end = reveal is None
         self._settling = True
-        self.title.setText(
-            translate("Conversation", "<b>{session}</b> — loading…").format(session=html.escape(session))
-        )
+        self._counts = None
+        self._show_title(session)
         self.detail.clear()
         self.export_button.setEnabled(True)
         self.model.open(mem, session, reveal)
+
+    def close_session(self, why: str) -> None:
+        """Show none of the open session any more (its messages were deleted): no rows, no detail,
+        Copy and Export disabled, and ``why`` in the title."""
+        self.model.close_session()
+        self.detail.clear()
+        self.title.setText(html.escape(why))
+        self.export_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        self._reveal_id = None
+        self._settling = False
+
+    def set_info(self, info: SessionInfo) -> None:
+        """The snapshot's news of the open session: a new title (a rename) heads the pane at once."""
+        session = self.model.session
+        if session is None or info.id != session:
+            return
+        changed = self.info is None or self.info.title != info.title
+        self.info = info
+        if changed:
+            self._show_title(session)
+
+    def _show_title(self, session: str) -> None:
+        """The heading: the session's title (elided in the middle; the whole title and the id in its
+        tooltip), then what is shown of it."""
+        if self._counts is None:
+            text = translate("Conversation", "<b>{session}</b> — loading…")
+        elif self._counts[1]:
+            text = translate(
+                "Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", self._counts[0]
+            )
+        else:
+            text = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", self._counts[0])
+        self.title.setText(text.format(session=html.escape(name_of(self.info, session))))
+        self.title.setToolTip(tooltip_of(self.info, session))
 
     def reveal(self, message_id: int) -> None:
         """Scroll to message ``message_id`` and select it (its page is read first if it is not loaded)."""
@@ -205,7 +266,9 @@ class ConversationPane(QWidget):
             lambda: (path, write_export(path, session, mem.iter_archive(session), fmt, token)),
             self.export_did_finish.emit,
             self.export_did_finish.emit,
-            label=f"Exporting {session}",
+            label=translate("Conversation", "Exporting “{session}”").format(
+                session=name_of(self.info, session)
+            ),
             token=token,
             owner=self,
         )
@@ -232,12 +295,8 @@ class ConversationPane(QWidget):
     # -- slots ------------------------------------------------------------------------------------
 
     def _on_session_did_load(self, session: str) -> None:
-        hot = self.model.hot_count
-        if self.model.cut_row() is not None:
-            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s) · compacted", "", hot)
-        else:
-            title = translate("Conversation", "<b>{session}</b> — %Ln recent message(s)", "", hot)
-        self.title.setText(title.format(session=html.escape(session)))
+        self._counts = (self.model.hot_count, self.model.cut_row() is not None)
+        self._show_title(session)
         focus = self.model.layout.focus
         if self._reveal_id is not None and focus is not None:
             self._select_row(self.model.row_at(focus))
@@ -267,6 +326,11 @@ class ConversationPane(QWidget):
             QTimer.singleShot(0, self.list, self.list.scrollToBottom)
 
     def _on_layout_did_change(self) -> None:
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Open the session again where the view is (its end, or the last selected message): after a
+        compaction, or once messages of it were deleted (their rows go at once)."""
         mem, session = self.memory, self.model.session
         if mem is None or session is None:
             return
@@ -282,6 +346,9 @@ class ConversationPane(QWidget):
         from desktop.errors import describe
 
         self.title.setText(describe(exc, translate("Conversation", "loading the conversation")).text)
+
+    def _on_selection_changed(self, *_args: object) -> None:
+        self.copy_button.setEnabled(self.list.selectionModel().hasSelection())
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         message = self.model.message(current.row()) if current.isValid() else None

@@ -296,6 +296,19 @@ class ConversationModel(QAbstractListModel):
             owner=self,
         )
 
+    def close_session(self) -> None:
+        """Show nothing: no session, no rows (its messages were deleted); answers still on their way are
+        dropped."""
+        self._generation += 1
+        self.beginResetModel()
+        self.session = None
+        self.layout = Layout("", 0)
+        self._pages.clear()
+        self._wanted.clear()
+        self._reading = False
+        self.loading = False
+        self.endResetModel()
+
     def refresh(self) -> None:
         """Read the session's layout again: new messages at the end become rows (the rows above keep
         their place); any other change (a compaction, a removed message) is :attr:`layout_did_change`."""

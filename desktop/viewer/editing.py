@@ -19,7 +19,7 @@ from desktop.confirm import ask_destructive
 from desktop.errors import describe
 from desktop.operations import Outcome
 from desktop.state import AppState
-from desktop.titles import title_of
+from desktop.titles import elide_middle, name_of
 from engine import Message, ResetResult
 
 log = logging.getLogger("memtray.desktop.viewer.editing")
@@ -52,7 +52,7 @@ class SessionEditor(QObject):
         dialog.setWindowTitle(translate("Editing", "memtray: rename session"))
         dialog.setLabelText(
             translate("Editing", "A title for “{session}” (leave it empty to use its first message):").format(
-                session=session
+                session=name_of(info, session)
             )
         )
         dialog.setInputMode(QInputDialog.InputMode.TextInput)
@@ -74,15 +74,16 @@ class SessionEditor(QObject):
     def rename(self, session: str, title: str) -> None:
         mem = self.state.memory
         if mem is not None:
+            before = name_of(self.state.session(session), session)
             self._run(
                 lambda: mem.set_title(session, title),
                 lambda stored: Outcome(
                     translate("Editing", "Renamed"),
                     translate("Editing", "“{session}” is now called “{title}”.").format(
-                        session=session, title=stored or session
+                        session=before, title=elide_middle(stored) if stored else session
                     ),
                 ),
-                translate("Editing", "renaming {session}").format(session=session),
+                translate("Editing", "renaming “{session}”").format(session=before),
             )
 
     # -- remove -----------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ class SessionEditor(QObject):
             parent,
             "remove-confirmation",
             translate("Editing", "memtray: remove session"),
-            translate("Editing", "Remove the session “{title}”?").format(title=title_of(info, session)),
+            translate("Editing", "Remove the session “{title}”?").format(title=name_of(info, session)),
             what,
             translate("Editing", "Remove"),
             lambda: self.remove(session),
@@ -112,10 +113,12 @@ class SessionEditor(QObject):
     def remove(self, session: str) -> None:
         mem = self.state.memory
         if mem is not None:
+            name = name_of(self.state.session(session), session)
             self._run(
                 lambda: mem.remove(session),
-                lambda result: _removed_words(result),
-                translate("Editing", "removing {session}").format(session=session),
+                lambda result: _removed_words(result, name),
+                translate("Editing", "removing “{session}”").format(session=name),
+                lambda _result: self.state.tell_session_gone(session),
             )
 
     # -- forget -----------------------------------------------------------------------------------
@@ -154,6 +157,7 @@ class SessionEditor(QObject):
                     translate("Editing", "Message #{id} was deleted everywhere.").format(id=message_id),
                 ),
                 translate("Editing", "forgetting a message"),
+                lambda message: self.state.tell_message_gone(message.session, message_id),
             )
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -184,8 +188,19 @@ class SessionEditor(QObject):
         self.dialog = box
         return box
 
-    def _run(self, op: Callable[[], Any], words: Callable[[Any], Outcome], doing: str) -> None:
+    def _run(
+        self,
+        op: Callable[[], Any],
+        words: Callable[[Any], Outcome],
+        doing: str,
+        gone: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Run ``op`` on the store worker; then ``gone(result)`` (the views let go of deleted text) and
+        the outcome in ``words``."""
+
         def done(result: Any) -> None:
+            if gone is not None:
+                gone(result)
             outcome = words(result)
             log.info("%s: %s", outcome.title, outcome.text)
             self.state.refresh()
@@ -203,9 +218,10 @@ class SessionEditor(QObject):
         self.state.runner.run_query(op, done, failed)
 
 
-def _removed_words(result: ResetResult) -> Outcome:
+def _removed_words(result: ResetResult, name: str) -> Outcome:
+    """Say what a removal did (``name``: the session as messages name it, read before it went)."""
     return Outcome(
-        translate("Editing", "Removed {session}").format(session=result.session),
+        translate("Editing", "Removed “{session}”").format(session=name),
         translate(
             "Editing",
             "%Ln message(s) deleted with the session; the error memory was kept.",

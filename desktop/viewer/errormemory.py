@@ -2,12 +2,13 @@
 
 Built against :class:`desktop.seams.ErrorSource`; the window adds it only when the engine has an error
 memory. Every call runs on the store worker. Listing shows the newest records (it does not refresh their
-expiry); a search shows the best matches, and, as for the agent's own searches, each hit's 90 days start
-again.
+expiry); a search shows the best matches, and, as for the agent's own searches, each hit's time to live
+(``engine.errormemory.TTL_NS``) starts again.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import (
@@ -30,10 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.i18n import QT_TRANSLATE_NOOP
-from desktop.seams import ErrorRecordView, ErrorSource
+from desktop.seams import ErrorSource
 from desktop.tasks import TaskRunner
+from engine.errormemory import TTL_NS, ErrorRecord
 
 COLUMNS = (
     QT_TRANSLATE_NOOP("ErrorMemory", "Tool"),
@@ -42,21 +45,31 @@ COLUMNS = (
     QT_TRANSLATE_NOOP("ErrorMemory", "Outcome"),
     QT_TRANSLATE_NOOP("ErrorMemory", "Expires in"),
 )
-OUTCOMES = {
+OUTCOME_WORDS = {
     "resolved": QT_TRANSLATE_NOOP("ErrorMemory", "resolved"),
     "failed": QT_TRANSLATE_NOOP("ErrorMemory", "failed"),
     "abandoned": QT_TRANSLATE_NOOP("ErrorMemory", "abandoned"),
 }
+"""The words for each of the engine's outcomes (``engine.errormemory.OUTCOMES``)."""
+DAY_NS = 86_400 * 1_000_000_000
 translate = QCoreApplication.translate
 Index = QModelIndex | QPersistentModelIndex
+
+
+def days_left(record: ErrorRecord, now_ns: int | None = None) -> int | None:
+    """Whole days until ``record`` expires (0 on its last day); None when its expiry is not known."""
+    if not record.expires_at:
+        return None
+    now = now_ns if now_ns is not None else time.time_ns()
+    return max(0, (record.expires_at - now) // DAY_NS)
 
 
 class ErrorTableModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.records: list[ErrorRecordView] = []
+        self.records: list[ErrorRecord] = []
 
-    def set_records(self, records: list[ErrorRecordView]) -> None:
+    def set_records(self, records: list[ErrorRecord]) -> None:
         self.beginResetModel()
         self.records = list(records)
         self.endResetModel()
@@ -79,13 +92,17 @@ class ErrorTableModel(QAbstractTableModel):
             return None
         r = self.records[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            days = r.expires_in_days()
+            days = days_left(r)
             if days is None:
                 expires = translate("ErrorMemory", "unknown")
             else:
                 expires = translate("ErrorMemory", "%n day(s)", "", days)
-            outcome = translate("ErrorMemory", OUTCOMES[r.outcome]) if r.outcome in OUTCOMES else r.outcome
-            return (r.tool, r.symptom, r.action, outcome, expires)[index.column()]
+            outcome = (
+                translate("ErrorMemory", OUTCOME_WORDS[r.outcome])
+                if r.outcome in OUTCOME_WORDS
+                else r.outcome
+            )
+            return (r.tool_name, r.symptom, r.action, outcome, expires)[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [translate("ErrorMemory", "id {id}").format(id=r.id)]
             if r.cause:
@@ -121,16 +138,25 @@ class ErrorMemoryPanel(QWidget):
         self.box.setToolTip(
             translate(
                 "ErrorMemory",
-                "Tool errors and their fixes, shared by every session; a record is kept 90 days after its "
+                "Tool errors and their fixes, shared by every session; a record is kept %n day(s) after its "
                 "last use",
+                "",
+                TTL_NS // DAY_NS,
             )
         )
         self.box.setClearButtonEnabled(True)
+        self.box.setAccessibleName(translate("ErrorMemory", "Search the error memory"))
         self.forget_button = QPushButton(translate("ErrorMemory", "Forget"))
         self.forget_button.setToolTip(translate("ErrorMemory", "Delete the selected records"))
         self.status = QLabel("")
         self.table = QTableView()
         self.table.setObjectName("errors-table")
+        accessible(
+            self.table,
+            translate("ErrorMemory", "Error memory"),
+            translate("ErrorMemory", "Tool errors and their fixes; Forget deletes the selected ones"),
+        )
+        self.table.setTabKeyNavigation(False)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().hide()
@@ -152,7 +178,7 @@ class ErrorMemoryPanel(QWidget):
         query = self.box.text().strip()
         source = self.source
 
-        def op() -> tuple[list[ErrorRecordView], int | None]:
+        def op() -> tuple[list[ErrorRecord], int | None]:
             if query:
                 return source.search(query), None
             return source.list(), source.count()
@@ -176,7 +202,7 @@ class ErrorMemoryPanel(QWidget):
 
             self.runner.run_query(op, self._on_forgotten, self._on_failed)
 
-    def _on_loaded(self, records: list[ErrorRecordView], total: int | None = None) -> None:
+    def _on_loaded(self, records: list[ErrorRecord], total: int | None = None) -> None:
         self.model.set_records(records)
         count = len(records)
         if total is None and self.box.text().strip():

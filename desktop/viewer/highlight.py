@@ -2,8 +2,9 @@
 
 The terms are the engine's own (:func:`engine.query_terms`): what keyword search looks for, with its stop
 words and its CJK runs, so the viewer marks what the search matched. A term of the Latin alphabet or
-digits is marked only where a word starts, as the word index matches it ("e" of "e-mail" marks the
-"e" there, not every "e" of the text); a CJK term is marked anywhere.
+digits is marked only as a whole word, or with an inflection the word index folds into it (``s``,
+``es``, ``ed``, ``ing``, ``'s``): "low" marks "low" and "lows", not the start of "lower"; "e" marks the
+"e" of "e-mail", not every "e" of the text. A CJK term is marked anywhere.
 """
 
 from __future__ import annotations
@@ -19,10 +20,16 @@ def terms(query: str) -> list[str]:
     return sorted(query_terms(query), key=len, reverse=True)
 
 
+INFLECTIONS = r"(?:'s|s|es|ed|ing)?"
+
+
 def _piece(word: str) -> str:
-    """The regular expression marking ``word``: at a word start when it begins with an ASCII letter or digit."""
+    """The regular expression marking ``word``: a whole word (with an inflection) when it is of ASCII
+    letters or digits, anywhere otherwise."""
     first = word[:1]
-    return rf"(?<![^\W_]){re.escape(word)}" if first.isascii() and first.isalnum() else re.escape(word)
+    if not (first.isascii() and first.isalnum()):
+        return re.escape(word)
+    return rf"(?<![^\W_]){re.escape(word)}{INFLECTIONS}(?![^\W_])"
 
 
 def highlight_html(text: str, words: list[str], *, mark: str = "background-color:#ffe066;") -> str:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import Hit, Memory, Message
+from engine import Coverage, Hit, Memory, Message
+from engine.search import MAX_LIMIT
 
 
 @dataclass(frozen=True)
@@ -21,26 +22,44 @@ class Result:
 
 PAGE = 50
 """Results shown at a time; "More results" shows the next page."""
-MAX_RESULTS = 200
+MAX_RESULTS = MAX_LIMIT
 """Hits asked of the engine per search (its largest limit): the count says "200+" beyond it."""
 
 
 @dataclass(frozen=True)
 class Query:
+    """A search as typed: its text (as the engine cleans and parses it), how to match, where, when."""
+
     text: str
     match: str
     session: str | None
     time_range: str | None
     limit: int = MAX_RESULTS
 
+    @classmethod
+    def typed(
+        cls, text: str, match: str, session: str | None = None, time_range: str | None = None
+    ) -> Query | None:
+        """The search for a box's ``text`` (white space around it dropped: it changes no result); None
+        when there is nothing to search. The engine cleans and parses the rest."""
+        text = text.strip()
+        return cls(text, match, session, time_range) if text else None
+
 
 @dataclass(frozen=True)
 class Found:
-    """A search's answer: every hit (up to the query's limit) and the first page with its context."""
+    """A search's answer: every hit (up to the query's limit), the first page with its context, and how
+    much of the memory its meaning search covered (None for a keyword search)."""
 
     query: Query
     hits: list[Hit]
     results: list[Result]
+    coverage: Coverage | None = None
+
+    @property
+    def partial(self) -> bool:
+        """True when meaning search ranked only part of the messages (the rest wait to be embedded)."""
+        return self.coverage is not None and not self.coverage.complete
 
     @property
     def capped(self) -> bool:
@@ -60,7 +79,7 @@ def with_context(mem: Memory, hits: list[Hit]) -> list[Result]:
 
 def run_search(mem: Memory, query: Query, page: int = PAGE) -> Found:
     """Search, then read the context of the first ``page`` hits (runs on the store worker)."""
-    hits = mem.search(
+    found = mem.search_with_coverage(
         query.text,
         session=query.session,
         match=query.match,
@@ -68,4 +87,5 @@ def run_search(mem: Memory, query: Query, page: int = PAGE) -> Found:
         time_range=query.time_range,
         limit=query.limit,
     )
-    return Found(query, hits, with_context(mem, hits[:page]))
+    hits = list(found.hits)
+    return Found(query, hits, with_context(mem, hits[:page]), found.coverage)

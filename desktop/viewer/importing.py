@@ -3,7 +3,8 @@
 :class:`ImportDialog` (non-modal) asks for the format (every one of ``engine.importers.readers()``: ChatGPT
 and Claude exports, Agenvoy, Claude Code and Codex transcripts, JSON Lines), the file or folder, and
 optionally the session to import into. :func:`start_import` runs the reader and ``Memory.import_sessions``
-on the store worker: the reader checks the whole file before anything is stored; then the progress
+on the store worker (a big export is parsed in a worker process: :mod:`desktop.viewer.readprocess`): the
+reader checks the whole file before anything is stored; then the progress
 callback (called on the worker after each conversation) is handed to the GUI thread through
 :meth:`desktop.tasks.TaskRunner.report_progress`, where the status bar fills its bar. Agents' transcripts
 are read incrementally (:func:`engine.import_transcripts`: what was appended since the last import). The
@@ -35,10 +36,11 @@ from PySide6.QtWidgets import (
 
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.placement import SMALL_SCREEN
-from desktop.tasks import CancelToken, Task, TaskRunner
+from desktop.tasks import Cancelled, CancelToken, Task, TaskRunner
 from desktop.viewer.importreasons import reason_words
+from desktop.viewer.readprocess import read_export
 from engine import ImportReport, Memory, import_transcripts
-from engine.importers import INCREMENTAL, readers
+from engine.importers import FOLDERS, INCREMENTAL
 
 log = logging.getLogger("memtray.desktop.viewer.importing")
 
@@ -78,8 +80,6 @@ FILTERS = {
     "claude-code": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
     "codex": QT_TRANSLATE_NOOP("Import", "Transcripts (*.jsonl)"),
 }
-FOLDERS = {"agenvoy": "~/.config/agenvoy", "claude-code": "~/.claude/projects", "codex": "~/.codex/sessions"}
-"""Formats usually imported as a folder, and where the folder chooser starts."""
 
 
 def import_words(report: ImportReport, seconds: float) -> str:
@@ -119,26 +119,33 @@ def start_import(
     fmt: str,
     path: Path,
     session: str | None,
-    on_success: Callable[[tuple[ImportReport, float]], None],
+    on_success: Callable[[tuple[ImportReport | None, float]], None],
     on_failure: Callable[[BaseException], None],
 ) -> Task | None:
-    """Import ``path`` (in format ``fmt``) on the store worker; ``on_success((report, seconds))``."""
-    reader = readers()[fmt]
+    """Import ``path`` (in format ``fmt``) on the store worker; ``on_success((report, seconds))``, with
+    report None when the import was cancelled (what was stored before stays)."""
     token = CancelToken()
 
     def progress(done: int, total: int) -> None:
         runner.report_progress(token, done, total)
         token.check()
 
-    def op() -> tuple[ImportReport, float]:
+    def op() -> tuple[ImportReport | None, float]:
         started = time.perf_counter()
+        try:
+            return store(), time.perf_counter() - started
+        except Cancelled:
+            log.info("import of %s cancelled", path)
+            return None, time.perf_counter() - started
+
+    def store() -> ImportReport:
         if fmt in INCREMENTAL:
             report = import_transcripts(mem, fmt, path, session, progress)
         else:
-            result = reader(path, session)  # everything is read and checked before anything is stored
+            result = read_export(fmt, path, session, token)  # all read and checked before anything is stored
             token.check()
             report = mem.import_sessions(result.sessions, progress).with_read(result)
-        return report, time.perf_counter() - started
+        return report
 
     log.info("importing %s (%s)", path, fmt)
     label = translate("Import", "Importing {name}").format(name=path.name or path)
@@ -166,6 +173,7 @@ class ImportDialog(QDialog):
         self.about.setWordWrap(True)
         self.path = QLineEdit()
         self.path.setObjectName("import-path")
+        self.path.setAccessibleName(translate("Import", "File or folder"))  # beside its button: no buddy
         self.choose = QPushButton(translate("Import", "Choose…"))
         self.session = QLineEdit()
         self.session.setObjectName("import-session")

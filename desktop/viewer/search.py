@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QUrl, Signal
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -26,19 +28,23 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QTextBrowser,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.errors import describe
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
+from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import header_text
 from desktop.viewer.highlight import excerpt, highlight_html, terms
 from desktop.viewer.hits import Found, Query, Result
-from desktop.viewer.searcher import Searcher, count_text
-from engine import Memory
+from desktop.viewer.searcher import Searcher, found_text
+from engine import Memory, SessionInfo
+from engine.search import MATCHES
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
@@ -83,22 +89,40 @@ class SearchPane(QWidget):
         super().__init__(parent)
         self.runner = runner
         self.current_session: str | None = None
+        self.session_info: Callable[[str], SessionInfo | None] = lambda _session: None
+        """What the app knows of a session (its title heads its results); the window sets it."""
         self._words: list[str] = []
-        self.searcher = Searcher(runner, self._current_query, self)
+        self.searcher = Searcher(runner, self.query, self)
         self.box = QLineEdit()
         self.box.setObjectName("search-box")
         self.box.setPlaceholderText(
             translate("Search", 'Search your conversations ("quoted phrase" stays a phrase)')
         )
         self.box.setClearButtonEnabled(True)
+        accessible(
+            self.box,
+            translate("Search", "Search"),
+            translate("Search", "Searches every conversation as you type"),
+        )
         self.match = QComboBox()
         self.match.setObjectName("search-match")
+        accessible(
+            self.match,
+            translate("Search", "Match"),
+            translate("Search", "Search by keywords, by meaning, or both"),
+        )
         self.scope = QComboBox()
         self.scope.setObjectName("search-scope")
+        accessible(
+            self.scope, translate("Search", "Where"), translate("Search", "Every session, or the one open")
+        )
         self.scope.addItem(translate("Search", "All sessions"), "all")
         self.scope.addItem(translate("Search", "This session"), "session")
         self.time_range = QComboBox()
         self.time_range.setObjectName("search-time")
+        accessible(
+            self.time_range, translate("Search", "When"), translate("Search", "How far back to search")
+        )
         for label, value in TIME_RANGES:
             self.time_range.addItem(translate("Search", label), value)
         self.button = QPushButton(translate("Search", "Search"))
@@ -109,6 +133,13 @@ class SearchPane(QWidget):
         self.more_button.hide()
         self.view = QTextBrowser()
         self.view.setObjectName("search-results")
+        accessible(
+            self.view,
+            translate("Search", "Results"),
+            translate(
+                "Search", "Each result with the messages around it; a result's link opens its conversation"
+            ),
+        )
         self.view.setOpenLinks(False)
         row = QHBoxLayout()
         row.addWidget(self.box, 1)
@@ -136,13 +167,15 @@ class SearchPane(QWidget):
         self.searcher.page_did_load.connect(self._on_page)
         self.searcher.search_did_fail.connect(self._on_failure)
         self.view.anchorClicked.connect(self._on_anchor_clicked)
+        self.view.highlighted.connect(self._on_anchor_hovered)
         self.view.installEventFilter(self)
 
     def set_semantic_available(self, available: bool) -> None:
         """Offer semantic and hybrid search only when the engine has the semantic tier."""
         current = self.match.currentData()
         self.match.clear()
-        choices = ("hybrid", "keyword", "semantic") if available else ("keyword",)
+        hybrid_first = sorted(MATCHES, key=lambda match: match != "hybrid")  # the engine's, the best first
+        choices = hybrid_first if available else ["keyword"]
         for value in choices:
             self.match.addItem(translate("Search", MATCH_LABELS[value]), value)
         index = self.match.findData(current)
@@ -170,15 +203,10 @@ class SearchPane(QWidget):
     def found(self) -> Found | None:
         return self.searcher.found
 
-    def query(self) -> Query:
+    def query(self) -> Query | None:
+        """The search the pane's box and options describe (None while the box is blank)."""
         session = self.current_session if self.scope.currentData() == "session" else None
-        return Query(
-            self.box.text().strip(), self.match.currentData(), session, self.time_range.currentData()
-        )
-
-    def _current_query(self) -> Query | None:
-        query = self.query()
-        return query if query.text else None
+        return Query.typed(self.box.text(), self.match.currentData(), session, self.time_range.currentData())
 
     def search(self) -> None:
         """Search for the box's text now (after the running search, if one runs)."""
@@ -215,10 +243,16 @@ class SearchPane(QWidget):
     def _show_results(self) -> None:
         found = self.found
         total = len(found.hits) if found is not None else 0
-        if not total:
-            self.status.setText(translate("Search", "No results."))
-        else:
-            self.status.setText(count_text(len(self.results), total, found is not None and found.capped))
+        self.status.setText(found_text(found, len(self.results)))
+        self.status.setToolTip(
+            translate(
+                "Search",
+                "New messages are embedded in the background; until they are, meaning search cannot rank "
+                "them, and keywords still find them.",
+            )
+            if found is not None and found.partial
+            else ""
+        )
         self.more_button.setVisible(len(self.results) < total)
         self.view.setHtml(self.results_html(self.results))
 
@@ -250,8 +284,9 @@ class SearchPane(QWidget):
                 lines.append(f'<div style="{style}margin-left:8px;"><small>{head}</small><br>{text}</div>')
             source = SOURCE_LABELS.get(result.hit.source)
             where = translate("Search", source) if source else result.hit.source
+            name = name_of(self.session_info(hit.session or ""), hit.session or "")
             blocks.append(
-                f'<div style="margin-bottom:10px;"><a href="memtray:result/{i}"><b>{html.escape(hit.session or "")}</b></a>'
+                f'<div style="margin-bottom:10px;"><a href="memtray:result/{i}"><b>{html.escape(name)}</b></a>'
                 f" <small>({html.escape(where)})</small>{''.join(lines)}</div><hr>"
             )
         return "".join(blocks)
@@ -261,6 +296,18 @@ class SearchPane(QWidget):
         if watched is self.view and event.type() == QEvent.Type.PaletteChange and self.results:
             self.view.setHtml(self.results_html(self.results))
         return False
+
+    def result_tooltip(self, index: int) -> str:
+        """The whole title (and id) of result ``index``'s session: its heading may be elided."""
+        session = self.results[index].hit.message.session or ""
+        return tooltip_of(self.session_info(session), session)
+
+    def _on_anchor_hovered(self, url: QUrl) -> None:
+        text = url.toString()
+        if text.startswith("memtray:result/") and int(text.rsplit("/", 1)[1]) < len(self.results):
+            QToolTip.showText(QCursor.pos(), self.result_tooltip(int(text.rsplit("/", 1)[1])), self.view)
+        else:
+            QToolTip.hideText()
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
         text = url.toString()

@@ -9,13 +9,13 @@ of hits (:data:`desktop.viewer.hits.PAGE`). :func:`count_text` says how many res
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from desktop.tasks import TaskRunner
 from desktop.viewer.hits import PAGE, Found, Query, Result, run_search, with_context
-from engine import Memory
+from engine import Memory, Message
 
 log = logging.getLogger("memtray.desktop.viewer.search")
 
@@ -23,6 +23,8 @@ translate = QCoreApplication.translate
 
 TYPING_MS = 300
 """How long a box waits for the next keystroke before it searches."""
+QUICK_TYPING_MS = 150
+"""The same for the quick search, which also searches its first keystroke at once."""
 
 
 def count_text(shown: int, total: int, capped: bool) -> str:
@@ -34,6 +36,25 @@ def count_text(shown: int, total: int, capped: bool) -> str:
     if shown < total:
         return translate("Search", "{shown} of %n result(s)", "", total).format(shown=shown)
     return translate("Search", "%n result(s)", "", total)
+
+
+def found_text(found: Found | None, shown: int) -> str:
+    """What a box's status line says of its answer: how many results, and, when meaning search saw only
+    the messages embedded so far, how many that was (``12 results · meaning search covers 8,992 of 55,759
+    messages so far``)."""
+    total = len(found.hits) if found is not None else 0
+    text = (
+        count_text(shown, total, found.capped)
+        if found is not None and total
+        else translate("Search", "No results.")
+    )
+    if found is not None and found.partial and found.coverage is not None:
+        covered = translate("Search", "meaning search covers {embedded} of {total} messages so far").format(
+            embedded=f"{min(found.coverage.embedded, found.coverage.total):,}",
+            total=f"{found.coverage.total:,}",
+        )
+        text = translate("Search", "{count} · {coverage}").format(count=text, coverage=covered)
+    return text
 
 
 class Searcher(QObject):
@@ -51,8 +72,19 @@ class Searcher(QObject):
     page_did_load = Signal(object)
     search_did_fail = Signal(object)
 
-    def __init__(self, runner: TaskRunner, query: Callable[[], Query | None], parent: QObject | None = None):
+    def __init__(
+        self,
+        runner: TaskRunner,
+        query: Callable[[], Query | None],
+        parent: QObject | None = None,
+        *,
+        typing_ms: int = TYPING_MS,
+        leading: bool = False,
+    ):
+        """``typing_ms``: the pause that ends typing; ``leading``: the first change after a pause is
+        searched at once (the quick search: its first keystroke answers without waiting for the next)."""
         super().__init__(parent)
+        self._leading = leading
         self.runner = runner
         self.query = query
         self.memory: Memory | None = None
@@ -63,8 +95,9 @@ class Searcher(QObject):
         self._paging = False
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
-        self._typing.setInterval(TYPING_MS)
-        self._typing.timeout.connect(self.search)
+        self._typing.setInterval(typing_ms)
+        self._typing.timeout.connect(self._on_typing_paused)
+        self._changed = False  # the box changed since the leading search
 
     @property
     def running(self) -> bool:
@@ -76,11 +109,21 @@ class Searcher(QObject):
         return self._typing.isActive() or self._running is not None
 
     def typed(self) -> None:
-        """The box changed: search after the typing pause (nothing while it is empty)."""
-        if self.query() is not None:
-            self._typing.start()
-        else:
+        """The box changed: search after the typing pause (nothing while it is empty); with ``leading``,
+        at once when nothing was typed or searched just before."""
+        if self.query() is None:
             self._typing.stop()
+        elif self._leading and not self._typing.isActive() and self._running is None:
+            self.search()
+            self._changed = False
+            self._typing.start()  # the changes that follow wait for the pause (then one search more)
+        else:
+            self._changed = True
+            self._typing.start()
+
+    def _on_typing_paused(self) -> None:
+        if self._changed or not self._leading:
+            self.search()
 
     def search(self) -> None:
         """Search for the current query now (after the running search, if one runs)."""
@@ -118,6 +161,34 @@ class Searcher(QObject):
             lambda exc: self._on_page_failure(found, exc),
             owner=self,
         )
+
+    def drop(self, session: str, message_ids: Collection[int] | None = None) -> None:
+        """Take deleted messages out of the answer shown: every message of ``session`` (``message_ids``
+        None: its text is gone, or some of it and which is not known), else those messages, as hits and
+        as context lines. The answer without them is :attr:`search_did_finish` again; with ``None`` the
+        search also runs again (what of the session remains comes back)."""
+        found = self.found
+        if found is None:
+            return
+
+        def gone(m: Message) -> bool:
+            return m.session == session and (message_ids is None or m.id in message_ids)
+
+        if not any(gone(m) for r in self.results for m in r.context) and not any(
+            gone(h.message) for h in found.hits
+        ):
+            return
+        hits = [h for h in found.hits if not gone(h.message)]
+        results = [
+            Result(r.hit, [m for m in r.context if not gone(m)])
+            for r in self.results
+            if not gone(r.hit.message)
+        ]
+        self.found = Found(found.query, hits, results)
+        self.results = results
+        self.search_did_finish.emit(self.found)
+        if message_ids is None:
+            self.search()
 
     def _finished(self, query: Query) -> bool:
         """The search of ``query`` ended; True if its answer is still the one to show."""

@@ -3,7 +3,10 @@
 Fed from :class:`desktop.state.AppState`'s snapshot (already read on the worker), so it never does I/O.
 Each session shows its title (imported, the user's, or its first message; the id when it has none) and
 is sorted by its last message, newest first; the filter matches titles and ids. Temporary (``temp-``)
-sessions are hidden unless asked for. A right click offers Rename… and Remove… (the window does them).
+sessions are hidden unless asked for. A right click offers Rename… and Remove… (the window does them), as
+do F2 and Delete on the current row. Tab leaves the table (to the next control) instead of moving between
+its cells. The header's sort arrow points down when the column sorts from the largest (the newest) down,
+whatever the style's own convention (:class:`SortArrowStyle`).
 The session chooser of Compact… and Reset… (:mod:`desktop.chooser`) is this panel with other columns.
 """
 
@@ -14,28 +17,36 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
+from PySide6.QtGui import QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHeaderView,
     QLineEdit,
     QMenu,
+    QProxyStyle,
+    QStyle,
+    QStyleOption,
+    QStyleOptionHeader,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop.a11y import accessible
 from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.operations import size_text
-from desktop.titles import title_of
+from desktop.titles import title_of, tooltip_of
 from desktop.tray import ago
 from desktop.viewer.timefmt import local_time
 from engine import SessionInfo
@@ -54,12 +65,40 @@ TOOLTIPS = (
     QT_TRANSLATE_NOOP("Sessions", "Messages in the recent history, the part sent to the model each turn"),
     QT_TRANSLATE_NOOP("Sessions", "Messages kept only in the archive (still searchable)"),
     QT_TRANSLATE_NOOP("Sessions", "When the session's summary was last written"),
-    QT_TRANSLATE_NOOP("Sessions", "The size of the recent history (history.json); compaction keeps it small"),
+    QT_TRANSLATE_NOOP(
+        "Sessions", "The size of the recent history; compaction keeps it under the limit set in Settings"
+    ),
 )
 TITLE, LAST, RECENT, ARCHIVED, SUMMARY, SIZE = range(len(COLUMNS))
+TITLE_CHARS = 30
+"""The title column is never narrower than this many average characters: when the pane is narrower than
+the title and the other columns, the table scrolls sideways instead of cutting titles to a few letters."""
 translate = QCoreApplication.translate
 SortRole = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex
+
+
+class SortArrowStyle(QProxyStyle):
+    """Draws a header's sort arrow down for a descending sort (largest, newest first) and up for an
+    ascending one. Qt's header asks for the opposite (``SortUp`` for descending), which reads as "oldest
+    first" beside a list that starts with the newest message."""
+
+    def drawPrimitive(
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        if element == QStyle.PrimitiveElement.PE_IndicatorHeaderArrow and isinstance(
+            option, QStyleOptionHeader
+        ):
+            flipped = QStyleOptionHeader(option)
+            up, down = QStyleOptionHeader.SortIndicator.SortUp, QStyleOptionHeader.SortIndicator.SortDown
+            flipped.sortIndicator = down if option.sortIndicator == up else up
+            super().drawPrimitive(element, flipped, painter, widget)
+            return
+        super().drawPrimitive(element, option, painter, widget)
 
 
 class SessionsModel(QAbstractTableModel):
@@ -120,7 +159,7 @@ class SessionsModel(QAbstractTableModel):
                 info.history_bytes,
             )[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == TITLE:
-            return info.id if title_of(info) == info.id else f"{title_of(info)}\n{info.id}"
+            return tooltip_of(info)
         if role == Qt.ItemDataRole.ToolTipRole and col in (LAST, SUMMARY):
             ns = info.last_message_at if col == LAST else info.summary_updated
             return local_time(ns) if ns else None
@@ -188,6 +227,11 @@ class SessionsPanel(QWidget):
         self.filter.setObjectName("sessions-filter")
         self.filter.setPlaceholderText(translate("Sessions", "Filter sessions"))
         self.filter.setClearButtonEnabled(True)
+        accessible(
+            self.filter,
+            translate("Sessions", "Filter sessions"),
+            translate("Sessions", "Shows only the sessions whose title or id holds these letters"),
+        )
         self.temporary = QCheckBox(translate("Sessions", "Show temporary sessions"))
         self.temporary.setToolTip(
             translate("Sessions", "Sessions whose name starts with temp- (scratch work of other tools)")
@@ -195,23 +239,42 @@ class SessionsPanel(QWidget):
         self.table = QTableView()
         self.table.setObjectName("sessions-table")
         self.table.setModel(self.proxy)
+        accessible(
+            self.table,
+            translate("Sessions", "Sessions"),
+            translate(
+                "Sessions", "Every session, newest first; Enter opens one, F2 renames it, Delete removes it"
+            ),
+        )
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
+        self.sort_arrows = SortArrowStyle(self.table.horizontalHeader().style().name())  # its own base
+        self.sort_arrows.setParent(self)
+        self.table.horizontalHeader().setStyle(self.sort_arrows)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(LAST, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Interactive)  # sized by _fit_title
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(0)  # fit the rows in view, not all (a big import adds hundreds)
         for col in hidden:
             self.table.setColumnHidden(col, True)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # titles that share a start stay apart
         if context_menu:
             self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             self.table.customContextMenuRequested.connect(self._on_context_menu_requested)
+            for key, signal in (
+                (Qt.Key.Key_F2, self.rename_requested),
+                (Qt.Key.Key_Delete, self.remove_requested),
+            ):
+                shortcut = QShortcut(QKeySequence(key), self.table)
+                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+                shortcut.activated.connect(lambda signal=signal: self._on_row_key(signal))
         self.context_menu: QMenu | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -221,6 +284,30 @@ class SessionsPanel(QWidget):
         self.filter.textChanged.connect(self.proxy.set_text)
         self.temporary.toggled.connect(self.proxy.set_show_temporary)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        header.sectionResized.connect(self._on_section_resized)
+        self.table.viewport().installEventFilter(self)
+
+    def fit_title(self) -> None:
+        """Give the title column the room the other columns leave, and at least :data:`TITLE_CHARS`."""
+        header = self.table.horizontalHeader()
+        others = sum(
+            header.sectionSize(col)
+            for col in range(len(COLUMNS))
+            if col != TITLE and not header.isSectionHidden(col)
+        )
+        least = self.table.fontMetrics().averageCharWidth() * TITLE_CHARS
+        width = max(self.table.viewport().width() - others, least)
+        if header.sectionSize(TITLE) != width:
+            header.resizeSection(TITLE, width)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_title()
+        return False
+
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column != TITLE:
+            self.fit_title()
 
     def set_sessions(self, sessions: list[SessionInfo]) -> None:
         """Replace the rows, keeping the selected session selected (nothing happens if they are the same)."""
@@ -258,6 +345,11 @@ class SessionsPanel(QWidget):
         remove.setObjectName("remove-session")
         remove.triggered.connect(lambda: self.remove_requested.emit(session))
         return menu
+
+    def _on_row_key(self, signal: Any) -> None:
+        session = self.current_session()
+        if session is not None:
+            signal.emit(session)
 
     def _on_context_menu_requested(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)

@@ -11,23 +11,31 @@ import html
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from desktop.a11y import accessible
 from desktop.errors import describe
-from desktop.seams import Discussion, SummarySource, SummaryView
+from desktop.seams import SummarySource, SummaryView
 from desktop.tasks import TaskRunner
 from desktop.viewer.timefmt import local_time
+from engine.summary import CurrentDiscussion, PastDiscussion
 
 translate = QCoreApplication.translate
 
 
-def _discussion_html(d: Discussion) -> str:
+def _said(d: CurrentDiscussion | PastDiscussion) -> bool:
+    """Whether the discussion holds anything to show (the summarizer leaves an empty one)."""
+    return any((d.topic, d.description, d.direction, getattr(d, "perspectives", "")))
+
+
+def _discussion_html(d: CurrentDiscussion | PastDiscussion) -> str:
     topic = d.topic or translate("Summary", "(untitled)")
     parts = [f"<b>{html.escape(topic)}</b>"]
-    if d.last_discussed:
-        parts.append(f" <small>({html.escape(d.last_discussed)})</small>")
+    last_discussed = getattr(d, "last_discussed", "")
+    if last_discussed:
+        parts.append(f" <small>({html.escape(last_discussed)})</small>")
     if d.description:
         parts.append(f"<br>{html.escape(d.description)}")
     for template, value in (
-        (translate("Summary", "Perspectives: {text}"), d.perspectives),
+        (translate("Summary", "Perspectives: {text}"), getattr(d, "perspectives", "")),
         (translate("Summary", "Direction: {text}"), d.direction),
     ):
         if value:
@@ -42,21 +50,20 @@ def summary_html(view: SummaryView | None) -> str:
                 translate("Summary", "No summary yet. Summaries are written when a conversation grows.")
             )
         )
+    summary = view.summary
     none = "<p><i>{}</i></p>".format(html.escape(translate("Summary", "none")))
     out = ["<h3>{}</h3>".format(html.escape(translate("Summary", "Key decisions")))]
     out.append(
-        "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in view.key_decisions) + "</ul>"
-        if view.key_decisions
+        "<ul>" + "".join(f"<li>{html.escape(k)}</li>" for k in summary.key_decisions) + "</ul>"
+        if summary.key_decisions
         else none
     )
+    current = summary.current_discussion
     out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Current discussion"))))
-    out.append(f"<p>{_discussion_html(view.current)}</p>" if view.current else none)
+    out.append(f"<p>{_discussion_html(current)}</p>" if _said(current) else none)
     out.append("<h3>{}</h3>".format(html.escape(translate("Summary", "Past discussions"))))
-    out.append(
-        "<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in view.past) + "</ul>"
-        if view.past
-        else none
-    )
+    past = [d for d in summary.past_discussions if _said(d)]
+    out.append("<ul>" + "".join(f"<li>{_discussion_html(d)}</li>" for d in past) + "</ul>" if past else none)
     return "".join(out)
 
 
@@ -82,6 +89,12 @@ class SummaryPanel(QWidget):
         self.button.setEnabled(False)
         self.view = QTextBrowser()
         self.view.setObjectName("summary-view")
+        self.view.setTabChangesFocus(True)
+        accessible(
+            self.view,
+            translate("Summary", "Summary"),
+            translate("Summary", "The session's rolling summary: its decisions and discussions"),
+        )
         top = QHBoxLayout()
         top.addWidget(self.cursor_label, 1)
         top.addWidget(self.button)
@@ -102,6 +115,13 @@ class SummaryPanel(QWidget):
             lambda exc: self._on_failed(session, exc),
             owner=self,
         )
+
+    def close_session(self) -> None:
+        """Show no summary (its session was removed)."""
+        self.session = None
+        self.button.setEnabled(False)
+        self.cursor_label.setText("")
+        self.view.clear()
 
     def _on_loaded(self, session: str, view: SummaryView | None) -> None:
         if session != self.session:

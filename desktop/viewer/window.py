@@ -42,12 +42,14 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import contrast
+from desktop.a11y import accessible
 from desktop.actions import AppActions, find_action
 from desktop.errors import describe
 from desktop.icons import app_icon
 from desktop.operations import Outcome
 from desktop.placement import fit_to_screen
 from desktop.state import AppState
+from desktop.titles import title_of
 from desktop.viewer.conversation import ConversationPane
 from desktop.viewer.editing import SessionEditor
 from desktop.viewer.errormemory import ErrorMemoryPanel
@@ -57,6 +59,7 @@ from desktop.viewer.search import SearchPane
 from desktop.viewer.sessions import SessionsPanel
 from desktop.viewer.summary import SummaryPanel
 from desktop.viewer.welcome import WelcomePanel
+from desktop.windowkeys import add_close_keys
 from engine import Message, SessionInfo
 
 log = logging.getLogger("memtray.desktop.viewer")
@@ -96,6 +99,7 @@ class ViewerWindow(QMainWindow):
         self.home = home
         self.is_main_window = False
         self.setWindowTitle(translate("Viewer", "memtray — sessions"))
+        add_close_keys(self, escape=lambda: not self.is_main_window)
         self.setWindowIcon(app_icon())
         self.banner = QLabel("")
         self.banner.setObjectName("viewer-banner")
@@ -105,8 +109,10 @@ class ViewerWindow(QMainWindow):
         self.sessions = SessionsPanel()
         self.conversation = ConversationPane(self.runner)
         self.search = SearchPane(self.runner)
+        self.search.session_info = state.session
         self.tabs = QTabWidget()
         self.tabs.setObjectName("viewer-tabs")
+        accessible(self.tabs.tabBar(), translate("Viewer", "Views of the session"))
         self.tabs.addTab(self.conversation, translate("Viewer", "Conversation"))
         self.tabs.addTab(self.search, translate("Viewer", "Search"))
         self.summary: SummaryPanel | None = None
@@ -170,6 +176,8 @@ class ViewerWindow(QMainWindow):
         state.memory_did_change.connect(self._on_memory_did_change)
         state.memory_did_open.connect(self._on_memory_did_open)
         state.memory_did_close.connect(self._on_memory_did_close)
+        state.session_did_go.connect(self._on_session_did_go)
+        state.messages_did_go.connect(self._on_messages_did_go)
         if state.memory is not None:
             self._on_memory_did_open()
         self._on_state_did_change()
@@ -226,7 +234,7 @@ class ViewerWindow(QMainWindow):
             self.sessions.blockSignals(False)
         self.search.current_session = session
         self._shown = self.state.session(session)
-        self.conversation.open(mem, session, reveal=reveal)
+        self.conversation.open(mem, session, reveal=reveal, info=self._shown)
         if self.summary is not None:
             self.summary.show_session(session)
             self._summary_seen = self._shown.summary_updated if self._shown is not None else 0
@@ -258,6 +266,19 @@ class ViewerWindow(QMainWindow):
     def _on_import_done(self, path: Path, report: object, seconds: float) -> None:
         from engine import ImportReport
 
+        if report is None:  # cancelled: said in the status bar, no box to dismiss
+            outcome = Outcome(
+                translate("Viewer", "Import of {name} cancelled").format(name=path.name),
+                translate(
+                    "Viewer",
+                    "What was stored before the cancel stays; importing the file again adds only what is missing.",
+                ),
+            )
+            log.info("%s: %s", outcome.title, outcome.text)
+            self.state.refresh()
+            self.show_message(outcome.line(), True)
+            self.import_did_finish.emit(outcome)
+            return
         assert isinstance(report, ImportReport)
         outcome = Outcome(
             translate("Viewer", "Imported {name}").format(name=path.name), import_words(report, seconds)
@@ -341,6 +362,7 @@ class ViewerWindow(QMainWindow):
         info = self.state.session(session)
         if info is None:
             return
+        self.conversation.set_info(info)  # a rename: the new title heads the conversation at once
         if self.summary is not None and info.summary_updated != self._summary_seen:
             self._summary_seen = info.summary_updated
             self.summary.show_session(session)
@@ -349,6 +371,29 @@ class ViewerWindow(QMainWindow):
         log.info("session %s changed (%d messages now); reading it again", session, info.total_messages)
         self._shown = info
         self.conversation.refresh()  # new messages become rows; a compaction reopens it in place
+
+    def _on_session_did_go(self, session: str) -> None:
+        """Every message of ``session`` was deleted: nothing of it stays on screen."""
+        self.search.searcher.drop(session)
+        if self.conversation.model.session == session:
+            title = title_of(self.state.session(session), session)
+            self.conversation.close_session(
+                translate("Viewer", "The messages of “{title}” were deleted.").format(title=title)
+            )
+            self._shown = None
+        if self.summary is not None and self.summary.session == session:
+            if self.state.session(session) is None or not self.state.memory:
+                self.summary.close_session()
+            else:
+                self.summary.show_session(session)  # a reset keeps the summary: it is read again
+
+    def _on_messages_did_go(self, session: str, ids: list[int]) -> None:
+        """Messages of ``session`` were forgotten: they leave the search results and the conversation."""
+        self.search.searcher.drop(session, ids or None)
+        if self.conversation.model.session == session:
+            self.conversation.reopen()
+        if self.summary is not None and self.summary.session == session:
+            self.summary.show_session(session)  # forgetting a message deletes the session's summary
 
     def _on_memory_did_change(self) -> None:
         """Another program (or this one) changed the memory: re-read what the snapshot does not hold."""

@@ -173,7 +173,7 @@ class Chat:
         Raises:
             InvalidInput: an empty message or a bad session id.
             NoApiKey: no Gemini key.
-            SummarizerError: Gemini failed (``QuotaExceeded``, ``GeminiUnavailable``, ``GeminiTimeout``,
+            GeminiError: Gemini failed (``QuotaExceeded``, ``GeminiUnavailable``, ``GeminiTimeout``,
                 ``AuthError``) or gave no usable answer (``EmptyReply``).
             TurnCancelled: ``cancelled()`` became true.
             StorageError: the turn could not be saved.

@@ -10,16 +10,15 @@ why. The transcript formats (``claude-code``, ``codex``) remember how far each f
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
-from engine.cli.output import open_memory, write, write_error
+from engine.cli.output import open_memory, write
 from engine.cli.visible import visible
-from engine.errors import EngineError, InvalidInput, SessionNotFound
+from engine.errors import InvalidInput, SessionNotFound
 from engine.importers import readers
 from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
 from engine.paths import make_private_dir
@@ -49,8 +48,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "--hook",
         action="store_true",
-        help="claude-code only: read a Claude Code hook's JSON on standard input and import its "
-        "transcript_path (PATH is then left out); never fails the hook",
+        help="claude-code and codex: read the agent's Stop hook JSON on standard input and import its "
+        "transcript_path (PATH is then left out); always exits 0 with one line",
     )
     p.set_defaults(handler=cmd_import)
 
@@ -113,7 +112,15 @@ def _is_terminal(stream: TextIO) -> bool:
 
 def cmd_import(args: argparse.Namespace) -> int:
     if args.hook:
-        return _import_from_hook(args)
+        from engine.cli import hook
+
+        return hook.run(args, run_import)
+    write(run_import(args))
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> str:
+    """Import ``args.path`` as ``args.format``; the report in words (one line)."""
     if args.path is None:
         raise InvalidInput("name the file or folder to import")
     progress = Progress()
@@ -130,32 +137,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             mem.wait_idle()
         finally:
             progress.close()
-    write(report.describe())
-    return 0
-
-
-def _import_from_hook(args: argparse.Namespace) -> int:
-    """``memtray import claude-code --hook``: the transcript named by a Claude Code hook's input.
-
-    Claude Code runs a ``Stop`` or ``SessionEnd`` hook with a JSON object on standard input whose
-    ``transcript_path`` is the session's transcript. A hook that exits 2 blocks Claude, so this always exits
-    0: a failure is one line on standard error (which Claude Code shows in its transcript view) and in the
-    log, and the next hook run imports what this one missed (the import is incremental).
-    """
-    if args.format != "claude-code":
-        raise InvalidInput("--hook goes with 'memtray import claude-code'")
-    try:
-        payload = json.loads(sys.stdin.read(1024 * 1024) or "null")
-        transcript = payload.get("transcript_path") if isinstance(payload, dict) else None
-        if not isinstance(transcript, str) or not transcript:
-            raise InvalidInput("the hook's input has no transcript_path")
-        args.path = Path(transcript)
-        args.hook = False
-        return cmd_import(args)
-    except (EngineError, ValueError) as exc:
-        log.warning("claude-code hook: nothing imported: %s", exc)
-        write_error(f"memtray: nothing imported from the hook: {exc}")
-        return 0
+    return report.describe()
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 
 from engine.cli.output import message_json, message_line, open_memory, write, write_json
 from engine.clock import format_local
-from engine.errors import InvalidInput, SummarizerError
+from engine.errors import GeminiError, InvalidInput
 from engine.messages import MAX_CONTENT_CHARS, Message
 
 
@@ -197,8 +197,8 @@ def cmd_reset(args: argparse.Namespace) -> int:
         elif mem.summaries.status().active:
             try:
                 result = mem.summaries.reset_with_summary(args.session)
-            except SummarizerError as exc:
-                raise SummarizerError(
+            except GeminiError as exc:
+                raise GeminiError(
                     f"{exc}; nothing was reset (use --skip-summary to reset without updating the summary)"
                 ) from exc
         else:

@@ -44,9 +44,8 @@ def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:
     ``keys``: the Gemini key store (default: ``GEMINI_API_KEY``, then the OS keyring).
     """
     paths = Paths.resolve(getattr(args, "home", None))
-    configure(
-        paths.logs_dir, console_level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING
-    )
+    level = logging.INFO if getattr(args, "verbose", False) else logging.WARNING
+    configure(paths.logs_dir, console_level=None if getattr(args, "quiet_log", False) else level)
     # Only long-running commands embed; the others queue their messages for the app/daemon (a search
     # ranks what is embedded and loads the model only for its query).
     background = getattr(args, "command_name", None) in BACKGROUND_COMMANDS

@@ -7,7 +7,9 @@ windows of 510 tokens (the engine cuts texts at 2,000 characters, so this is rar
 
 Loading (first use, or :meth:`LocalModel.load`): the weight file is found and parsed
 (:mod:`engine.embedders.e5weights`), the ONNX encoder is taken from the model cache or built and
-cached (:mod:`engine.embedders.e5graph`, :mod:`engine.embedders.modelcache`), and an onnxruntime session
+cached (:mod:`engine.embedders.e5graph`, :mod:`engine.embedders.modelcache`; the build runs in a worker
+process, :func:`build_apart`: it holds the interpreter lock for seconds, which would stop every other
+thread of the app, the GUI's included), and an onnxruntime session
 is opened with ``threads`` intra-op threads and thread spinning off (idle threads do not burn a core).
 
 Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (queries) prefix and are
@@ -22,8 +24,11 @@ embedder's batch runs, not after it.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,7 +97,7 @@ class OnnxE5Embedder(LocalModel):
             raise VectorIndexError(f"the e5 weights in {path} are {shape.hidden}-d, not {self.dim}-d")
         key = f"{e5weights.file_hash(path)[:24]}-v{e5graph.VERSION}"
         folder = self._cache_folder or modelcache.default_folder()
-        model = modelcache.load_or_build(folder, "e5-small-q4", key, lambda: e5graph.build(weights))
+        model = modelcache.load_or_build(folder, "e5-small-q4", key, lambda: build_apart(path, weights))
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
@@ -141,6 +146,25 @@ class OnnxE5Embedder(LocalModel):
         for batch in batches([len(row) for row in ids]):
             out[batch] = _run(model, [ids[i] for i in batch])
         return normalise(out)
+
+
+def _build(path: str) -> bytes:
+    return e5graph.build(E5Weights(Path(path)))
+
+
+def build_apart(path: Path, weights: E5Weights) -> bytes:
+    """:func:`e5graph.build` of the weight file ``path``, in a worker process (``spawn``: a fresh
+    interpreter), so that its long calls do not hold this process' interpreter lock. Where no process can
+    be started (or it dies), the model is built here with ``weights`` instead, with a log line."""
+    started = time.perf_counter()
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            model = pool.submit(_build, str(path)).result()
+    except (OSError, BrokenProcessPool) as exc:
+        log.warning("the e5 model cannot be built in a worker process (%s); building it here", exc)
+        return e5graph.build(weights)
+    log.info("e5 model built in a worker process in %.1f s", time.perf_counter() - started)
+    return model
 
 
 def batches(lengths: Sequence[int]) -> list[list[int]]:

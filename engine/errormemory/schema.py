@@ -1,10 +1,8 @@
 """The error memory's tables: migration ``m003_error_memory`` and its full-text indexes.
 
-``error_memory`` holds the records (``num`` is the rowid the FTS tables and vectors point at; ``id`` is
-the public sha256 hex id; ``dedupe`` makes a repeated write find its record). ``error_memory_vectors``
-holds one float32 vector per record with the embedder id, dimension and a hash of the embedded text.
-``error_memory_state.gen`` counts vector changes, so a process can keep the matrix in memory and notice
-when another process changed it.
+``error_memory`` holds the records, ``error_memory_vectors`` one vector per record and
+``error_memory_state.gen`` counts vector changes: the tables, their columns and why are the classes of
+:mod:`engine.errormemory.tables`, created from the statements frozen in :mod:`engine.storage.frozen_ddl`.
 
 The FTS5 tables are external-content tables over ``error_memory`` (tool name, keywords, symptom, cause,
 action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remove_diacritics 2``) and
@@ -14,7 +12,7 @@ action) kept in step by triggers: ``error_memory_fts`` (``porter unicode61 remov
 
 from __future__ import annotations
 
-from engine.storage import fts
+from engine.storage import ddl, frozen_ddl, fts
 from engine.storage.sql import Connection
 
 _COLUMNS = ("tool_name", "keywords", "symptom", "cause", "action")
@@ -29,37 +27,7 @@ FTS_TABLES = tuple(
 
 def m003_error_memory(conn: Connection) -> None:
     """Error records, their vectors and the vector generation counter."""
-    conn.execute(
-        """
-        CREATE TABLE IF NOT EXISTS error_memory (
-            num INTEGER PRIMARY KEY AUTOINCREMENT,
-            id TEXT NOT NULL UNIQUE,
-            tool_name TEXT NOT NULL,
-            keywords TEXT NOT NULL,
-            symptom TEXT NOT NULL,
-            cause TEXT NOT NULL DEFAULT '',
-            action TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            dedupe TEXT NOT NULL UNIQUE,
-            created_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL
-        )
-        """
-    )
-    conn.execute("CREATE INDEX IF NOT EXISTS ix_error_memory_expires ON error_memory(expires_at)")
-    conn.execute("CREATE INDEX IF NOT EXISTS ix_error_memory_tool ON error_memory(tool_name, created_at)")
-    conn.execute(
-        """
-        CREATE TABLE IF NOT EXISTS error_memory_vectors (
-            num INTEGER PRIMARY KEY REFERENCES error_memory(num) ON DELETE CASCADE,
-            embedder TEXT NOT NULL,
-            dim INTEGER NOT NULL,
-            text_hash TEXT NOT NULL,
-            vector BLOB NOT NULL
-        )
-        """
-    )
-    conn.execute("CREATE TABLE IF NOT EXISTS error_memory_state (gen INTEGER NOT NULL)")
+    ddl.create_missing(conn, frozen_ddl.M003_ERROR_MEMORY)
     conn.execute(
         "INSERT INTO error_memory_state(gen) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM error_memory_state)"
     )

@@ -34,6 +34,7 @@ from engine.errormemory.records import (
     tagged_keywords,
 )
 from engine.errors import AmbiguousId, InvalidInput, NotFound
+from engine.search.query import clean
 
 if TYPE_CHECKING:
     from engine.storage.sql import Connection
@@ -44,7 +45,6 @@ log = logging.getLogger("memtray.errormemory")
 DEFAULT_LIMIT = 4
 MAX_LIMIT = 16
 MIN_PREFIX = 8
-MAX_QUERY_CHARS = 4096
 NO_KEYWORD = "keyword is required when tool is not specified"
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -70,11 +70,6 @@ def clamp_limit(limit: int | None) -> int:
     if limit is None or limit <= 0:
         return DEFAULT_LIMIT
     return min(int(limit), MAX_LIMIT)
-
-
-def _clean_query(query: str) -> str:
-    query = query.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
-    return query[:MAX_QUERY_CHARS].strip()
 
 
 class ErrorMemory:
@@ -250,7 +245,7 @@ class ErrorMemory:
         Raises:
             InvalidInput: both ``query`` and ``tool_name`` are empty.
         """
-        query = _clean_query(query)
+        query = clean(query).strip()  # the search's own cleaning (engine.search.query), then no blanks
         tool = tool_name.strip() if tool_name else None
         tool = tool or None
         limit = clamp_limit(limit)

@@ -32,14 +32,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.imported import ReadResult
-from engine.importers.formats import DESCRIPTIONS, INCREMENTAL
+from engine.imported import ImportedSession, ReadResult
+from engine.importers.formats import DESCRIPTIONS, FOLDERS, INCREMENTAL
 
 if TYPE_CHECKING:
     from engine.importers.importstate import ImportState
 
 
-__all__ = ["DESCRIPTIONS", "INCREMENTAL", "Reader", "readers"]
+__all__ = ["DESCRIPTIONS", "FOLDERS", "INCREMENTAL", "ImportedSession", "ReadResult", "Reader", "readers"]
 
 
 Reader = Callable[[Path, "str | None"], ReadResult]

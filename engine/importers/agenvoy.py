@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import ImportFormatError, InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import agenvoy_db, agenvoy_headers, agenvoy_summary, detect
@@ -109,17 +110,17 @@ def read(path: Path, session: str | None = None) -> ReadResult:
     sessions: list[ImportedSession] = []
     for name in sorted(set(folders) | set(archived)):
         if name.startswith(TEMP_PREFIX):
-            tally.skip("temp- session (throwaway)")
+            tally.skip(reasons.TEMPORARY_SESSION)
             continue
         try:
             session_id = validate_session_id(name)
         except InvalidInput:
-            tally.broken("folder name is not a session id", str(path / name), "not a valid session id")
+            tally.broken(reasons.NOT_A_SESSION_ID, str(path / name), "not a valid session id")
             continue
         try:
             item = read_session(folders.get(name), session_id, archived.get(name, []))
         except UnreadableSession as exc:
-            tally.broken("session with an unreadable history.json", str(path / name), str(exc))
+            tally.broken(reasons.UNREADABLE_HISTORY, str(path / name), str(exc))
             continue
         _add(item, sessions, tally)
     return ReadResult(sessions, tally.as_dict())
@@ -140,14 +141,14 @@ def _rows(database: Path | None, only: str | None, tally: Tally) -> dict[str, li
     try:
         return agenvoy_db.read_rows(database, only)
     except agenvoy_db.UnreadableDatabase as exc:
-        tally.broken("unreadable history.db (only history.json was read)", str(database), str(exc))
+        tally.broken(reasons.UNREADABLE_DATABASE, str(database), str(exc))
         return {}
 
 
 def _single(folder: Path, session: str | None) -> ReadResult:
     tally = Tally()
     if session is None and folder.name.startswith(TEMP_PREFIX):
-        tally.skip("temp- session (throwaway)")
+        tally.skip(reasons.TEMPORARY_SESSION)
         return ReadResult([], tally.as_dict())
     try:
         target = validate_session_id(session or folder.name)
@@ -170,9 +171,9 @@ def _add(item: ImportedSession, sessions: list[ImportedSession], tally: Tally) -
     if item.messages:
         sessions.append(item)
         return
-    tally.skip("session without messages")
+    tally.skip(reasons.SESSION_WITHOUT_MESSAGES)
     if item.summary is not None:
-        tally.skip("summary.json of a session without messages")
+        tally.skip(reasons.SUMMARY_WITHOUT_MESSAGES)
 
 
 def is_session_folder(folder: Path) -> bool:
@@ -216,13 +217,13 @@ def _summary(folder: Path, tally: Tally) -> dict[str, object] | None:
     try:
         raw_summary = _load(folder / SUMMARY)
     except UnreadableSession as exc:
-        tally.broken("unreadable summary.json", f"{folder.name}/{SUMMARY}", str(exc))
+        tally.broken(reasons.UNREADABLE_SUMMARY, f"{folder.name}/{SUMMARY}", str(exc))
         return None
-    if raw_summary is None:
-        return None
+    if raw_summary is None or raw_summary == {}:
+        return None  # no summary yet: Agenvoy writes {} before its first summary
     summary = agenvoy_summary.convert(raw_summary)
     if summary is None:
-        tally.broken("summary.json without summary keys", f"{folder.name}/{SUMMARY}", "no summary keys")
+        tally.broken(reasons.SUMMARY_WITHOUT_KEYS, f"{folder.name}/{SUMMARY}", "no summary keys")
     return summary
 
 
@@ -246,7 +247,7 @@ def merge(archived: list[Parsed], recent: list[Parsed], tally: Tally) -> list[Me
             continue
         candidates.remove(match)
         merged[match] = _better(archived[match], item)
-        tally.skip("message in both history.db and history.json (imported once)")
+        tally.skip(reasons.MESSAGE_IN_BOTH)
     result = [p.message for p in merged + extra]
     if all(m.send_at for m in result):
         result.sort(key=lambda m: m.send_at)
@@ -307,28 +308,28 @@ def parse_record(record: Any, tally: Tally, where: str) -> Message | None:
 
 def _record(record: Any, tally: Tally, where: str) -> Parsed | None:
     if not isinstance(record, dict):
-        tally.broken("broken message", where, "not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "not an object")
         return None
     role = record.get("role")
     if role in ("system", "tool"):
-        tally.skip(f"{role} message")
+        tally.skip(reasons.fill(reasons.ROLE_MESSAGE, role))
         return None
     if role not in ("user", "assistant"):
-        tally.broken("broken message", where, f"role {short(role)}")
+        tally.broken(reasons.BROKEN_MESSAGE, where, f"role {short(role)}")
         return None
     if role == "assistant" and record.get("tool_calls"):
-        tally.skip("assistant call to a tool")
+        tally.skip(reasons.TOOL_CALL)
         return None
     content = record.get("content")
     if isinstance(content, list):
         parts = len(content)
         content = text_of(content)
         texts = sum(1 for p in record["content"] if isinstance(p, dict) and p.get("type") == "text")
-        tally.skip("non-text content part (image, file)", parts - texts)
+        tally.skip(reasons.NON_TEXT_CONTENT_PART, parts - texts)
     if content is None:
         content = ""
     if not isinstance(content, str):
-        tally.broken("broken message", where, "'content' is not text")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'content' is not text")
         return None
     try:
         send_at = epoch_ns(record.get("sendAt"))
@@ -342,7 +343,7 @@ def _record(record: Any, tally: Tally, where: str) -> Parsed | None:
 
 def _row(row: agenvoy_db.Row, tally: Tally, where: str) -> Parsed | None:
     if row.role not in ("user", "assistant"):
-        tally.skip(f"{short(row.role, 20)} message")
+        tally.skip(reasons.fill(reasons.ROLE_MESSAGE, short(row.role, 20)))
         return None
     return _parsed(
         row.role, row.content, (row.send_at, Rank.DATABASE), (row.sender, Rank.DATABASE), tally, where

@@ -11,13 +11,15 @@ through ``parent`` and reversed (oldest first); other branches are not imported.
 ``current_node`` the newest leaf is taken.
 
 Kept: user and assistant messages addressed to everyone, their text parts (citation and entity markers
-rendered or removed, :mod:`engine.importers.chatgpt_markers`), ``create_time`` (float seconds) as Unix ns,
-and the conversation's ``title``. Left out and counted: system and tool messages, assistant calls to tools, hidden
-nodes, non-text messages (code for a tool, reasoning, ...), image and file parts, attachments.
+rendered or removed, :mod:`engine.importers.chatgpt_markers`), the names of their attachments as
+``[attached: NAME]`` lines, ``create_time`` (float seconds) as Unix ns, and the conversation's ``title``. A
+message whose ``content`` has no ``content_type`` (as some exporters write it) has its text parts read.
+Left out and counted: system and tool messages, assistant calls to tools, hidden nodes, non-text messages
+(code for a tool, reasoning, ...), image and file parts, attachments' files.
 
 The session id is ``gpt-<conversation id>``, so importing the same export again adds nothing. A broken
-conversation is skipped (and named in the log); a file that is not a JSON list of conversations is an
-error and nothing is imported.
+conversation is skipped (and named in the log); a file that is neither a JSON list of conversations nor one
+conversation object is an error and nothing is imported.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import chatgpt_markers, detect, exportfile
@@ -46,6 +49,9 @@ from engine.messages import MAX_SEND_AT, Message
 PREFIX = "gpt-"
 TEXT_TYPES = ("text", "multimodal_text")
 TEXT_PART_TYPES = ("text", "audio_transcription")
+MAX_ATTACHMENTS = 100
+MAX_NAME = 255
+"""At most this many attachment names are kept per message, each cut to this many characters."""
 _CONTENT_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
@@ -75,15 +81,15 @@ def read(path: Path, session: str | None = None) -> ReadResult:
             try:
                 item = conversation_session(conversation, tally, where)
             except BrokenRecord as exc:
-                file_tally.broken("broken conversation", where, str(exc))
+                file_tally.broken(reasons.BROKEN_CONVERSATION, where, str(exc))
                 continue
             if item is None:
-                file_tally.skip("conversation without messages")
+                file_tally.skip(reasons.CONVERSATION_WITHOUT_MESSAGES)
                 continue
             updated = conversation.get("update_time")
             when = float(updated) if _is_number(updated) else 0.0
             if item.session in found:
-                file_tally.skip("conversation found twice (the copy updated last is imported)")
+                file_tally.skip(reasons.CONVERSATION_TWICE)
                 if found[item.session][0] > when:
                     continue
             found[item.session] = (when, item)
@@ -171,35 +177,38 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
     if msg is None:
         return None  # the tree's root: no message
     if not isinstance(msg, dict):
-        tally.broken("broken message", where, "'message' is not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'message' is not an object")
         return None
     author = msg.get("author")
     role = author.get("role") if isinstance(author, dict) else None
     if role in ("system", "tool"):
-        tally.skip(f"{role} message")
+        tally.skip(reasons.fill(reasons.ROLE_MESSAGE, role))
         return None
     if role not in ("user", "assistant"):
-        tally.broken("message with an unknown author", where, f"author role {short(role)}")
+        tally.broken(reasons.UNKNOWN_AUTHOR, where, f"author role {short(role)}")
         return None
     metadata = msg.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     if metadata.get("is_visually_hidden_from_conversation"):
-        tally.skip("hidden message")
+        tally.skip(reasons.HIDDEN)
         return None
     recipient = msg.get("recipient")
     if role == "assistant" and recipient not in (None, "all"):
-        tally.skip("assistant call to a tool")
+        tally.skip(reasons.TOOL_CALL)
         return None
     attachments = metadata.get("attachments")
     if isinstance(attachments, list):
-        tally.skip("attachment (file not imported)", len(attachments))
+        tally.skip(reasons.ATTACHMENT, len(attachments))
     text = _text(msg.get("content"), tally, where)
     if text is None:
         return None
     text = chatgpt_markers.clean(text, metadata)
+    names = attachment_names(attachments)
+    if names:
+        text = "\n\n".join(t for t in (text, names) if t)
     send_at = _send_at(msg.get("create_time"))
     if send_at is None:
-        tally.broken("broken message", where, f"create_time {short(msg.get('create_time'))}")
+        tally.broken(reasons.BROKEN_MESSAGE, where, f"create_time {short(msg.get('create_time'))}")
         return None
     return message(role, text, send_at, "", tally, where)
 
@@ -207,16 +216,18 @@ def _node_message(node: dict[str, Any], tally: Tally, where: str) -> Message | N
 def _text(content: Any, tally: Tally, where: str) -> str | None:
     """The text of a message's content, or None (counted) for content that is not text."""
     if not isinstance(content, dict):
-        tally.broken("broken message", where, "'content' is not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'content' is not an object")
         return None
     ctype = content.get("content_type")
-    if ctype not in TEXT_TYPES:
+    if ctype is None and isinstance(content.get("parts"), list):
+        pass  # some exporters leave the type out: the parts say what is text
+    elif ctype not in TEXT_TYPES:
         shown = ctype if isinstance(ctype, str) and _CONTENT_TYPE.match(ctype) else "unknown"
-        tally.skip(f"non-text message ({shown})")
+        tally.skip(reasons.fill(reasons.NON_TEXT_MESSAGE, shown))
         return None
     parts = content.get("parts")
     if not isinstance(parts, list):
-        tally.broken("broken message", where, "'parts' is not a list")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'parts' is not a list")
         return None
     texts: list[str] = []
     for part in parts:
@@ -229,8 +240,20 @@ def _text(content: Any, tally: Tally, where: str) -> str | None:
         ):
             texts.append(part["text"])
         else:
-            tally.skip("image or file part")
+            tally.skip(reasons.IMAGE_OR_FILE_PART)
     return "\n".join(t for t in texts if t)
+
+
+def attachment_names(attachments: Any) -> str:
+    """``[attached: report.pdf]``, one line per attachment that has a name (the file itself is not kept)."""
+    if not isinstance(attachments, list):
+        return ""
+    lines = []
+    for item in attachments[:MAX_ATTACHMENTS]:
+        name = item.get("name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name.strip():
+            lines.append(f"[attached: {' '.join(name.split())[:MAX_NAME]}]")
+    return "\n".join(lines)
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:

@@ -3,9 +3,12 @@
 ChatGPT writes markers into message text with Private Use Area characters: a group
 ``U+E200 NAME (U+E202 ARG)* U+E201`` (``cite``, ``filecite``, ``entity``, ``link_title``, ``url``,
 ``navlist``, ``image_group``, ``genui`` …), a highlighted span ``U+E203 prose U+E204``, and a bare anchor
-``U+E202 turn0search0``. Older exports cite as ``【4:0†source】``; pasted text carries ``citeturn0search0``
-and ``:contentReference[oaicite:2]{index=2}``. In this order:
+``U+E202 turn0search0``. Older exports cite as ``【4:0†source】`` (2023's browsing also lists each one in
+``metadata.citations``: ``{start_ix, end_ix, metadata: {title, url}}``, or ``start_idx``/``end_idx``); pasted text carries
+``citeturn0search0`` and ``:contentReference[oaicite:2]{index=2}``. In this order:
 
+0. a ``【…】`` marker that ``metadata.citations`` places (by ``start_ix``/``end_ix``) becomes a Markdown
+   link to its page, `` ([title](url))``;
 1. a group listed in the message's ``metadata.content_references`` becomes that reference's ``alt`` text,
    or a Markdown link to its first item (``utm_source=chatgpt.com`` dropped), or nothing;
 2. ``entity`` becomes its label (element 1 of its JSON list), ``link_title`` its label, ``url`` its label
@@ -35,12 +38,16 @@ _PASTED = re.compile(
 )
 _CONTENT_REFERENCE = re.compile(r":contentReference\[oaicite:\d+\]\{index=\d+\}")
 _TRACKING = ("utm_source", "chatgpt.com")
+_SPACE = re.compile(r"[\s()]")
+MAX_CITATIONS = 1000
+"""At most this many entries of ``metadata.citations`` are read per message."""
 
 
 def clean(text: str, metadata: dict[str, Any] | None = None) -> str:
     """``text`` with its markers rendered (references, entities, links) or removed."""
     if not _ANY.search(text):
         return text
+    text = _cited(text, metadata)
     for matched, replacement in _references(metadata):
         text = text.replace(matched, replacement)
     text = _GROUP.sub(_render_group, text)
@@ -51,6 +58,36 @@ def clean(text: str, metadata: dict[str, Any] | None = None) -> str:
     text = _LENTICULAR.sub("", text)
     text = _CONTENT_REFERENCE.sub("", text)
     return _PASTED.sub("", text)
+
+
+def _cited(text: str, metadata: dict[str, Any] | None) -> str:
+    """``text`` with each ``【…】`` marker placed by ``metadata.citations`` replaced by a link to its page."""
+    citations = metadata.get("citations") if isinstance(metadata, dict) else None
+    if not isinstance(citations, list):
+        return text
+    spans: dict[int, tuple[int, str]] = {}
+    for citation in citations[:MAX_CITATIONS]:
+        if not isinstance(citation, dict):
+            continue
+        start = citation.get("start_ix", citation.get("start_idx"))
+        end = citation.get("end_ix", citation.get("end_idx"))
+        if not (type(start) is int and type(end) is int and 0 <= start < end <= len(text)):
+            continue
+        if not (text[start] == "【" and text[end - 1] == "】"):
+            continue  # only a marker is replaced, never ordinary text
+        page = citation.get("metadata")
+        page = page if isinstance(page, dict) else {}
+        url, title = page.get("url"), page.get("title")
+        if isinstance(url, str) and url.startswith(("http://", "https://")) and not _SPACE.search(url):
+            shown = " ".join(title.split()) if isinstance(title, str) and title.strip() else url
+            spans[start] = (end, f" ([{shown}]({untrack(url)}))")
+    last = len(text) + 1
+    for start in sorted(spans, reverse=True):
+        end, link = spans[start]
+        if end <= last:  # overlapping spans: the later one is kept
+            text = text[:start] + link + text[end:]
+            last = start
+    return text
 
 
 def _references(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:

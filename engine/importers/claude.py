@@ -6,13 +6,15 @@ A conversation is ``{"uuid", "name", "created_at", "chat_messages": [...]}``; a 
 conversation a ``current_leaf_message_uuid``: then the branch ending at that leaf is imported (what the
 user last saw), otherwise the messages in file order.
 
-Kept: the text parts of ``content`` (or ``text`` when there is no content list), ``created_at`` as Unix
-ns, ``human`` as user, the conversation's ``name`` as its title. Left out and counted: tool use, tool results, thinking and other non-text parts,
-attachments and files (their extracted text too: it is the file, not the conversation).
+Kept: the text parts of ``content`` (or ``text`` when there is no content list), the artifacts Claude
+wrote (``tool_use`` parts named ``artifacts``: ``[artifact: TITLE]`` and the body in a fenced block,
+:func:`artifact`), ``created_at`` as Unix ns, ``human`` as user, the conversation's ``name`` as its title.
+Left out and counted: other tool use, tool results, thinking and other non-text parts, attachments and
+files (their extracted text too: it is the file, not the conversation).
 
 The session id is ``claude-<conversation uuid>``, so importing the same export again adds nothing. A broken
-conversation is skipped (and named in the log); a file that is not a JSON list of conversations is an
-error and nothing is imported.
+conversation is skipped (and named in the log); a file that is neither a JSON list of conversations nor one
+conversation object is an error and nothing is imported.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import detect, exportfile
@@ -39,6 +42,8 @@ from engine.messages import Message
 PREFIX = "claude-"
 ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
 _PART_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_LANGUAGE = re.compile(r"^[A-Za-z0-9_+#.-]{1,30}$")
+_BACKTICKS = re.compile(r"`{3,}")
 
 
 def read(path: Path, session: str | None = None) -> ReadResult:
@@ -66,10 +71,10 @@ def read(path: Path, session: str | None = None) -> ReadResult:
             try:
                 item = conversation_session(conversation, Tally(), where)
             except BrokenRecord as exc:
-                file_tally.broken("broken conversation", where, str(exc))
+                file_tally.broken(reasons.BROKEN_CONVERSATION, where, str(exc))
                 continue
             if item is None:
-                file_tally.skip("conversation without messages")
+                file_tally.skip(reasons.CONVERSATION_WITHOUT_MESSAGES)
                 continue
             sessions.append(item)
     return ReadResult(retarget(sessions, session), file_tally.as_dict())
@@ -129,14 +134,14 @@ def _branch(chat: list[Any], leaf: Any) -> list[tuple[int, Any]]:
 
 def _message(item: Any, tally: Tally, where: str) -> Message | None:
     if not isinstance(item, dict):
-        tally.broken("broken message", where, "not an object")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "not an object")
         return None
     sender = item.get("sender")
     role = ROLES.get(sender) if isinstance(sender, str) else None
     if role is None:
-        tally.broken("message with an unknown sender", where, f"sender {short(sender)}")
+        tally.broken(reasons.UNKNOWN_SENDER, where, f"sender {short(sender)}")
         return None
-    for key, reason in (("attachments", "attachment (file not imported)"), ("files", "file (not imported)")):
+    for key, reason in (("attachments", reasons.ATTACHMENT), ("files", reasons.FILE)):
         value = item.get(key)
         if isinstance(value, list):
             tally.skip(reason, len(value))
@@ -145,9 +150,34 @@ def _message(item: Any, tally: Tally, where: str) -> Message | None:
         return None
     send_at = iso_to_ns(item.get("created_at"))
     if send_at is None:
-        tally.broken("broken message", where, f"created_at {short(item.get('created_at'))}")
+        tally.broken(reasons.BROKEN_MESSAGE, where, f"created_at {short(item.get('created_at'))}")
         return None
     return message(role, text, send_at, "", tally, where)
+
+
+def artifact(part: Any) -> str | None:
+    """An ``artifacts`` tool call as text: its title, then its body in a fenced block; None for other parts.
+
+    ``create`` and ``rewrite`` carry the whole body in ``content``; ``update`` the replacement ``new_str``.
+    """
+    if not isinstance(part, dict) or part.get("type") != "tool_use" or part.get("name") != "artifacts":
+        return None
+    args = part.get("input")
+    if not isinstance(args, dict):
+        return None
+    body = args.get("content") if args.get("command") != "update" else args.get("new_str")
+    if not isinstance(body, str) or not body.strip():
+        return None
+    title = args.get("title")
+    title = " ".join(title.split()) if isinstance(title, str) and title.strip() else "artifact"
+    language = args.get("language")
+    language = language if isinstance(language, str) and _LANGUAGE.match(language) else ""
+    fence = "`" * max(3, _longest_backticks(body) + 1)
+    return f"[artifact: {title}]\n{fence}{language}\n{body}\n{fence}"
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
 
 
 def _text(item: dict[str, Any], tally: Tally, where: str) -> str | None:
@@ -157,15 +187,17 @@ def _text(item: dict[str, Any], tally: Tally, where: str) -> str | None:
         for part in content:
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                 texts.append(part["text"])
+            elif (body := artifact(part)) is not None:
+                texts.append(body)
             else:
                 kind = part.get("type") if isinstance(part, dict) else None
                 shown = kind if isinstance(kind, str) and _PART_TYPE.match(kind) else "unknown"
-                tally.skip(f"non-text part ({shown})")
+                tally.skip(reasons.fill(reasons.NON_TEXT_PART, shown))
         return "\n\n".join(t for t in texts if t.strip())
     text = item.get("text", "")
     if text is None:
         return ""
     if not isinstance(text, str):
-        tally.broken("broken message", where, "'text' is not text")
+        tally.broken(reasons.BROKEN_MESSAGE, where, "'text' is not text")
         return None
     return text

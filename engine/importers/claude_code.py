@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ReadResult
 from engine.importers import transcripts
@@ -42,7 +43,6 @@ COMMAND_TAGS = (
 )  # fmt: skip
 INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
 _INJECTED = re.compile(r"<(system-reminder|ide_opened_file|ide_selection)>.*?</\1>\s*", re.DOTALL)
-STRUCTURAL = "structural line (system, summary, progress, snapshot …)"
 
 
 def read(path: Path, session: str | None = None, state: ImportState | None = None) -> ReadResult:
@@ -70,7 +70,7 @@ def files(path: Path, tally: Tally) -> list[Path]:
     for file in transcripts.jsonl_files(path):
         folders = file.relative_to(path).parts[:-1] if file != path else ()
         if "subagents" in folders or file.name.startswith("agent-"):
-            tally.skip("subagent transcript")
+            tally.skip(reasons.SUBAGENT_TRANSCRIPT)
             continue
         found.append(file)
     return found
@@ -92,7 +92,7 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
     summaries: list[tuple[str, str]] = []
     for number, line in lines:
         if not isinstance(line, dict):
-            tally.broken("line that is not an object", f"line {number}", "not a JSON object")
+            tally.broken(reasons.NOT_AN_OBJECT, f"line {number}", "not a JSON object")
             continue
         _remember(line, meta, uuids)
         kind = line.get("type")
@@ -110,7 +110,7 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
             if found is not None:
                 messages.append(found)
         else:
-            tally.skip(STRUCTURAL)
+            tally.skip(reasons.CLAUDE_CODE_STRUCTURAL)
     for leaf, summary in summaries:
         if leaf in uuids and summary.strip():
             meta["summary"] = transcripts.one_line(summary)
@@ -133,28 +133,28 @@ def _remember(line: dict[str, Any], meta: dict[str, Any], uuids: set[str]) -> No
 def _prompt(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
     msg = line.get("message")
     if not isinstance(msg, dict) or msg.get("role") != "user":
-        tally.skip(STRUCTURAL)
+        tally.skip(reasons.CLAUDE_CODE_STRUCTURAL)
         return None
     if line.get("isSidechain"):
-        tally.skip("subagent line")
+        tally.skip(reasons.SUBAGENT_LINE)
         return None
     if line.get("isCompactSummary"):
-        tally.skip("compaction summary")
+        tally.skip(reasons.COMPACTION_SUMMARY)
         return None
     if line.get("isMeta") or line.get("isVisibleInTranscriptOnly") or not _typed_by_a_person(line):
-        tally.skip("meta or injected context")
+        tally.skip(reasons.META_OR_INJECTED)
         return None
     content = msg.get("content")
     if line.get("toolUseResult") is not None or _has_block(content, "tool_result"):
-        tally.skip("tool call or result")
+        tally.skip(reasons.TOOL_CALL_OR_RESULT)
         return None
     text = _text(content, tally)
     stripped = text.strip()
     if stripped.startswith(COMMAND_TAGS):
-        tally.skip("slash command or its output")
+        tally.skip(reasons.SLASH_COMMAND)
         return None
     if stripped in INTERRUPTED:
-        tally.skip("interruption marker")
+        tally.skip(reasons.INTERRUPTION)
         return None
     text = _INJECTED.sub("", text)
     return message("user", text, _time(line), "", tally, where)
@@ -171,13 +171,13 @@ def _typed_by_a_person(line: dict[str, Any]) -> bool:
 def _reply(line: dict[str, Any], tally: Tally, where: str) -> Message | None:
     msg = line.get("message")
     if not isinstance(msg, dict):
-        tally.skip(STRUCTURAL)
+        tally.skip(reasons.CLAUDE_CODE_STRUCTURAL)
         return None
     if line.get("isSidechain"):
-        tally.skip("subagent line")
+        tally.skip(reasons.SUBAGENT_LINE)
         return None
     if line.get("isApiErrorMessage") or msg.get("model") == "<synthetic>":
-        tally.skip("API error or synthetic message")
+        tally.skip(reasons.API_ERROR)
         return None
     text = _text(msg.get("content"), tally)
     if not text.strip():
@@ -197,13 +197,13 @@ def _text(content: Any, tally: Tally) -> str:
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif kind in ("tool_use", "tool_result", "server_tool_use", "web_search_tool_result"):
-            tally.skip("tool call or result")
+            tally.skip(reasons.TOOL_CALL_OR_RESULT)
         elif kind in ("thinking", "redacted_thinking"):
-            tally.skip("thinking")
+            tally.skip(reasons.THINKING)
         elif kind in ("image", "document"):
-            tally.skip("image or document (not imported)")
+            tally.skip(reasons.IMAGE_OR_DOCUMENT)
         else:
-            tally.skip("other content block")
+            tally.skip(reasons.OTHER_BLOCK)
     return "\n\n".join(t for t in texts if t.strip())
 
 

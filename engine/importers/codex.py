@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ReadResult
 from engine.importers import transcripts
@@ -45,7 +46,6 @@ TOOL_ITEMS = ("function_call", "function_call_output", "custom_tool_call", "cust
               "local_shell_call", "web_search_call", "tool_search_call", "tool_search_output",
               "image_generation_call")  # fmt: skip
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
-STRUCTURAL = "structural line (session meta, turn context, token count …)"
 EVENTS, ITEMS = "events", "items"
 
 
@@ -95,7 +95,7 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
     for number, line in lines:
         where = f"line {number}"
         if not isinstance(line, dict):
-            tally.broken("line that is not an object", where, "not a JSON object")
+            tally.broken(reasons.NOT_AN_OBJECT, where, "not a JSON object")
             continue
         kind = line.get("type")
         payload = line.get("payload")
@@ -111,12 +111,12 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
                 if found is not None:
                     items.append(found)
             else:
-                tally.skip(STRUCTURAL)
+                tally.skip(reasons.CODEX_STRUCTURAL)
             continue
         when = iso_to_ns(line.get("timestamp")) or 0
         if kind == "session_meta":
             _session_meta(payload, meta)
-            tally.skip(STRUCTURAL)
+            tally.skip(reasons.CODEX_STRUCTURAL)
         elif kind == "event_msg":
             found = _event(payload, when, tally, where)
             if found is not None:
@@ -126,16 +126,14 @@ def parse(lines: transcripts.Lines, meta: dict[str, Any], tally: Tally) -> list[
             if found is not None:
                 items.append(found)
         else:
-            tally.skip(STRUCTURAL)
+            tally.skip(reasons.CODEX_STRUCTURAL)
     stream = meta.get("stream")
     if stream is None:
         stream = EVENTS if events else ITEMS if items else None
         if stream is not None:
             meta["stream"] = stream
     chosen = events if stream == EVENTS else items if stream == ITEMS else []
-    tally.skip(
-        "the same turn as an event (one stream is imported)", len(items if stream == EVENTS else events)
-    )
+    tally.skip(reasons.SAME_TURN_AS_EVENT, len(items if stream == EVENTS else events))
     first = next((m.content for m in chosen if m.role == "user"), None)
     if first is not None:
         meta.setdefault("first_prompt", transcripts.one_line(first))
@@ -159,35 +157,35 @@ def _event(payload: dict[str, Any], when: int, tally: Tally, where: str) -> Mess
     text = payload.get("message")
     if kind == "user_message":
         if payload.get("kind") in CONTEXT_KINDS or not isinstance(text, str) or _is_context(text):
-            tally.skip("injected context")
+            tally.skip(reasons.INJECTED_CONTEXT)
             return None
         for key in ("images", "local_images"):
             if isinstance(payload.get(key), list):
-                tally.skip("image (not imported)", len(payload[key]))
+                tally.skip(reasons.IMAGE, len(payload[key]))
         return message("user", text, when, "", tally, where)
     if kind == "agent_message" and isinstance(text, str):
         return message("assistant", text, when, "", tally, where)
     if kind in ("agent_reasoning", "agent_reasoning_raw_content"):
-        tally.skip("thinking")
+        tally.skip(reasons.THINKING)
     else:
-        tally.skip(STRUCTURAL)
+        tally.skip(reasons.CODEX_STRUCTURAL)
     return None
 
 
 def _item(payload: dict[str, Any], when: int, tally: Tally, where: str) -> Message | None:
     kind = payload.get("type")
     if kind == "reasoning":
-        tally.skip("thinking")
+        tally.skip(reasons.THINKING)
         return None
     if kind in TOOL_ITEMS:
-        tally.skip("tool call or result")
+        tally.skip(reasons.TOOL_CALL_OR_RESULT)
         return None
     if kind != "message":
-        tally.skip(STRUCTURAL)
+        tally.skip(reasons.CODEX_STRUCTURAL)
         return None
     role = payload.get("role")
     if role not in ("user", "assistant"):
-        tally.skip("developer or system message")
+        tally.skip(reasons.DEVELOPER_OR_SYSTEM)
         return None
     content = payload.get("content")
     parts = content if isinstance(content, list) else []
@@ -199,12 +197,12 @@ def _item(payload: dict[str, Any], when: int, tally: Tally, where: str) -> Messa
         and isinstance(p.get("text"), str)
     ]
     tally.skip(
-        "image (not imported)",
+        reasons.IMAGE,
         sum(1 for p in parts if isinstance(p, dict) and p.get("type") == "input_image"),
     )
     text = "\n".join(texts) if texts else content if isinstance(content, str) else ""
     if role == "user" and _is_context(text):
-        tally.skip("injected context")
+        tally.skip(reasons.INJECTED_CONTEXT)
         return None
     return message(str(role), text, when, "", tally, where)
 

@@ -124,7 +124,10 @@ def sniff(path: Path) -> str | None:
 
 
 def of_export(data: Any) -> str | None:
-    """The kind of a parsed JSON export (a list of conversations or of history records), or None."""
+    """The kind of a parsed JSON export (a list of conversations or of history records, or one
+    conversation object as browser exporters write it), or None."""
+    if isinstance(data, dict) and is_conversation(data):
+        data = [data]
     if not isinstance(data, list):
         return None
     for item in data[:SAMPLE_LINES]:
@@ -137,6 +140,11 @@ def of_export(data: Any) -> str | None:
         if "role" in item and "content" in item:
             return "agenvoy"
     return None
+
+
+def is_conversation(item: dict[str, Any]) -> bool:
+    """Whether ``item`` is one ChatGPT (``mapping``) or Claude (``chat_messages``) conversation."""
+    return isinstance(item.get("mapping"), dict) or isinstance(item.get("chat_messages"), list)
 
 
 def of_lines(lines: list[Any]) -> str | None:

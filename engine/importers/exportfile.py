@@ -2,7 +2,8 @@
 
 ChatGPT and Claude ship their conversations as ``conversations.json``; large ChatGPT accounts get it split
 into parts, ``conversations-000.json``, ``conversations-001.json`` …, each a complete JSON list in the same
-shape. Whatever the user points at, this module finds every part (``conversations.json`` first, then the
+shape. Browser extensions that save one conversation write the conversation object alone: that is read as a
+list of one. Whatever the user points at, this module finds every part (``conversations.json`` first, then the
 parts by number; in a zip, those in the shallowest folder that has any; ``__MACOSX/`` and ``._`` entries are
 not parts) and parses them one at a time, in order. A file given by name is read alone. Anything wrong with a
 part (too big, not UTF-8, not JSON, nested too deeply) is one clear
@@ -155,6 +156,8 @@ def conversation_lists(path: Path, kind: str, lacks: str) -> Iterator[Part]:
             has conversations none of which is of this kind (``lacks`` says what they lack).
     """
     for part in parts(path):
+        if isinstance(part.data, dict) and detect.is_conversation(part.data):
+            part = Part([part.data], part.source)  # one conversation, as browser exporters save it
         if not isinstance(part.data, list):
             raise ImportFormatError(
                 f"{part.source}: expected a JSON list of conversations, not {type(part.data).__name__}"

@@ -19,3 +19,6 @@ DESCRIPTIONS = {
 """Every format ``memtray import`` knows, by name, with what it reads (the parser's help and choices)."""
 INCREMENTAL = ("claude-code", "codex")
 """Formats that remember how far each file was read (see :mod:`engine.importers.importstate`)."""
+FOLDERS = {"agenvoy": "~/.config/agenvoy", "claude-code": "~/.claude/projects", "codex": "~/.codex/sessions"}
+"""Formats read from a folder, and the folder their program keeps (the agents' ones are the folders the
+watch reads when none are set; the desktop's folder chooser starts there)."""

@@ -18,6 +18,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import engine.importers.reasons as reasons
 from engine.errors import InvalidInput
 from engine.imported import ImportedSession
 from engine.messages import MAX_CONTENT_CHARS, MAX_SEND_AT, Message, validate
@@ -79,18 +80,18 @@ def epoch_ns(value: object) -> int:
     if value is None or value == 0:
         return 0
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise BadTime("message with a time that is not a number")
+        raise BadTime(reasons.TIME_NOT_A_NUMBER)
     if isinstance(value, float) and not math.isfinite(value):
-        raise BadTime("message with a time that is not a number")
+        raise BadTime(reasons.TIME_NOT_A_NUMBER)
     if value < 0:
-        raise BadTime("message with a negative time")
+        raise BadTime(reasons.NEGATIVE_TIME)
     exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
     factor = next(f for limit, f in _UNITS if limit is None or exact < limit)
     ns = int(exact * factor)
     if ns < MIN_SEND_AT:
-        raise BadTime("message with a time before 1990")
+        raise BadTime(reasons.TIME_BEFORE_1990)
     if ns > MAX_SEND_AT:
-        raise BadTime("message with a time after 2200")
+        raise BadTime(reasons.TIME_AFTER_2200)
     return ns
 
 
@@ -116,15 +117,15 @@ def iso_to_ns(value: object) -> int | None:
 def message(role: str, content: str, send_at: int, sender: str, tally: Tally, where: str) -> Message | None:
     """A validated message, or None (counted in ``tally``) for an empty, oversized or invalid one."""
     if not content.strip():
-        tally.skip("empty message")
+        tally.skip(reasons.EMPTY_MESSAGE)
         return None
     if len(content) > MAX_MESSAGE_CHARS:
-        tally.broken(f"message longer than {MAX_MESSAGE_CHARS:,} characters", where, "too long")
+        tally.broken(reasons.fill(reasons.TOO_LONG, f"{MAX_MESSAGE_CHARS:,}"), where, "too long")
         return None
     try:
         return validate(Message(role=role, content=content, send_at=send_at, sender=sender))
     except InvalidInput as exc:
-        tally.broken("broken message", where, str(exc))
+        tally.broken(reasons.BROKEN_MESSAGE, where, str(exc))
         return None
 
 

@@ -23,6 +23,7 @@ from itertools import chain, islice
 from pathlib import Path, PurePath
 from typing import Any
 
+import engine.importers.reasons as reasons
 from engine.errors import ImportFormatError, InvalidInput
 from engine.imported import ImportedSession, ReadResult
 from engine.importers import detect
@@ -133,27 +134,25 @@ def read(
                 item = _read_file(reader, kind, parse, title, tally, str(file))
                 new_state = reader.state(dict(reader.previous.meta) if reader.previous else {})
         except OSError as exc:
-            tally.broken("unreadable transcript", str(file), exc.strerror or str(exc))
+            tally.broken(reasons.UNREADABLE_TRANSCRIPT, str(file), exc.strerror or str(exc))
             continue
         except _OtherKind:
             continue
         if previous is not None and not reader.fresh and new_state.offset == previous.offset:
             unchanged += 1
             continue
-        tally.skip("line that is not JSON", reader.bad)
+        tally.skip(reasons.NOT_JSON, reader.bad)
         meta = item.meta if item is not None else dict(new_state.meta)
         if not isinstance(meta.get("session"), str):
             try:
                 meta["session"] = fallback(file)
             except InvalidInput:
-                tally.broken(
-                    "transcript without a usable session id", str(file), "no id in its lines or name"
-                )
+                tally.broken(reasons.TRANSCRIPT_WITHOUT_ID, str(file), "no id in its lines or name")
                 continue
         if state is not None:
             state.put(file, replace(new_state, meta=meta))
         if item is None:
-            tally.skip("transcript without messages")
+            tally.skip(reasons.TRANSCRIPT_WITHOUT_MESSAGES)
             continue
         old_title = title(reader.previous.meta) if reader.previous is not None else None
         if item.session.messages or item.session.title != old_title:
@@ -192,7 +191,9 @@ def _read_file(
         other = detect.of_lines([line for _, line in head])
         if other is not None and other != kind:
             label = detect.KINDS[kind].label
-            tally.broken(f"file that is not {label}", where, f"it looks like {detect.KINDS[other].label}")
+            tally.broken(
+                reasons.fill(reasons.OTHER_KIND, label), where, f"it looks like {detect.KINDS[other].label}"
+            )
             raise _OtherKind
         lines = chain(head, lines)
     meta = dict(reader.previous.meta) if reader.previous is not None else {}

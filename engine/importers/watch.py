@@ -8,9 +8,9 @@ dialog run it once; :func:`import_agent_folders` runs it over the folders the ``
 names (or, when that is empty, the agents' own folders that exist: :func:`agent_folders`), which is what
 the desktop app does every minute or so while ``watch_agent_folders`` is on.
 
-Another process importing the same transcripts at the same time (a Claude Code hook running ``memtray
-import claude-code --hook``) is harmless: the same lines may be read twice, and the duplicate check keeps
-one copy.
+Another process importing the same transcripts at the same time (an agent's hook running ``memtray
+import claude-code|codex --hook``) is harmless: the same lines may be read twice, and the duplicate check
+keeps one copy.
 """
 
 from __future__ import annotations
@@ -22,19 +22,17 @@ from typing import Protocol
 
 from engine.errors import ImportFormatError, InvalidInput
 from engine.imported import ImportedSession, ImportReport
-from engine.importers import readers
+from engine.importers import readers, reasons
 from engine.importers.detect import sniff
-from engine.importers.formats import INCREMENTAL
+from engine.importers.formats import FOLDERS, INCREMENTAL
 from engine.importers.importstate import ImportState
 from engine.paths import Paths
 from engine.settings import Settings
 
 log = logging.getLogger("memtray.import")
 
-AGENT_FOLDERS = (("claude-code", "~/.claude/projects"), ("codex", "~/.codex/sessions"))
+AGENT_FOLDERS = tuple((fmt, FOLDERS[fmt]) for fmt in INCREMENTAL)
 """The agents' own transcript folders, and the format of each."""
-NOT_A_FOLDER = "watched folder that does not exist"
-NO_TRANSCRIPTS = "watched folder without agent transcripts"
 
 Progress = Callable[[int, int], None]
 
@@ -98,17 +96,17 @@ def import_agent_folders(
     for folder in folders:
         folder = folder.expanduser()
         if not folder.is_dir():
-            report = report.with_skipped({NOT_A_FOLDER: 1})
+            report = report.with_skipped({reasons.WATCHED_FOLDER_MISSING: 1})
             continue
         fmt = format_of(folder)
         if fmt is None:
-            report = report.with_skipped({NO_TRANSCRIPTS: 1})
+            report = report.with_skipped({reasons.WATCHED_FOLDER_EMPTY: 1})
             continue
         try:
             part = import_transcripts(mem, fmt, folder, progress=progress)
         except ImportFormatError as exc:
             log.info("nothing to import from %s: %s", folder, exc)
-            report = report.with_skipped({NO_TRANSCRIPTS: 1})
+            report = report.with_skipped({reasons.WATCHED_FOLDER_EMPTY: 1})
             continue
         if part.messages_added:
             log.info("imported %d new messages from %s (%s)", part.messages_added, folder, fmt)

@@ -5,7 +5,7 @@ google-genai reads a whole HTTP answer into memory and parses it as JSON before 
 ``Content-Length`` is over the bound and wraps the body so that reading past the bound stops with
 :class:`ReplyTooLarge`: a 20 MB (or endless) answer costs at most the bound in memory, and nothing of it
 is parsed. The SDK does not retry this error; :func:`engine.llm.gemini.translated_errors` turns it into
-a :class:`~engine.errors.SummarizerError` in words.
+a :class:`~engine.errors.GeminiError` in words.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   prefers the fallback model; a call that fails with a service error is tried once with the fallback.
   Every answered call reports its token usage to ``on_usage`` (the summarizer records it per session).
 - :func:`translated_errors` turns the SDK's and the network's exceptions into :mod:`engine.errors`
-  (``QuotaExceeded``, ``AuthError``, ``GeminiTimeout``, ``GeminiUnavailable``, ``SummarizerError``).
+  (``QuotaExceeded``, ``AuthError``, ``GeminiTimeout``, ``GeminiUnavailable``, ``GeminiError``).
 
 google-genai is imported lazily: it takes most of a second to import.
 """
@@ -27,21 +27,20 @@ from typing import Any
 from engine.errors import (
     AuthError,
     EngineError,
+    GeminiError,
     GeminiTimeout,
     GeminiUnavailable,
     QuotaExceeded,
-    SummarizerError,
 )
 from engine.llm.bounded import MAX_RESPONSE_BYTES, ReplyTooLarge, client_args
 from engine.llm.redact import redact
+from engine.settings import FLASH_LITE
 
 log = logging.getLogger("memtray.gemini")
 
 DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_SUMMARY_MODEL = "gemini-2.5-flash"
-DEFAULT_DECISION_MODEL = "gemini-2.5-flash-lite"
-# Tried once when the summary model fails with a service error (quota, 5xx, timeout) or is cooling down.
-FALLBACK_MODEL = "gemini-2.5-flash-lite"
+FALLBACK_MODEL = FLASH_LITE
+"""Tried once when the summary model fails with a service error (quota, 5xx, timeout) or is cooling down."""
 COOLDOWN_S = 60.0
 RETRY_STATUS_CODES = (408, 429, 500, 502, 503, 504)
 
@@ -173,7 +172,7 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
         elif code >= 500:
             error = GeminiUnavailable(f"{what}: the service failed ({heading})")
         else:
-            error = SummarizerError(f"{what}: the request was refused ({heading})")
+            error = GeminiError(f"{what}: the request was refused ({heading})")
         raise error from None
     except unreadable as exc:
         log.debug("%s sent an answer that is not a Gemini reply: %s", what, redact(str(exc))[:2000])
@@ -182,7 +181,7 @@ def translated_errors(what: str = "Gemini") -> Iterator[None]:
             "or the proxy between memtray and the service"
         ) from None
     except ReplyTooLarge as exc:
-        raise SummarizerError(f"{what}: {exc}; none of it was used") from None
+        raise GeminiError(f"{what}: {exc}; none of it was used") from None
     except TimeoutError as exc:
         raise GeminiTimeout(f"{what}: no answer in time") from exc
     except OSError as exc:
@@ -279,13 +278,13 @@ class Gemini:
             thinking_budget: the model's thinking budget in tokens; None leaves the model's default.
 
         Raises:
-            SummarizerError: the last model's failure (``QuotaExceeded``, ``GeminiTimeout``, ...).
+            GeminiError: the last model's failure (``QuotaExceeded``, ``GeminiTimeout``, ...).
         """
         order = [m for i, m in enumerate(models) if m and m not in models[:i]]
         if not order:
-            raise SummarizerError("no Gemini model is configured")
+            raise GeminiError("no Gemini model is configured")
         order.sort(key=self.cooling_down)  # stable: cooling models go last
-        failure: SummarizerError | None = None
+        failure: GeminiError | None = None
         for model in order:
             try:
                 return self._call(

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import KeyringUnavailable, NoApiKey
+from engine.errors import InvalidKey, KeyringUnavailable, NoApiKey
 from engine.logs import register_secret
 
 log = logging.getLogger("memtray.keys")
@@ -76,6 +76,18 @@ def _unusable(backend: Any) -> bool:
 
 def _insecure(backend: Any) -> bool:
     return type(backend).__module__.startswith("keyrings.alt")
+
+
+def checked(value: str) -> str:
+    """``value`` as a key is kept: white space around it dropped.
+
+    Raises:
+        InvalidKey: empty, or white space inside (a key is one word of text).
+    """
+    value = value.strip()
+    if not value or any(c.isspace() for c in value):
+        raise InvalidKey("the key must be one word of text")
+    return value
 
 
 class Keys:
@@ -201,16 +213,12 @@ class Keys:
         """Store the key in the OS keyring; return the backend's name.
 
         Raises:
-            InvalidInput: an empty value.
+            InvalidKey: a value that is not one word of text.
             KeyringUnavailable: no secure keyring (nothing is stored anywhere).
         """
         from keyring.errors import KeyringError
 
-        from engine.errors import InvalidInput
-
-        value = value.strip()
-        if not value or any(c.isspace() for c in value):
-            raise InvalidInput("the key must be one word of text")
+        value = checked(value)
         register_secret(value)
         backend = self.backend()
         try:
@@ -237,9 +245,14 @@ class Keys:
         return True
 
     def use_for_this_run(self, value: str | None) -> None:
-        """Hold a key in memory for this process only (the non-persistent alternative); None clears it."""
+        """Hold a key in memory for this process only (the non-persistent alternative); None clears it.
+
+        Raises:
+            InvalidKey: a value that is not one word of text (as :meth:`set`).
+        """
+        value = checked(value) if value is not None else None
         register_secret(value)
         with self._guard:
-            self._this_run = value.strip() if value and value.strip() else None
+            self._this_run = value
         if value:
             log.info("a Gemini key is set for this run only (not stored)")

@@ -2,7 +2,8 @@
 
 Every answered Gemini call adds one row: the session it was made for, the model, the purpose
 (``summary``, ``prune``, ``relevance`` or ``chat``) and the tokens Gemini reported. :func:`totals` sums
-them up. :class:`Usage` is the table of one memory (``mem.usage``), dated by its clock.
+them up. :class:`Usage` is the table of one memory (``mem.usage``), dated by its clock. The table is
+:class:`engine.llm.tables.UsageRow`, created from the statement frozen in :mod:`engine.storage.frozen_ddl`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.llm.gemini import UsageEvent
+from engine.storage import ddl, frozen_ddl
 from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
@@ -20,14 +22,7 @@ if TYPE_CHECKING:
 
 def m004_usage(conn: Connection) -> None:
     """The ``usage`` table: one row per answered Gemini call."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS usage ("
-        "id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, model TEXT NOT NULL, "
-        "purpose TEXT NOT NULL, prompt_tokens INTEGER NOT NULL DEFAULT 0, "
-        "output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0, "
-        "at INTEGER NOT NULL DEFAULT 0)"
-    )
-    conn.execute("CREATE INDEX IF NOT EXISTS ix_usage_session ON usage(session_id, at)")
+    ddl.create_missing(conn, frozen_ddl.M004_USAGE)
 
 
 @dataclass(frozen=True)

@@ -111,12 +111,17 @@ class Saved:
 
 def save(mem: Memory, session: str, messages: Sequence[Message]) -> Saved:
     """Append ``messages`` (each with its time set) except those already stored with the same role,
-    text and time; return the counts and every message's id (None if it could not be found).
+    text and time (in the archive or earlier in ``messages``); return the counts and every message's id,
+    the id of the row that holds it (None if it could not be found).
 
     The check and the append happen under the session's lock (``Memory.import_sessions``), so two
     identical retries racing each other still store the messages once. Callers validate first.
     """
-    report = mem.import_sessions([ImportedSession(session, list(messages))])
+    first: dict[tuple[str, str, int], Message] = {}
+    for m in messages:  # the same message twice in one call is one message, as on a retry
+        first.setdefault((m.role, m.content, m.send_at), m)
+    unique = list(first.values())
+    report = mem.import_sessions([ImportedSession(session, unique)])
     wanted = {(m.role, m.content, m.send_at): None for m in messages}
     ids: dict[tuple[str, str, int], int] = {}
     before: int | None = None
@@ -133,6 +138,6 @@ def save(mem: Memory, session: str, messages: Sequence[Message]) -> Saved:
         before = page[-1].id
     return Saved(
         report.messages_added,
-        report.messages_already_present,
+        report.messages_already_present + len(messages) - len(unique),
         [ids.get((m.role, m.content, m.send_at)) for m in messages],
     )

@@ -62,10 +62,7 @@ def _bounds(args: Args) -> tuple[int | None, int | None]:
 def _offset(kind: str, args: Args) -> int:
     if "cursor" not in args:
         return 0
-    position = paging.decode(kind, args, args["cursor"])
-    if not isinstance(position, int) or isinstance(position, bool) or not 0 <= position <= MAX_LIMIT:
-        raise InvalidInput("cursor is damaged: start again without one")
-    return position
+    return paging.offset_position(paging.decode(kind, args, args["cursor"]), MAX_LIMIT)
 
 
 # -- search --------------------------------------------------------------------------------------------
@@ -203,6 +200,7 @@ SEARCH = ToolSpec(
     output_schema=SEARCH_OUTPUT,
     run=search,
     read_only=True,
+    recalls=True,
 )
 
 # -- list_sessions -------------------------------------------------------------------------------------
@@ -271,14 +269,7 @@ def matching_sessions(ctx: Context, args: Args) -> list[Overview]:
 
 def after_position(items: list[Overview], position: Any) -> list[Overview]:
     """The items after an ``[order_at, id]`` keyset position in (order_at, id) descending order."""
-    if (
-        not isinstance(position, list)
-        or len(position) != 2
-        or not isinstance(position[0], int)
-        or not isinstance(position[1], str)
-    ):
-        raise InvalidInput("cursor is damaged: start again without one")
-    mark = (position[0], position[1])
+    mark = paging.keyset_position(position)
     return [o for o in items if (o.order_at, o.id) < mark]
 
 
@@ -327,6 +318,7 @@ LIST_SESSIONS = ToolSpec(
     output_schema=LIST_OUTPUT,
     run=list_sessions,
     read_only=True,
+    recalls=True,
 )
 
 # -- read ----------------------------------------------------------------------------------------------
@@ -435,9 +427,9 @@ def _window(ctx: Context, session: str, args: Args, size: int, order: str) -> tu
             raise NotFound(f"no message #{anchor} in session {session}")
         take = index + 1 + (after if order == "oldest" else before)
         return rows[:take], len(rows) > take
-    position = paging.decode("read", args, args["cursor"]) if "cursor" in args else None
-    if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
-        raise InvalidInput("cursor is damaged: start again without one")
+    position = (
+        paging.offset_position(paging.decode("read", args, args["cursor"])) if "cursor" in args else None
+    )
     if order == "oldest":
         rows = after_id(ctx.mem, session, position or 0, size + 1)
     else:
@@ -503,4 +495,5 @@ READ = ToolSpec(
     output_schema=READ_OUTPUT,
     run=read,
     read_only=True,
+    recalls=True,
 )

@@ -126,6 +126,7 @@ SEARCH_ERRORS = ToolSpec(
     output_schema=SEARCH_ERRORS_OUTPUT,
     run=search_errors,
     read_only=True,
+    recalls=True,
 )
 
 READ_ERROR_INPUT = obj({"id": _ERROR_ID}, ("id",))
@@ -145,6 +146,7 @@ READ_ERROR = ToolSpec(
     output_schema=ONE_RECORD_OUTPUT,
     run=read_error,
     read_only=True,
+    recalls=True,
 )
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS}

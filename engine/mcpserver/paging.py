@@ -4,6 +4,10 @@ A cursor is URL-safe base64 of ``{"k": kind, "f": fingerprint, "p": position}``:
 a fingerprint of the arguments it was made for (so a cursor cannot continue a different query), and
 where the next page starts. Clients must treat it as opaque; the server may change its content.
 
+A position read back from a cursor is checked before use (:func:`offset_position`,
+:func:`keyset_position`): a cursor is the client's input, and a damaged or forged one (a page number of
+2**70, a string where a number was) is an invalid argument in one sentence, never a crash.
+
 Every tool result is kept under :data:`PAGE_CHARS` characters of JSON text: a page takes items while
 they fit and says where to go on (``nextCursor``).
 """
@@ -23,6 +27,11 @@ PAGE_CHARS = 16_000
 """The most characters a tool's JSON text may have (hosts warn from about 10k tokens)."""
 
 MAX_CURSOR_CHARS = 512
+
+MAX_POSITION = 2**63 - 1
+"""The largest number a cursor may hold: SQLite's largest integer (a row id, a time in ns)."""
+
+DAMAGED = "cursor is damaged: start again without one"
 
 
 def dumps(value: Any) -> str:
@@ -69,3 +78,36 @@ def decode(kind: str, args: Mapping[str, Any], cursor: str) -> Any:
 def fits(result: Mapping[str, Any], limit: int = PAGE_CHARS) -> bool:
     """Whether ``result`` as JSON text is at most ``limit`` characters."""
     return len(dumps(result)) <= limit
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def offset_position(value: Any, most: int = MAX_POSITION) -> int:
+    """A cursor's position that must be a whole number from 0 to ``most``.
+
+    Raises:
+        InvalidInput: anything else.
+    """
+    if not _is_int(value) or not 0 <= value <= most:
+        raise InvalidInput(DAMAGED)
+    return int(value)
+
+
+def keyset_position(value: Any) -> tuple[int, str]:
+    """A cursor's ``[time, id]`` position (the last item shown of a newest-first listing).
+
+    Raises:
+        InvalidInput: anything else.
+    """
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not _is_int(value[0])
+        or not -MAX_POSITION <= value[0] <= MAX_POSITION
+        or not isinstance(value[1], str)
+        or len(value[1]) > MAX_CURSOR_CHARS
+    ):
+        raise InvalidInput(DAMAGED)
+    return int(value[0]), value[1]

@@ -2,8 +2,11 @@
 ``forget_message`` and ``forget_session``.
 
 - ``save(session, messages)``: append ``[{role, content, sendAt?, sender?}]`` to a session (created if
-  new); a message without ``sendAt`` gets the time of the call. A message the session already holds with
-  the same role, text and ``sendAt`` is not stored again, so retrying a call is safe.
+  new); a message without ``sendAt`` gets the time of the call. ``sendAt`` is read as the JSONL import
+  reads a time: seconds, milliseconds, microseconds or nanoseconds, told apart by size; before 1990 is
+  refused (a unit mistake). A message the session already holds with the same role, text and time is not
+  stored again, so retrying a call is safe; the same message twice in one call is stored once. Each
+  message's id in the answer is the id of the row that holds it.
 - ``turn_context(session, request?)``: what an LLM call gets from the memory this turn (the window with
   prefixes, the turn-context message, the system-prompt guidance), as ``memtray context --json``.
 - ``forget_message(session, message)``: the message is deleted everywhere (history, archive, indexes) and
@@ -16,6 +19,7 @@ from typing import Any
 
 from engine.chat.prompt import context_for
 from engine.errors import InvalidInput, NotFound
+from engine.importers.records import BadTime, epoch_ns
 from engine.mcpserver import adapter
 from engine.mcpserver.adapter import Context, message_in
 from engine.mcpserver.spec import MESSAGE_ID, SESSION_ID, Args, Result, ToolSpec, nullable, obj
@@ -47,11 +51,12 @@ SAVE_INPUT = obj(
                     "role": {"type": "string", "enum": ["user", "assistant"]},
                     "content": {"type": "string", "minLength": 1, "maxLength": MAX_CONTENT_CHARS},
                     "sendAt": {
-                        "type": "integer",
+                        "type": "number",
                         "minimum": 0,
                         "maximum": MAX_SEND_AT,
-                        "description": "When it was written: Unix time in nanoseconds (UTC); default now. "
-                        "Give it to make a retry safe.",
+                        "description": "When it was written: Unix time (UTC) in seconds, milliseconds, "
+                        "microseconds or nanoseconds (told apart by size; before 1990 is refused); "
+                        "default now. Give it to make a retry safe.",
                     },
                     "sender": {
                         "type": "string",
@@ -84,9 +89,14 @@ def save(ctx: Context, args: Args) -> Result:
     for index, raw in enumerate(args["messages"]):
         if not raw["content"].strip():
             raise InvalidInput(f"messages[{index}].content is blank: there is nothing to save")
-        message = Message(
-            raw["role"], raw["content"], raw.get("sendAt") or now + index, raw.get("sender", "")
-        )
+        try:
+            send_at = epoch_ns(raw.get("sendAt")) or now + index
+        except BadTime as exc:
+            why = str(exc).removeprefix("message with ")
+            raise InvalidInput(
+                f"messages[{index}].sendAt {raw['sendAt']!r} is not a usable time: {why}"
+            ) from None
+        message = Message(raw["role"], raw["content"], send_at, raw.get("sender", ""))
         try:
             batch.append(validate(message))
         except InvalidInput as exc:
@@ -165,6 +175,7 @@ TURN_CONTEXT = ToolSpec(
     output_schema=CONTEXT_OUTPUT,
     run=turn_context,
     read_only=True,
+    recalls=True,
 )
 
 # -- forget --------------------------------------------------------------------------------------------

@@ -13,4 +13,11 @@
 - :mod:`engine.search.migrations`: migration ``m008_cjk_bopomofo``.
 
 The vectors' ranking is :mod:`engine.semantic`'s; which characters are CJK is :mod:`engine.cjk`'s.
+The public face (for the desktop app): what a search accepts.
 """
+
+from __future__ import annotations
+
+from engine.search.hits import MATCHES, MAX_LIMIT
+
+__all__ = ["MATCHES", "MAX_LIMIT"]

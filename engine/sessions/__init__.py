@@ -8,7 +8,8 @@ recovery after an interrupted write by :mod:`engine.sessions.recovery`; the arch
 
 from __future__ import annotations
 
+from engine.sessions.compaction import may_trim, target_bytes
 from engine.sessions.export import FORMATS as EXPORT_FORMATS
 from engine.sessions.export import render as render_export
 
-__all__ = ["EXPORT_FORMATS", "render_export"]
+__all__ = ["EXPORT_FORMATS", "may_trim", "render_export", "target_bytes"]

@@ -20,6 +20,17 @@ TARGET_RATIO = 0.8
 MIN_MESSAGES = 4
 
 
+def target_bytes(max_bytes: int) -> int:
+    """The size a compaction trims history.json to (about; it cuts between messages)."""
+    return int(max_bytes * TARGET_RATIO)
+
+
+def may_trim(current_bytes: int, messages: int, max_bytes: int) -> bool:
+    """Whether compacting a history.json of ``current_bytes`` holding ``messages`` would trim it (the
+    cut may still fall at 0 when the newest exchange alone is that large); False when it changes nothing."""
+    return messages >= MIN_MESSAGES and current_bytes > target_bytes(max_bytes)
+
+
 @dataclass(frozen=True)
 class CompactResult:
     """What a compaction did.
@@ -53,7 +64,7 @@ def plan_cut(records: Sequence[Any], current_bytes: int, max_bytes: int) -> int:
     """
     if len(records) < MIN_MESSAGES:
         return 0
-    need_remove = current_bytes - int(max_bytes * TARGET_RATIO)
+    need_remove = current_bytes - target_bytes(max_bytes)
     if need_remove <= 0:
         return 0
     idx, acc = len(records), 0

@@ -6,8 +6,9 @@ tables (creating a table never alters an existing one). The runner knows no tabl
 same write transaction as its bookkeeping row, so a migration is applied entirely or not at all. A step's
 name is recorded in existing databases and never changes.
 
-An open of an up-to-date database only reads the recorded names. Tables are created from frozen
-statements (:mod:`engine.storage.ddl`): no step loads SQLModel.
+An open of an up-to-date database only reads the recorded names. Tables and columns are created from
+statements frozen as text (:mod:`engine.storage.frozen_ddl`, run by :mod:`engine.storage.ddl`): no step
+loads SQLModel.
 """
 
 from __future__ import annotations
@@ -16,19 +17,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from engine.storage import ddl
+from engine.storage import ddl, frozen_ddl
 from engine.storage.sql import Connection
 
 log = logging.getLogger("memtray.store")
-
-MIGRATIONS_TABLE: ddl.Table = (
-    "migrations",
-    [
-        "\nCREATE TABLE migrations (\n\tname VARCHAR NOT NULL, \n\tapplied_at INTEGER NOT NULL, \n"
-        "\tPRIMARY KEY (name)\n)\n\n"
-    ],
-)
-"""The runner's table (:class:`engine.storage.tables.MigrationRow`), as compiled from its class."""
 
 Step = Callable[[Connection], None]
 Migration = tuple[str, Step]
@@ -39,7 +31,7 @@ def apply(conn: Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply the migrations not yet recorded, in the given order; return their names."""
     exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'")
     if exists.first() is None:
-        ddl.create_missing(conn, [MIGRATIONS_TABLE])
+        ddl.create_missing(conn, frozen_ddl.MIGRATIONS_TABLE)
     done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
     applied = []
     for name, migration in migrations:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from engine.summary.context import ContextMessage, TurnContext
 from engine.summary.generate import GenerateResult
 from engine.summary.hygiene import strip_reply
-from engine.summary.scheduler import SummaryScheduler
+from engine.summary.scheduler import EVERY_MINUTES, SummaryScheduler
 from engine.summary.schema import CurrentDiscussion, PastDiscussion, Summary
 from engine.summary.service import Summaries, SummaryStatus
 
 __all__ = [
+    "EVERY_MINUTES",
     "ContextMessage",
     "CurrentDiscussion",
     "GenerateResult",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.errors import SummarizerError
+from engine.errors import GeminiError
 from engine.llm.gemini import Gemini
 from engine.messages import Message
 from engine.summary import prompts
@@ -80,7 +80,7 @@ def prune(
             session=session,
             purpose="prune",
         )
-    except SummarizerError as exc:
+    except GeminiError as exc:
         log.info("noise check for session %s failed, keeping everything: %s", session, exc)
         return unchanged
     verdict = parse_json_object(reply.text)
@@ -151,7 +151,7 @@ def relevant(
             purpose="relevance",
             attempts=1,
         )
-    except SummarizerError as exc:
+    except GeminiError as exc:
         log.warning("relevance check for session %s failed, keeping the whole summary: %s", session, exc)
         return Relevance(summary, False)
     verdict = parse_json_object(reply.text)

@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine.errors import GeminiTimeout, NoApiKey, SummarizerError
+from engine.errors import GeminiError, GeminiTimeout, NoApiKey
 from engine.llm.gemini import FALLBACK_MODEL, Gemini
 from engine.llm.keys import NO_KEY
 from engine.llm.redact import redact
@@ -106,7 +106,7 @@ def generate(
 
     Raises:
         NoApiKey: there is something to summarize but no key.
-        SummarizerError: a call failed or its answer was unusable (earlier chunks are saved).
+        GeminiError: a call failed or its answer was unusable (earlier chunks are saved).
     """
     raw = files.load_raw(paths, session)
     running = coerce(raw)
@@ -163,7 +163,7 @@ def generate(
             log.warning(
                 "summary of session %s stopped at chunk %d of %d: %s", session, number, len(chunks), why
             )
-            raise SummarizerError(f"summary of session {session}: chunk {number} of {len(chunks)}: {why}")
+            raise GeminiError(f"summary of session {session}: chunk {number} of {len(chunks)}: {why}")
         running = coerce(parsed)
         cursor = _first_cursor(paths, session, cursor)
         files.save(paths, session, running)

@@ -21,7 +21,9 @@ import schedule
 
 log = logging.getLogger("memtray.summary.scheduler")
 
-QUARTERS = (":00", ":15", ":30", ":45")
+EVERY_MINUTES = 15
+"""How often the scheduled summarizer runs: every quarter hour, on the quarter hour."""
+QUARTERS = tuple(f":{minute:02d}" for minute in range(0, 60, EVERY_MINUTES))
 
 
 class SummaryScheduler:

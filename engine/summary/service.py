@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engine.clock import parse_local
 from engine.errors import EngineError, NoApiKey
 from engine.llm.gemini import ClientFactory, Gemini, UsageEvent
 from engine.llm.keys import NO_KEY, Keys
@@ -25,6 +26,7 @@ from engine.summary import decide, files
 from engine.summary.context import TurnContext, assemble
 from engine.summary.generate import GenerateResult, generate
 from engine.summary.prompts import PRIOR_CONTEXT_GUIDANCE
+from engine.summary.scheduler import EVERY_MINUTES
 from engine.summary.schema import Summary
 
 if TYPE_CHECKING:
@@ -142,6 +144,14 @@ class Summaries:
         """The session's cursor (``YYYY-MM-DD HH:MM:SS``), ``""`` when there is none."""
         return files.read_cursor(self._paths, session)
 
+    def cursor_ns(self, session: str) -> int:
+        """The session's cursor as Unix ns (the last summarized message's time); 0 when there is none or
+        it is not a time (the next run moves it aside)."""
+        try:
+            return parse_local(self.cursor(session))
+        except ValueError:
+            return 0
+
     def pending(self) -> list[str]:
         """Sessions to summarize: not ``temp-`` nor a private chat, with a history.json newer than summary.json (or no
         summary.json), least recently summarized first."""
@@ -168,7 +178,7 @@ class Summaries:
         elif not enabled:
             message = "the summarizer is paused (summaries_enabled = false)"
         else:
-            message = "the summarizer is on: every 15 minutes, on the quarter hour"
+            message = f"the summarizer is on: every {EVERY_MINUTES} minutes, on the quarter hour"
         with self._guard:
             running = tuple(sorted(self._running))
             errors = tuple(sorted(self._errors.items()))
@@ -182,7 +192,7 @@ class Summaries:
         Raises:
             SessionNotFound: no such session.
             NoApiKey: there is something to summarize and no key.
-            SummarizerError: a Gemini call failed or answered unusably (earlier chunks are saved).
+            GeminiError: a Gemini call failed or answered unusably (earlier chunks are saved).
             StoreLocked: another run of this session kept its lock too long.
         """
         messages = self._log.history(session)
@@ -232,7 +242,7 @@ class Summaries:
         """Summarize the session, then reset it (keeping the summary); a failed summary aborts the reset.
 
         Raises:
-            SummarizerError: the summary failed; nothing was reset.
+            GeminiError: the summary failed; nothing was reset.
         """
         with self._log.locks.hold(lock_name(session)):
             self.generate(session)

@@ -8,8 +8,12 @@ from __future__ import annotations
 import threading
 import time
 
-from desktop.seams import Discussion, ErrorRecordView, KeyInfo, SummaryState, SummaryView
+from desktop.seams import KeyInfo, SummaryState, SummaryView
 from engine import Settings
+from engine.errormemory import ErrorRecord
+from engine.summary import CurrentDiscussion, PastDiscussion, Summary
+
+DAY_NS = 86_400 * 1_000_000_000
 
 
 class FakeSummaries:
@@ -25,12 +29,14 @@ class FakeSummaries:
     def load(self, session: str) -> SummaryView | None:
         if session != "proj-zh":
             return None
-        return SummaryView(
-            key_decisions=["Do: 回覆使用繁體中文", "Don't: 在週末部署"],
-            current=Discussion("會議紀錄", "整理今天的會議", direction="下週三交付設計稿"),
-            past=[Discussion("記憶體不足", "關閉分頁、檢查程式", last_discussed="2025-10-09 08:00")],
-            cursor_ns=1_760_000_000 * 1_000_000_000,
+        summary = Summary(
+            key_decisions=("Do: 回覆使用繁體中文", "Don't: 在週末部署"),
+            current_discussion=CurrentDiscussion("會議紀錄", "整理今天的會議", direction="下週三交付設計稿"),
+            past_discussions=(
+                PastDiscussion("記憶體不足", "關閉分頁、檢查程式", last_discussed="2025-10-09 08:00"),
+            ),
         )
+        return SummaryView(summary, cursor_ns=1_760_000_000 * 1_000_000_000)
 
     def generate(self, session: str) -> object:
         with self.lock:
@@ -55,36 +61,42 @@ class FakeErrors:
     """A :class:`desktop.seams.ErrorSource` over a list."""
 
     def __init__(self) -> None:
-        now = int(time.time())
+        now = time.time_ns()
         self.records = [
-            ErrorRecordView(
-                "a1b2c3d4e5f6",
+            ErrorRecord(
+                "a1b2c3d4e5f6" * 5 + "a1b2",
                 "fetch_page",
+                (),
                 "timeout after 30s",
+                "",
                 "retried with a longer timeout",
                 "resolved",
-                expire_at=now + 89 * 86400 + 60,
+                now,
+                now + 89 * DAY_NS + 60_000_000_000,
             ),
-            ErrorRecordView(
-                "ffee00112233",
+            ErrorRecord(
+                "ffee00112233" * 5 + "ffee",
                 "run_sql",
+                (),
                 "syntax error near 'FROM'",
+                "",
                 "quoted the column name",
                 "resolved",
-                expire_at=now + 10 * 86400 + 60,
+                now,
+                now + 10 * DAY_NS + 60_000_000_000,
             ),
         ]
         self.forgotten: list[str] = []
 
-    def list(self, limit: int = 500) -> list[ErrorRecordView]:
+    def list(self, limit: int = 500) -> list[ErrorRecord]:
         return self.records[:limit]
 
     def count(self) -> int:
         return len(self.records)
 
-    def search(self, query: str, limit: int = 50) -> list[ErrorRecordView]:
+    def search(self, query: str, limit: int = 50) -> list[ErrorRecord]:
         q = query.lower()
-        return [r for r in self.records if q in r.tool.lower() or q in r.symptom.lower()][:limit]
+        return [r for r in self.records if q in r.tool_name.lower() or q in r.symptom.lower()][:limit]
 
     def forget(self, record_id: str) -> None:
         self.forgotten.append(record_id)

@@ -2,8 +2,10 @@
 
 Used by ``test_hotkey_xvfb.py`` in a subprocess (``DISPLAY`` and ``QT_QPA_PLATFORM=xcb`` set). Reports
 whether the grab became active, whether ``xdotool key ctrl+alt+m`` opened the quick search window (and
-with Num Lock on), and that a second grab of the same keys is reported as taken.
-Usage: ``python -m tests.desktop.hotkeycheck HOME``.
+with Num Lock on), and that a second grab of the same keys is reported as taken. With ``--taken``, another
+grab holds Ctrl+Alt+M before the app starts: it reports the keys as taken, other keys are set in
+Settings…, and ``xdotool key ctrl+alt+k`` must then open the quick search.
+Usage: ``python -m tests.desktop.hotkeycheck HOME [--taken]``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
 
@@ -28,6 +31,9 @@ def main(argv: list[str]) -> int:
     refguard.install()
     app = QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
+    blocker = GlobalShortcut()
+    if "--taken" in argv:
+        assert blocker.register().state == "active"  # another holder of Ctrl+Alt+M, first
     memtray = Memtray(app, Paths.resolve(home))
     memtray.start()
     result: dict[str, object] = {"platform": app.platformName(), "status": memtray.shortcut.status.state}
@@ -72,7 +78,22 @@ def main(argv: list[str]) -> int:
         press("Num_Lock")
         finish(True)
 
-    wait(lambda: memtray.state.memory is not None, first_press, "the memory did not open")
+    def rebind() -> None:
+        settings = memtray.show_settings()
+        result["settings_said"] = settings.shortcut_status.text()
+        settings.search_keys.setKeySequence(QKeySequence("Ctrl+Alt+K"))
+        settings.save()
+        wait(lambda: memtray.shortcut.status.active, press_new, "Ctrl+Alt+K did not become active")
+
+    def press_new() -> None:
+        result["rebound"] = memtray.shortcut.status.state
+        press("ctrl+alt+k")
+        wait(opened, lambda: (result.update(opened=True), finish(True)), "ctrl+alt+k did not open the search")
+
+    if "--taken" in argv:
+        wait(lambda: memtray.state.has_snapshot, rebind, "the memory did not open")
+    else:
+        wait(lambda: memtray.state.memory is not None, first_press, "the memory did not open")
     app.exec()
     return 0 if result.get("ok") else 1
 

@@ -83,6 +83,10 @@ def main(argv: list[str]) -> int:
             "minimum": [window.minimumWidth(), window.minimumHeight()],
             "controls": {key: global_rect(w) for key, w in controls[name].items() if w.isVisible()},
         }
+    report["about"]["paths_fit"] = [  # type: ignore[index]
+        label.width() >= label.fontMetrics().horizontalAdvance(label.text())
+        for label in (about.data_folder, about.log_folder)
+    ]
     print(json.dumps(report), flush=True)
     for window in windows.values():  # delete every window while the app lives (no crash at exit)
         window.close()

@@ -90,3 +90,18 @@ def test_excepthook_logs_and_shows_a_dialog(qapp: QApplication, qtbot: Any, capl
     assert "bug in memtray" in box.text() and "KeyError" in box.detailedText()
     box.close()
     qtbot.waitUntil(lambda: crash._open is None)
+
+
+def test_the_first_start_with_a_tray_says_where_memtray_is(
+    qapp: Any, seeded_home: Path, qtbot: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="memtray.desktop.app")
+    for start in ("first", "second"):
+        memtray = Memtray(qapp, Paths.resolve(seeded_home), tray_available=True)
+        try:
+            memtray.start()
+            told = "first start, told where memtray is" in caplog.text
+            assert told == (start == "first"), start
+        finally:
+            memtray.quit()  # the window places are written, and with them that the user was told
+        caplog.clear()

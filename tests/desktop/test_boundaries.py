@@ -60,3 +60,43 @@ def test_the_desktop_uses_only_the_engines_public_faces() -> None:
         if bad:
             wrong.append(f"{where}:{line}: from {module} import {', '.join(bad)}")
     assert not wrong, "desktop/ reaches past the engine's public faces:\n" + "\n".join(wrong)
+
+
+def _desktop_imports() -> dict[str, set[str]]:
+    """Which desktop modules each desktop module imports: every import, those inside functions and under
+    ``if TYPE_CHECKING:`` too (a type named from a module is a dependency on it all the same)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    modules = {}
+    for path in sorted(root.joinpath("desktop").rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join([*package[: len(package) - node.level + 1], *([base] if base else [])])
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            graph.setdefault(module, set()).update(t for t in targets if t in modules and t != module)
+    return graph
+
+
+def test_the_desktop_imports_no_cycle() -> None:
+    from tests.engine.test_layers import _cycles
+
+    graph = _desktop_imports()
+    assert len(graph) > 40 and "desktop.backlog" in graph["desktop.state"]  # the reader really read
+    assert "desktop.state" in graph["desktop.status"]  # a TYPE_CHECKING import counts
+    cycles = _cycles(graph)
+    assert not cycles, "desktop modules that import each other:\n" + "\n".join(map(", ".join, cycles))

@@ -80,7 +80,11 @@ def test_remove_asks_and_cancel_keeps_the_session(
         next(b for b in box.buttons() if b.text() == "Remove").click()
     assert not memory.exists("proj-zh")
     qtbot.waitUntil(lambda: "proj-zh" not in viewer.sessions.visible_sessions(), timeout=5000)
-    assert viewer.statusBar().currentMessage().startswith("Removed proj-zh: 4 messages deleted")
+    assert (
+        viewer.statusBar()
+        .currentMessage()
+        .startswith("Removed “我的電腦記憶體不足，該怎麼辦？”: 4 messages deleted")
+    )
 
 
 def test_forget_asks_then_deletes_the_message_everywhere(

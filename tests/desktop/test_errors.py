@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 
+import pytest
+
 from desktop.errors import describe
 from engine import errors
 
@@ -32,3 +34,31 @@ def test_every_engine_error_has_words() -> None:
         exc = cls("x", []) if cls is errors.AmbiguousId else cls("x")
         message = describe(exc)
         assert message.text and not message.bug, cls
+
+
+def test_a_pasted_key_that_is_not_one_word_is_refused_by_the_engine_and_told_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import keyring
+    from keyring.backends import fail
+
+    from desktop.errors import describe
+    from desktop.seams import EngineKeys
+    from engine.errors import InvalidKey
+    from engine.llm import Keys
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())  # no keyring here: "use for this session only" is the way
+    try:
+        store = EngineKeys(Keys())
+        with pytest.raises(InvalidKey) as caught:
+            store.use_for_session("AIza first\nsecond line")
+        assert store.status().source == "none"  # nothing was kept
+        assert (
+            describe(caught.value).text
+            == "A Gemini key is one word of text, without spaces: check what was pasted."
+        )
+        assert store.use_for_session("  AIza-ok  ").source == "this-run"
+    finally:
+        keyring.set_keyring(previous)

@@ -53,6 +53,12 @@ UNTRANSLATED = re.compile(
 )
 
 
+REASONS_SOURCE = "engine/importers/reasons.py"
+"""The engine's import reasons, translated by the desktop (desktop/viewer/importreasons.py)."""
+REASON_ALIAS = "QT_TR_NOOP+=reason"
+"""How lupdate finds them: each is written ``reason("…")``."""
+
+
 def lupdate() -> str:
     found = shutil.which("pyside6-lupdate", path=str(Path(sys.executable).parent))
     assert found, f"pyside6-lupdate is missing next to {sys.executable}"
@@ -83,11 +89,19 @@ def translations_of(message: ET.Element) -> list[str]:
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, str], ET.Element]:
     """Every translatable string in desktop/, found by lupdate in the code as it is now."""
     out = tmp_path_factory.mktemp("lupdate") / "fresh.ts"
-    files = sorted(str(p) for p in (ROOT / "desktop").rglob("*.py"))
-    subprocess.run(
-        [lupdate(), "-silent", *files, "-ts", str(out), "-target-language", "zh_TW", "-locations", "none"],
-        check=True,
-    )
+    files = [*sorted(str(p) for p in (ROOT / "desktop").rglob("*.py")), str(ROOT / REASONS_SOURCE)]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert REASONS_SOURCE in makefile and REASON_ALIAS in makefile  # make i18n-update reads them too
+    options = [
+        "-silent",
+        "-tr-function-alias",
+        REASON_ALIAS,
+        "-target-language",
+        "zh_TW",
+        "-locations",
+        "none",
+    ]
+    subprocess.run([lupdate(), *options, *files, "-ts", str(out)], check=True)
     found = messages(out)
     assert len(found) > 300  # lupdate really read the sources
     return found
@@ -182,7 +196,7 @@ def zh_tw(qapp: QApplication, translations_dir: Path) -> Iterator[None]:
 
 
 def test_zh_tw_translates_memtray_and_qt_s_own_buttons(zh_tw: None) -> None:
-    assert QCoreApplication.translate("Actions", "Quit") == "結束"
+    assert QCoreApplication.translate("Actions", "&Quit") == "結束(&Q)"
     assert QCoreApplication.translate("Search", "%n result(s)", "", 3) == "3 筆結果"
     box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
     texts = {b.text() for b in box.buttons()}
@@ -200,11 +214,11 @@ def test_without_the_qm_files_the_ui_is_english(qapp: QApplication, tmp_path: Pa
     caplog.set_level("INFO", logger="memtray.desktop.i18n")
     try:
         assert i18n.install(qapp, "zh_TW", tmp_path) == "zh_TW"
-        assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+        assert QCoreApplication.translate("Actions", "&Quit") == "&Quit"
         assert "memtray_zh_TW.qm" in caplog.text
     finally:
         i18n.install(qapp, "en", Path(__file__).parent)  # no .qm here either: the English source text
-    assert QCoreApplication.translate("Actions", "Quit") == "Quit"
+    assert QCoreApplication.translate("Actions", "&Quit") == "&Quit"
 
 
 # -- every window, in each language --------------------------------------------------------------
@@ -335,6 +349,7 @@ def describe_every_error(home: Path) -> list[tuple[str, str]]:
         e.SessionNotFound("proj-zh"),
         e.InvalidSetting("embedder"),
         e.InvalidInput("line 7"),
+        e.InvalidKey("the key must be one word of text"),
         e.AmbiguousId("ab12 matches 2 records", ["ab12aa", "ab12bb"]),
         e.NotFound("ab12"),
         e.StoreLocked("busy"),
@@ -348,7 +363,7 @@ def describe_every_error(home: Path) -> list[tuple[str, str]]:
         e.QuotaExceeded("429"),
         e.GeminiTimeout("30 s"),
         e.GeminiUnavailable("503"),
-        e.SummarizerError("bad json"),
+        e.GeminiError("bad json"),
         e.KeyringUnavailable("none"),
         OSError(28, "No space left on device", str(home)),
         OSError(13, "Permission denied", str(home)),
@@ -384,7 +399,7 @@ def test_every_window_menu_and_message_is_in_traditional_chinese(
     left = sorted({(where, text) for where, text in texts if untranslated(text) and not data(text)})
     assert not left, "\n".join(f"{where}: {text!r}" for where, text in left)
     assert main_window.viewer is not None
-    assert main_window.viewer.action("quit").text() == "結束"
+    assert main_window.viewer.action("quit").text() == "結束(&Q)"
     screenshot(main_window.viewer, "viewer-zh-tw")
     assert main_window.settings_window is not None
     screenshot(main_window.settings_window, "settings-zh-tw")
@@ -399,7 +414,7 @@ def test_in_english_nothing_is_chinese_but_the_data(
     chinese = sorted({(w, t) for w, t in texts if CJK.search(t) and t not in own_names and not data(t)})
     assert not chinese, chinese
     assert main_window.viewer is not None
-    assert main_window.viewer.action("quit").text() == "Quit"
+    assert main_window.viewer.action("quit").text() == "&Quit"
 
 
 def test_the_check_flags_english_and_lets_names_through() -> None:
@@ -409,46 +424,28 @@ def test_the_check_flags_english_and_lets_names_through() -> None:
         assert not untranslated(text), text
 
 
-def importer_reasons() -> list[str]:
-    """Every reason the importers count records by (``tally.skip``, ``tally.broken``, ``BadTime``), read
-    from their source; a value built into a reason (an f-string) is written as ``X``."""
-    import ast
+def test_every_import_reason_the_engine_lists_is_translated(
+    zh_tw: None, extracted: dict[tuple[str, str, str], ET.Element]
+) -> None:
+    from desktop.viewer.importreasons import CONTEXT, reason_words
+    from engine import import_reasons
 
-    found: list[str] = []
-    for source in sorted(Path("engine/importers").glob("*.py")):
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and node.args):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name not in ("skip", "broken", "BadTime"):
-                continue
-            first = node.args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                found.append(first.value)
-            elif isinstance(first, ast.JoinedStr):
-                found.append(
-                    "".join(
-                        str(p.value)
-                        if isinstance(p, ast.Constant)
-                        else ("1,000" if "longer" in ast.unparse(first) else "X")
-                        for p in first.values
-                    )
-                )
-    return found
-
-
-def test_every_import_reason_is_translated(zh_tw: None) -> None:
-    from desktop.viewer.importreasons import reason_words
-
-    reasons = importer_reasons()
-    assert len(reasons) > 40 and "thinking" in reasons and "X message" in reasons
-    for reason in reasons:
+    assert len(import_reasons.REASONS) > 40 and "thinking" in import_reasons.REASONS
+    assert len(import_reasons.TEMPLATES) >= 5
+    committed = messages(SOURCES / "memtray_zh_TW.ts")
+    for reason in (*import_reasons.REASONS, *import_reasons.TEMPLATES):
+        assert (CONTEXT, reason, "") in extracted, f"lupdate does not see {reason!r}: write it reason(...)"
+        assert translations_of(committed[(CONTEXT, reason, "")]), reason
+    for reason in import_reasons.REASONS:
         words = reason_words(reason)
-        assert words != reason and re.search(r"[\u4e00-\u9fff]", words), reason
-        assert "X" not in reason or "X" in words, (reason, words)  # the value is kept
+        assert words != reason and CJK.search(words), reason
+    for template in import_reasons.TEMPLATES:
+        reason = import_reasons.fill(template, "VALUE")
+        words = reason_words(reason)
+        assert words != reason and CJK.search(words) and "VALUE" in words, (reason, words)
     assert reason_words("something new") == "something new"  # unknown: as the engine wrote it
     assert reason_words("message longer than 1,000,000 characters") == "超過 1,000,000 個字元的訊息"
+    assert reason_words("user message") == "user 訊息"
 
 
 def test_the_import_report_says_its_reasons_in_the_ui_language(zh_tw: None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 
@@ -137,10 +137,11 @@ def test_the_menu_bar_opens_the_windows_and_runs_the_operations(app: Memtray, qt
     viewer.action("compact").trigger()
     chooser = app.chooser
     assert chooser is not None and chooser.isVisible() and chooser.mode == "compact"
+    assert not chooser.all_button.isEnabled()  # every session is under the limit: nothing to compact
     with qtbot.waitSignal(app.operations.operation_did_finish, timeout=10_000):
-        chooser.all_button.click()
-    assert outcomes[0].title == "Compacted all sessions"
-    assert viewer.statusBar().currentMessage().startswith("Compacted all sessions: ")  # told in the window
+        app.operations.compact(None)
+    assert outcomes[0].title == "Nothing to compact"
+    assert viewer.statusBar().currentMessage().startswith("Nothing to compact: ")  # told in the window
     viewer.action("reset").trigger()
     assert chooser.isVisible() and chooser.mode == "reset" and chooser.all_button.isHidden()
     assert chooser.sessions.select("english-notes")
@@ -148,10 +149,16 @@ def test_the_menu_bar_opens_the_windows_and_runs_the_operations(app: Memtray, qt
     box = app.operations.confirmation
     assert box is not None and "What did we decide about the database migration?" in box.text()
     box.reject()
+    viewer.action("compact").trigger()  # after a Reset visit: the chooser opens fresh, Enter runs nothing
+    assert chooser.isVisible() and chooser.mode == "compact" and chooser.sessions.current_session() is None
+    qtbot.keyClick(chooser, Qt.Key.Key_Return)
+    qtbot.wait(100)
+    assert len(outcomes) == 1 and not app.runner.active and chooser.isVisible()
+    chooser.reject()
     with qtbot.waitSignal(app.state.state_did_change, timeout=5000):
         viewer.action("pause").trigger()
     qtbot.waitUntil(lambda: app.state.summaries_paused, timeout=5000)
-    qtbot.waitUntil(lambda: viewer.action("pause").text() == "Resume summaries", timeout=5000)
+    qtbot.waitUntil(lambda: viewer.action("pause").text() == "Res&ume summaries", timeout=5000)
 
 
 @pytest.mark.allow_warnings

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from desktop import seams
 from desktop.state import AppState
-from desktop.viewer.errormemory import ErrorMemoryPanel
-from desktop.viewer.summary import SummaryPanel
+from desktop.viewer.errormemory import ErrorMemoryPanel, days_left
+from desktop.viewer.summary import SummaryPanel, summary_html
 from desktop.viewer.window import ViewerWindow
 from tests.desktop.fakes import FakeErrors, FakeSummaries
 
@@ -52,7 +53,7 @@ def test_error_memory_lists_searches_and_forgets(runner: Any, qtbot: Any, screen
     panel.table.selectRow(0)
     with qtbot.waitSignal(panel.record_did_forget, timeout=5000):
         panel.forget_button.click()
-    assert fake.forgotten == ["ffee00112233"]
+    assert fake.forgotten == ["ffee00112233" * 5 + "ffee"]
 
 
 def test_viewer_adds_the_tabs_when_the_engine_parts_exist(state: AppState, qtbot: Any) -> None:
@@ -74,12 +75,23 @@ def test_adapters_read_the_engine_shapes() -> None:
             "current_discussion": {"topic": "", "description": "", "perspectives": "", "direction": ""},
         }
     )
-    view = seams.summary_view(summary, "2025-01-02 03:04:05")
-    assert view is not None and view.key_decisions == ["Do: x"] and view.current is None
-    assert view.past[0].last_discussed == "2025-01-02 03:04" and view.cursor_ns > 0
-    assert seams.summary_view(EMPTY, "") is None
-    assert seams.summary_view(EMPTY, "2025-01-02 03:04:05") is not None  # summarized, nothing kept
-    record = ErrorRecord("ab" * 32, "t", ("k",), "s", "", "a", "resolved", 1, 9_000_000_000)
-    view_record = seams.error_view(record)
-    assert (view_record.tool, view_record.expire_at, view_record.outcome) == ("t", 9, "resolved")
+    view = seams.summary_view(summary, 1_735_787_045_000_000_000)
+    assert view is not None and view.summary is summary and view.cursor_ns == 1_735_787_045_000_000_000
+    page = summary_html(view)
+    assert "Do: x" in page and "<b>t</b> <small>(2025-01-02 03:04)</small>" in page
+    assert page.count("<i>none</i>") == 1  # the empty current discussion
+    assert seams.summary_view(EMPTY, 0) is None
+    assert seams.summary_view(EMPTY, 1) is not None  # summarized, nothing kept
+    day = 86_400 * 1_000_000_000
+    record = ErrorRecord("ab" * 32, "t", ("k",), "s", "", "a", "resolved", 1, 90 * day)
+    assert days_left(record, now_ns=0) == 90 and days_left(record, now_ns=day + 1) == 88
+    assert days_left(record, now_ns=91 * day) == 0
+    assert days_left(dataclasses.replace(record, expires_at=0), now_ns=0) is None
     assert seams.mask("AIzaSyA-0123456789abcdef") == "AIza…cdef" and seams.mask("short") == "…"
+
+
+def test_every_outcome_the_engine_records_has_its_words() -> None:
+    from desktop.viewer.errormemory import OUTCOME_WORDS
+    from engine.errormemory import OUTCOMES
+
+    assert set(OUTCOME_WORDS) == set(OUTCOMES)

@@ -132,3 +132,4 @@ def test_on_1600x1000_at_200_percent_every_control_stays_on_screen(
         for control, where in window["controls"].items():
             assert screen.contains(QRect(*where)), (name, control, where)
     assert set(report["chat"]["controls"]) == {"send", "stop", "input"}
+    assert report["about"]["paths_fit"] == [True, True]  # the folders' paths are not cut off

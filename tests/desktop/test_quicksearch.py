@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import Memtray
@@ -40,7 +40,7 @@ def test_search_memory_opens_from_the_tray_menu_and_the_menu_bar(app: Memtray, q
     assert app.tray is not None
     app.tray.rebuild()  # as when the menu opens
     action = app.tray.action("quick-search")
-    assert action.text() == "Search memory…" and action.isEnabled()  # offscreen: no keys beside it
+    assert action.text() == "Search &memory…" and action.isEnabled()  # offscreen: no keys beside it
     action.trigger()
     window = app.quick_search
     assert window is not None and window.isVisible()
@@ -64,6 +64,8 @@ def test_typing_searches_and_enter_opens_the_conversation_at_the_hit(
     marked = window.list.palette().color(QPalette.ColorRole.Highlight).name()
     assert f"background-color:{marked}" in row and ">kiwi</span>" in row
     assert row.startswith("<b>long chat message 0:")  # the session's title (its first user message)
+    tip = window.model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "long chat message 0: notes about the garden and the roses…\nlong-chat"  # whole title, id
     screenshot(window, "quick-search")
     viewer_opened = qtbot.waitSignal(app.show_viewer().conversation.message_did_reveal, timeout=5000)
     with viewer_opened as revealed:
@@ -146,3 +148,46 @@ def test_keys_taken_by_another_app_are_reported(
         assert "already used by another app" in window.hint.text()
     finally:
         memtray.stop()
+
+
+def test_the_first_keystroke_answers_by_keywords_and_meaning_joins(app: Memtray, qtbot: Any) -> None:
+    """The first keystroke is searched at once, by keywords while the model is not warm; once the state
+    says it is (the warm-up at start), the same words are searched again, by meaning too."""
+    qtbot.waitUntil(lambda: app.state.meaning_ready, timeout=10_000)  # the real warm-up at start
+    app.state.meaning_ready = False  # as in the first seconds after start, before the model loaded
+    window = app.show_quick_search()
+    started: list[bool] = []
+    window.searcher.search_did_start.connect(lambda: started.append(True))
+    with qtbot.waitSignal(window.search_did_finish, timeout=5000):
+        window.box.setText("budget")
+        assert started  # at once: no wait for the typing pause
+    found = window.searcher.found
+    assert found is not None and found.query.match == "keyword" and window.results
+    with qtbot.waitSignal(window.search_did_finish, timeout=5000):
+        app.state.meaning_ready = True
+        app.state.meaning_did_become_ready.emit()
+    found = window.searcher.found
+    assert found is not None and found.query.match == "hybrid" and window.results
+
+
+def test_the_shortcut_is_set_in_settings_and_applies_at_once(
+    app: Memtray, memory: Memory, qtbot: Any
+) -> None:
+    """Settings… holds the global shortcut; saving other keys makes the app hold those at once (here
+    offscreen, where the platform has none: the status names the new keys), and empty means none."""
+    settings = app.show_settings()
+    field = settings.search_keys
+    assert field.keySequence().toString() == "Ctrl+Alt+M"
+    assert "no global shortcut" in settings.shortcut_status.text()  # offscreen: said in words
+    field.setKeySequence(QKeySequence("Ctrl+Alt+K"))
+    with qtbot.waitSignal(settings.settings_did_save, timeout=5000):
+        settings.save()
+    assert memory.settings.search_shortcut == "Ctrl+Alt+K"
+    qtbot.waitUntil(lambda: "K" in app.shortcut.status.keys, timeout=5000)
+    assert app.shortcut.status.keys != "Ctrl+Alt+M"
+    field.clear()
+    with qtbot.waitSignal(settings.settings_did_save, timeout=5000):
+        settings.save()
+    assert memory.settings.search_shortcut == ""
+    qtbot.waitUntil(lambda: app.shortcut.status.keys == "", timeout=5000)
+    assert app.actions.quick_search_keys == ""

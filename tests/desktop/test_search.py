@@ -43,6 +43,12 @@ def test_terms_and_highlighting() -> None:
     assert excerpt("x " * 200 + "needle" + " y" * 200, ["needle"], 40).startswith("…")
 
 
+def test_highlighting_marks_whole_words() -> None:
+    marked = highlight_html("Lower the low lows; slow e-mail", ["low", "e"], mark="")
+    spans = re.findall(r"<span[^>]*>([^<]*)</span>", marked)
+    assert spans == ["low", "lows", "e"]  # not "Low" in "Lower", not "low" in "slow"
+
+
 def test_highlighting_uses_the_engines_query_terms() -> None:
     assert terms("what about your budget") == ["budget"]  # the engine's stop words
     assert terms("ㄅㄆㄇ 記憶體不足")[:5] == ["記憶體不足", "ㄅㄆㄇ", "記憶體", "憶體不", "體不足"]
@@ -249,3 +255,48 @@ def test_a_count_below_the_limit() -> None:
     assert count_text(50, 76, capped=False) == "50 of 76 results"
     assert count_text(1, 1, capped=False) == "1 result"
     assert count_text(76, 76, capped=False) == "76 results"
+
+
+def test_both_search_boxes_make_their_query_in_one_place() -> None:
+    from desktop.viewer.hits import Query
+
+    assert Query.typed("  \t", "keyword") is None
+    assert Query.typed("  retry  ", "hybrid", "proj", "7d") == Query("retry", "hybrid", "proj", "7d")
+
+
+def test_the_search_tab_says_when_meaning_search_is_partial(
+    viewer: ViewerWindow, memory: Any, qtbot: Any, screenshot: Any
+) -> None:
+    from engine import Message
+    from tests.desktop.conftest import BASE_NS
+
+    viewer.search.set_semantic_available(True)
+    viewer.search.match.setCurrentIndex(viewer.search.match.findData("hybrid"))
+    search(viewer, qtbot, "budget")
+    assert "meaning search covers" not in viewer.search.status.text()  # every message is embedded
+    assert viewer.search.status.toolTip() == ""
+    memory.pause_embedding()
+    later = [Message("user", f"budget note {i}", BASE_NS + (600 + i) * 1_000_000_000) for i in range(5)]
+    memory.append("english-notes", later)
+    total = sum(s.total_messages for s in memory.sessions(include_temp=True))
+    found = search(viewer, qtbot, "budget")
+    status = viewer.search.status.text()
+    assert f"meaning search covers {total - 5:,} of {total:,} messages so far" in status, status
+    assert status.startswith(f"{len(found)} results · ")  # keywords found the new notes all the same
+    assert sum(r.hit.message.content.startswith("budget note") for r in found) == 5
+    assert "embedded in the background" in viewer.search.status.toolTip()
+    screenshot(viewer, "search-partial-coverage")
+    viewer.search.match.setCurrentIndex(viewer.search.match.findData("keyword"))
+    search(viewer, qtbot, "budget")
+    assert "meaning search" not in viewer.search.status.text()  # keyword search ranks everything
+
+
+def test_the_search_options_are_the_engines_each_with_a_label() -> None:
+    from desktop.viewer.hits import MAX_RESULTS
+    from desktop.viewer.search import MATCH_LABELS, TIME_RANGES
+    from engine.clock import TIME_RANGES as ENGINE_TIME_RANGES
+    from engine.search import MATCHES, MAX_LIMIT
+
+    assert set(MATCH_LABELS) == set(MATCHES)
+    assert {value for _label, value in TIME_RANGES} == {None, *ENGINE_TIME_RANGES}
+    assert MAX_RESULTS == MAX_LIMIT  # asks for as many hits as the engine gives

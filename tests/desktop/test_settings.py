@@ -109,3 +109,33 @@ def test_key_is_masked_and_goes_to_the_key_store(state: AppState, qtbot: Any) ->
     with qtbot.waitSignal(win.key_did_change, timeout=5000):
         win.key_delete.click()
     assert keys.value == ""
+
+
+def test_the_choices_are_the_engines_each_with_a_label(window: SettingsWindow) -> None:
+    """The window offers the engine's embedders, UI languages and Gemini models (one list of each, in the
+    engine), and has a label for every embedder and language it offers."""
+    from desktop import i18n, settings_window
+    from engine import Settings, settings
+
+    def data(box: Any) -> tuple[str, ...]:
+        return tuple(box.itemData(i) for i in range(box.count()))
+
+    def texts(box: Any) -> tuple[str, ...]:
+        return tuple(box.itemText(i) for i in range(box.count()))
+
+    assert data(window.embedder) == settings.EMBEDDERS
+    assert data(window.ui_language) == settings.UI_LANGUAGES
+    assert set(settings_window.EMBEDDERS) == set(settings.EMBEDDERS)
+    assert set(settings_window.UI_LANGUAGES) == set(settings.UI_LANGUAGES)
+    assert not set(texts(window.embedder)) & set(settings.EMBEDDERS)  # each shown by its label
+    assert texts(window.summary_model) == texts(window.chat_model) == settings.GEMINI_MODELS
+    assert texts(window.decision_model) == ("", *settings.GEMINI_MODELS)
+    first = Settings()
+    assert {first.summary_model, first.chat_model, first.decision_model} <= set(settings.GEMINI_MODELS)
+    assert i18n.LANGUAGES == ("en", "zh_TW")
+    from engine.summary import EVERY_MINUTES  # the schedule is the engine's, said in the window
+
+    assert (
+        window.summaries_enabled.text()
+        == f"Summarize conversations on a schedule (every {EVERY_MINUTES} minutes)"
+    )

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import i18n
 from desktop.app import Memtray
+from desktop.backlog import Backlog
 from desktop.operations import Operations
 from desktop.state import AppState
-from desktop.status import ATTENTION, IDLE, PAUSED, WORKING, Backlog, status_of
+from desktop.status import ATTENTION, IDLE, PAUSED, WORKING, status_of
 from desktop.tasks import TaskRunner
 from desktop.tray import Tray, tooltip_text
 from desktop.trayicon import panel_is_dark, pixmap, state_icon
@@ -154,14 +155,14 @@ def test_pause_and_resume_reach_the_engine(tray: Tray, state: AppState, memory: 
     tray.actions.embedding_pause_requested.connect(ops.set_embedding_paused)
     tray.actions.pause_requested.connect(ops.set_summaries_paused)
     tray.rebuild()
-    assert tray.action("pause-embedding").text() == "Pause embedding"
+    assert tray.action("pause-embedding").text() == "Pause &embedding"
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         tray.action("pause-embedding").trigger()
     qtbot.waitUntil(lambda: state.embedding_paused, timeout=5000)
     assert memory.embedding_paused is True
     assert "Embedding paused" in status_of(state).lines and tray.level == PAUSED
     tray.rebuild()
-    assert tray.action("pause-embedding").text() == "Resume embedding"
+    assert tray.action("pause-embedding").text() == "Resume &embedding"
     tray.action("pause-embedding").trigger()
     qtbot.waitUntil(lambda: not state.embedding_paused, timeout=5000)
     assert memory.embedding_paused is False

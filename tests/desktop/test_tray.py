@@ -79,8 +79,10 @@ def test_compact_action_compacts_and_says_what_was_done(
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
         chooser.choose("long-chat")
     assert found[0].ok
-    assert found[0].title == "Compacted long-chat"
-    assert "messages trimmed into the archive" in found[0].text and " s." in found[0].text
+    assert (
+        found[0].title == "Compacted “long chat message 0: notes about the garden and the roses…”"
+    )  # its title
+    assert "messages moved to the archive" in found[0].text and " s." in found[0].text
     assert state.memory.compaction_cut("long-chat") > 0
 
 
@@ -89,10 +91,13 @@ def test_compact_all(state: AppState, ops: Operations, qtbot: Any) -> None:
     qtbot.addWidget(chooser)
     chooser.all_did_choose.connect(lambda _mode: ops.compact(None))
     found = outcomes_of(ops)
+    assert not chooser.all_button.isEnabled() and chooser.all_button.text() == "Compact all (0)"  # all under
     with qtbot.waitSignal(ops.operation_did_finish, timeout=10_000):
-        chooser.all_button.click()
-    assert found[0].title == "Compacted all sessions"
-    assert "Nothing to trim in 4 sessions" in found[0].text
+        ops.compact(None)
+    assert found[0].title == "Nothing to compact"  # never "Compacted" when nothing moved
+    assert found[0].text.startswith(
+        "The recent history of all 4 sessions is not more than 3.2 MiB (the limit is 4.0 MiB)"
+    )
 
 
 def test_reset_asks_first_and_cancel_keeps_everything(
@@ -130,13 +135,13 @@ def test_pause_summaries_toggles_the_setting(
     tray: Tray, ops: Operations, state: AppState, qtbot: Any
 ) -> None:
     tray.actions.pause_requested.connect(ops.set_summaries_paused)
-    assert tray.action("pause").text() == "Pause summaries"
+    assert tray.action("pause").text() == "Pa&use summaries"
     with qtbot.waitSignal(state.state_did_change, timeout=5000):
         tray.action("pause").trigger()
     assert state.summaries_paused
     assert state.memory is not None and state.memory.settings.summaries_enabled is False
     tray.rebuild()
-    assert tray.action("pause").text() == "Resume summaries"
+    assert tray.action("pause").text() == "Res&ume summaries"
 
 
 def test_summarize_now_runs_every_pending_session_on_the_network_pool(state: AppState, qtbot: Any) -> None:
@@ -169,5 +174,5 @@ def test_failure_is_reported_in_words(
     with qtbot.waitSignal(ops.operation_did_finish, timeout=5000):
         ops.compact("proj-zh")
     assert not found[0].ok
-    assert found[0].title == "Could not finish compacting proj-zh"
+    assert found[0].title == "Could not finish compacting “我的電腦記憶體不足，該怎麼辦？”"  # its title
     assert "Try again" in found[0].text

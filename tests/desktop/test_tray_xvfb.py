@@ -34,8 +34,8 @@ def test_icon_docks_and_right_click_opens_the_menu(tmp_path: Path) -> None:
     assert result["platform"] == "xcb" and result["tray_available"] is True
     _x, _y, w, h = result["geometry"]
     assert w > 0 and h > 0
-    assert result["menu_items"][1:3] == ["Open sessions…", "Search…"]  # after the status line
+    assert result["menu_items"][1:3] == ["&Open sessions…", "&Search…"]  # after the status line
     assert result["menu_items"][0] == result["status"]
     assert result["level"] in ("idle", "working") and result["icon_sizes"]
-    assert "Quit" in result["menu_items"] and "Compact…" in result["menu_items"]
+    assert "&Quit" in result["menu_items"] and "Com&pact…" in result["menu_items"]
     assert (ARTIFACTS / "tray-menu.png").stat().st_size > 1000

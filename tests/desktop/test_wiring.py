@@ -110,7 +110,7 @@ def test_summary_panel_summarize_now_with_the_real_summarizer(
     with qtbot.waitSignal(panel.summary_did_load, timeout=15_000):  # reloaded after the run
         panel.button.click()
     assert found and found[0].ok, found
-    assert found[0].title == "Summarized proj-zh"
+    assert found[0].title == "Summarized “我的電腦記憶體不足，該怎麼辦？”"  # the session by its title
     assert found[0].text.startswith("4 new messages merged into the summary (1 part)")
     assert [c.model for c in fake.calls()] == ["gemini-2.5-flash"]
     assert "我的電腦記憶體不足" in fake.calls()[0].text()  # the session's messages were sent
@@ -159,7 +159,9 @@ def test_summarize_now_failure_is_told_in_words(app: Memtray, fake: FakeGemini, 
     found = outcomes(app.operations)
     with qtbot.waitSignal(app.operations.operation_did_finish, timeout=20_000):
         app.operations.summarize_now("proj-zh")
-    assert not found[0].ok and found[0].title == "Could not finish summarizing proj-zh"
+    assert (
+        not found[0].ok and found[0].title == "Could not finish summarizing “我的電腦記憶體不足，該怎麼辦？”"
+    )
     assert found[0].text == "Gemini refused the API key. Check the key in Settings."
 
 
@@ -167,15 +169,15 @@ def test_pause_and_resume_go_through_the_setting(app: Memtray, smem: Memory, qtb
     tray = app.tray
     assert tray is not None and app.scheduler is not None and app.tick_timer.isActive()
     tray.rebuild()
-    with qtbot.waitSignal(app.state.state_did_change, timeout=5000):
-        tray.action("pause").trigger()
+    tray.action("pause").trigger()  # saved on the store worker (the state changes for other reasons too)
+    qtbot.waitUntil(lambda: app.state.summaries_paused, timeout=5000)
     assert smem.reload_settings().summaries_enabled is False and smem.summaries.status().enabled is False
     assert app.scheduler.submit() is None  # paused: the scheduler submits nothing
     qtbot.waitUntil(lambda: "(paused)" in tray.icon.toolTip(), timeout=5000)
     tray.rebuild()
-    assert tray.action("pause").text() == "Resume summaries"
-    with qtbot.waitSignal(app.state.state_did_change, timeout=5000):
-        tray.action("pause").trigger()
+    assert tray.action("pause").text() == "Res&ume summaries"
+    tray.action("pause").trigger()
+    qtbot.waitUntil(lambda: not app.state.summaries_paused, timeout=5000)
     assert smem.reload_settings().summaries_enabled is True
 
 

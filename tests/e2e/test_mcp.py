@@ -21,18 +21,17 @@ from mcp.shared.exceptions import MCPError
 from engine import Memory, Message
 from engine.imported import ImportedSession
 from engine.mcpserver.paging import PAGE_CHARS
+from tests.clirun import CLI, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 NS = 1_000_000_000
 OLD = 1_600_000_000 * NS
 
 
 def server(home: Path) -> StdioServerParameters:
-    script = Path(sys.executable).with_name("memtray")
-    command, args = (str(script), []) if script.exists() else (sys.executable, ["-m", "desktop.launcher"])
+    """``memtray mcp`` as a client starts it, running this checkout's code (not an installed copy's)."""
     return StdioServerParameters(
-        command=command,
-        args=[*args, "--home", str(home), "mcp"],
+        command=sys.executable,
+        args=["-c", CLI, "--home", str(home), "mcp"],
         env={"MEMTRAY_EMBEDDER": "hash"},  # added to the SDK's minimal default environment
         cwd=ROOT,
     )

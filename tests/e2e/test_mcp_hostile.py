@@ -20,6 +20,7 @@ from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from engine import Memory
+from engine.mcpserver.spec import STORED_TEXT_NOTICE
 from tests.e2e.test_mcp import run_client, server
 
 BIG = 10 * 1000 * 1000
@@ -139,6 +140,11 @@ def test_every_malformed_line_gets_an_answer_and_the_server_goes_on(tmp_path: Pa
         (call_line(10, "no_such_tool", "{}"), 10, -32602),
         (call_line(14, "search", "[]"), 14, -32602),
         (b'{"jsonrpc":"2.0","id":11,"method":"no/such/method"}', 11, -32601),
+        # ids JSON-RPC does not allow: the SDK would take these for notifications and never answer
+        *(
+            (b'{"jsonrpc":"2.0","id":' + bad + b',"method":"tools/list"}', None, -32600)
+            for bad in (b"null", b"1.5", b"{}", b"true", b"[1]", b'{"a":1}')
+        ),
     ]
     for raw, rid, code in cases:
         client.send(raw)
@@ -220,6 +226,7 @@ async def _hostile_calls(session: ClientSession) -> list[str]:
         "sessions": [],
         "total": 0,
         "summary": "No sessions yet.",
+        "storedText": STORED_TEXT_NOTICE,
     }
     return problems
 

@@ -310,7 +310,7 @@ def test_a_key_of_no_known_shape_and_the_message_text_reach_no_file_when_the_ser
     """An endpoint that repeats the request in its errors (body, key header, query): a key no redaction
     pattern knows and the message text are in no file of the home (the log included), nor on stderr."""
     from engine.chat import Chat
-    from engine.errors import SummarizerError
+    from engine.errors import GeminiError
     from tests.fakegemini import FakeGemini, one_try_client
 
     key = "k3y_no_known_shape_0123"
@@ -334,7 +334,7 @@ def test_a_key_of_no_known_shape_and_the_message_text_reach_no_file_when_the_ser
             chat = Chat(mem, client_factory=one_try_client)
             for status in (400, 500):
                 fake.reply_echo_error(status)
-                with pytest.raises(SummarizerError) as caught:
+                with pytest.raises(GeminiError) as caught:
                     chat.send("cli-e", f"what about the {words[0]}?")
                 assert key not in str(caught.value) and words[0] not in str(caught.value)
     assert len(fake.calls()) >= 4 and all(r.headers.get("x-goog-api-key") == key for r in fake.calls())

@@ -93,3 +93,40 @@ def write_json(path: Path, value: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def gpt_untyped(role: str, parts: list[Any], when: float | None) -> dict[str, Any]:
+    """A ChatGPT message as some exporters (browser extensions) write it: ``content`` without a
+    ``content_type``, only ``parts``."""
+    msg = gpt_message(role, parts, when)
+    del msg["content"]["content_type"]
+    return msg
+
+
+def browser_export(conv_id: str, count: int) -> dict[str, Any]:
+    """One conversation object (not a list), as a browser extension saves the page it is on: ``count``
+    messages, alternately user and assistant, none with a ``content_type``."""
+    nodes: list[tuple[str, str | None, dict[str, Any] | None]] = [("root", None, None)]
+    parent = "root"
+    for i in range(count):
+        role = "user" if i % 2 == 0 else "assistant"
+        nodes.append((f"n{i}", parent, gpt_untyped(role, [f"{role} line {i} about sourdough"], T0 + i)))
+        parent = f"n{i}"
+    return gpt_conversation(conv_id, nodes, parent)
+
+
+def claude_artifact(command: str, title: str, language: str, body: str) -> dict[str, Any]:
+    """A Claude.ai export's ``artifacts`` tool call (``create``/``rewrite`` carry ``content``, ``update``
+    carries ``old_str``/``new_str``)."""
+    args: dict[str, Any] = {"id": "artifact-1", "command": command, "title": title}
+    if command == "update":
+        args.update(old_str="x", new_str=body)
+    else:
+        args.update(type="application/vnd.ant.code", language=language, content=body)
+    return {
+        "type": "tool_use",
+        "name": "artifacts",
+        "input": args,
+        "start_timestamp": "2024-05-01T04:35:00.000000Z",
+        "stop_timestamp": "2024-05-01T04:35:02.000000Z",
+    }

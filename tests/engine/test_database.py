@@ -93,21 +93,3 @@ def test_fts_tables_and_triggers_keep_their_sql(memory: Memory) -> None:
     assert {name: stored.get(name) for name in expected} == expected
     triggers = {name for name in stored if name.startswith(("messages_", "error_memory_f", "error_memory_t"))}
     assert {"messages_fts_ai", "messages_fts_ad", "messages_fts_aui", "error_memory_fts_ai"} <= triggers
-
-
-def test_the_frozen_create_statements_are_what_sqlmodel_compiles(memory: Memory) -> None:
-    """The migrations create their tables from statements held as text (no command loads SQLModel); they
-    must be exactly what SQLAlchemy compiles for the SQLModel classes, and what a new database holds."""
-    from engine.sessions import migrations as archive_migrations
-    from engine.sessions.tables import MessageMeta, MessageRow, SessionRow, SettingRow
-    from engine.storage import migrations as runner
-    from engine.storage import tables
-
-    compiled = tables.statements([tables.MigrationRow, MessageRow, MessageMeta, SessionRow, SettingRow])
-    frozen = [runner.MIGRATIONS_TABLE, *archive_migrations.INITIAL_TABLES]
-    assert [(name, list(made)) for name, made in frozen] == compiled
-    with memory._store.read() as conn:
-        stored = {str(r[0]): str(r[1]) for r in conn.execute("SELECT name, sql FROM sqlite_master")}
-    for name, made in frozen:
-        if name not in ("message_meta", "sessions"):  # later migrations add columns to these
-            assert stored[name] == made[0].strip(), name  # SQLite keeps the statement's text

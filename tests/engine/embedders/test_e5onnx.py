@@ -270,3 +270,16 @@ def test_a_query_is_embedded_while_a_batch_of_documents_runs(
     finally:
         worker.join()
     assert float(np.dot(alone, during)) > 0.9999
+
+
+def test_the_model_is_built_in_a_worker_process(
+    embedder: OnnxE5Embedder, weights: E5Weights, cache_folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The build holds the interpreter lock for seconds: it runs in another process, with the same result
+    as a build here (the cached model is byte for byte what a build in this process gives)."""
+    (model,) = cache_folder.glob("e5-small-*.model")
+    with caplog.at_level(logging.INFO, logger="memtray.embedders"):
+        apart = e5onnx.build_apart(weights.path, weights)
+    assert "built in a worker process" in caplog.text and "building it here" not in caplog.text
+    assert apart == e5onnx.e5graph.build(weights)
+    assert model.read_bytes().endswith(apart)

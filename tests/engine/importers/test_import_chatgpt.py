@@ -130,7 +130,7 @@ def test_tool_hidden_and_attachment_nodes_are_skipped_and_counted(tmp_path: Path
     [session] = chatgpt.read(write_json(tmp_path / "c.json", [conversation]), None).sessions
 
     assert [(m.role, m.content) for m in session.messages] == [
-        ("user", "這張圖是什麼？"),
+        ("user", "這張圖是什麼？\n\n[attached: a.png]"),  # the file is left out, its name kept
         ("assistant", "是一隻貓。"),
         ("user", "語音問題"),
     ]

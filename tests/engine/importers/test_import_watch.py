@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import Memory, Settings, agent_folders, import_agent_folders
-from engine.importers.watch import NO_TRANSCRIPTS, NOT_A_FOLDER, format_of
+from engine.importers.reasons import WATCHED_FOLDER_EMPTY, WATCHED_FOLDER_MISSING
+from engine.importers.watch import format_of
 from tests.engine.transcriptdata import (
     CC_SESSION,
     CODEX_SESSION,
@@ -62,7 +63,7 @@ def test_missing_and_foreign_folders_are_counted(tmp_path: Path, memory: Memory)
     (empty / "todo.txt").write_text("nothing here", encoding="utf-8")
     report = import_agent_folders(memory, [tmp_path / "gone", empty, claude])
     assert report.messages_added == 2
-    assert report.skipped.get(NOT_A_FOLDER) == 1 and report.skipped.get(NO_TRANSCRIPTS) == 1
+    assert report.skipped.get(WATCHED_FOLDER_MISSING) == 1 and report.skipped.get(WATCHED_FOLDER_EMPTY) == 1
 
 
 def test_the_folders_watched_and_their_formats(tmp_path: Path) -> None:

@@ -150,10 +150,11 @@ def test_the_log_filter_hides_a_key_in_use_in_lines_and_tracebacks(tmp_path: obj
     from pathlib import Path
 
     from engine.logs import configure, register_secret
+    from engine.paths import Paths
 
     key = "zz-" + "another_odd_key_77"
     register_secret(key)
-    folder = Path(str(tmp_path)) / "logs"
+    folder = Paths(Path(str(tmp_path))).logs_dir
     configure(folder, console_level=None)
     log = logging.getLogger("memtray.test")
     log.warning("the service said: bad key %s", key)
@@ -163,7 +164,7 @@ def test_the_log_filter_hides_a_key_in_use_in_lines_and_tracebacks(tmp_path: obj
         log.exception("failed")
     for handler in logging.getLogger("memtray").handlers:
         handler.flush()
-    text = (folder / "memtray.log").read_text()
+    text = Paths(Path(str(tmp_path))).log_file.read_text()  # the file the app names in its first line
     assert "bad key [REDACTED:key_in_use]" in text and "RuntimeError: refused [REDACTED:key_in_use]" in text
     assert key not in text
     configure(folder, console_level=None)  # leave a fresh handler for other tests

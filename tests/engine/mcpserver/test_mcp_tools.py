@@ -78,6 +78,7 @@ def test_search_covers_every_session_and_all_time(ctx: Context, memory: Memory) 
     memory.append("chat-old", [msg("user", "what colour is the bikeshed", OLD, "ann")])
     memory.append("chat-old", [msg("assistant", "the bikeshed is teal", OLD + NS)])
     memory.append("chat-new", [msg("user", long_text, OLD + 400 * DAY)])
+    memory.wait_idle(timeout=60)  # a search never waits for the embedder: let it finish first
     for match in ("keyword", "hybrid", "semantic"):
         found = call(ctx, "search", {"query": "bikeshed colour", "match": match})
         assert {h["session"] for h in found["hits"]} >= {"chat-old"}, match
@@ -272,7 +273,7 @@ def test_save_is_idempotent_on_an_exact_retry(ctx: Context, memory: Memory, cloc
         ({"session": "con", "messages": [{"role": "user", "content": "x"}]}, "invalid session id"),
         ({"session": "a", "messages": ["text"]}, "messages[0] must be an object, not a string"),
         ({"session": "a", "messages": [{"role": "user", "content": "x", "sendAt": "soon"}]}, "sendAt"),
-        ({"session": "a", "messages": [{"role": "user", "content": "x", "sendAt": 1.5}]}, "an integer"),
+        ({"session": "a", "messages": [{"role": "user", "content": "x", "sendAt": 1.5}]}, "before 1990"),
         ({"session": "a", "messages": [{"role": "system", "content": "x"}]}, "one of user, assistant"),
         ({"session": "a", "messages": [{"role": "user", "content": 3}]}, "content must be a string"),
         ({"session": "a", "messages": [{"role": "user", "content": "  "}]}, "blank"),

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Memory, Message
-from engine.sessions.compaction import plan_cut
+from engine.sessions.compaction import may_trim, plan_cut
 from engine.sessions.historyfile import dumps
 from tests.engine.conftest import FakeClock
 
@@ -111,6 +111,8 @@ def test_plan_cut_invariants(records: list[dict[str, object]], max_bytes: int) -
     target = size - int(max_bytes * 0.8)
     cut = plan_cut(records, size, max_bytes)
     assert 0 <= cut < max(len(records), 1)
+    assert not cut or may_trim(size, len(records), max_bytes)  # what the desktop's chooser foretells
+    assert may_trim(size, len(records), max_bytes) == (len(records) >= 4 and target > 0)
     roles = [r["role"] for r in records]
     users = [i for i, role in enumerate(roles) if role == "user"]
     if len(records) < 4 or target <= 0:

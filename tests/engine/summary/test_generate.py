@@ -9,7 +9,7 @@ import pytest
 
 from engine import Memory, Message
 from engine.clock import format_local
-from engine.errors import GeminiTimeout, NoApiKey, QuotaExceeded, SummarizerError
+from engine.errors import GeminiError, GeminiTimeout, NoApiKey, QuotaExceeded
 from engine.llm.gemini import make_client
 from engine.summary import files
 from tests.engine.summary.conftest import SECOND, T0, conversation, summary_json
@@ -22,7 +22,10 @@ def test_bootstrap_sets_cursor_without_a_call(smem: Memory, fake: FakeGemini) ->
     result = smem.summaries.generate("s")
     assert result.bootstrapped
     assert smem.summaries.cursor("s") == format_local(T0 + 3 * SECOND)
+    assert smem.summaries.cursor_ns("s") == (T0 + 3 * SECOND) // SECOND * SECOND  # as the desktop shows it
     assert fake.calls() == []
+    files.write_cursor(smem.paths, "s", "not a time")
+    assert smem.summaries.cursor_ns("s") == 0 and smem.summaries.cursor_ns("none") == 0
 
 
 def test_one_chunk_saves_summary_cursor_and_usage(smem: Memory, fake: FakeGemini) -> None:
@@ -84,7 +87,7 @@ def test_failure_in_chunk_two_keeps_chunk_one_and_stops(smem: Memory, fake: Fake
     fake.reply_json(summary_json("chunk 0"))
     fake.reply_text("this is not JSON at all")
     fake.reply_json(summary_json("never"))
-    with pytest.raises(SummarizerError):
+    with pytest.raises(GeminiError):
         smem.summaries.generate("s")
     assert len(fake.calls()) == 2  # no third call
     assert smem.summaries.load("s").current_discussion.topic == "chunk 0"
@@ -136,7 +139,7 @@ def test_server_error_in_chunk_two_tries_the_fallback_once_and_bills_no_chunk_th
     fake.reply_json(summary_json("chunk 0"))
     for _ in range(4):  # 2 tries on the summary model, 2 on the fallback
         fake.reply_error(500, "boom")
-    with pytest.raises(SummarizerError):
+    with pytest.raises(GeminiError):
         smem.summaries.generate("s")
     calls = fake.calls()
     assert [c.model for c in calls] == ["gemini-2.5-flash"] * 3 + ["gemini-2.5-flash-lite"] * 2
@@ -264,7 +267,7 @@ def test_failed_decision_keeps_everything(smem: Memory, fake: FakeGemini, failur
 def test_reset_with_summary_aborts_when_the_summary_fails(smem: Memory, fake: FakeGemini) -> None:
     smem.append("s", conversation(2))
     fake.reply_text("garbage")
-    with pytest.raises(SummarizerError):
+    with pytest.raises(GeminiError):
         smem.summaries.reset_with_summary("s")
     assert len(smem.history("s")) == 2  # not reset
     fake.reply_json(summary_json("kept"))

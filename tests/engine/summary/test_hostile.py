@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import Memory, Message
-from engine.errors import SummarizerError
+from engine.errors import GeminiError
 from engine.summary import files
 from tests.engine.summary.conftest import SECOND, T0, conversation, fast_client
 from tests.engine.summary.hostile import CASES, FENCE_BREAK, INJECTION, KEY
@@ -44,7 +44,7 @@ def test_a_reply_over_the_bounds_or_unreadable_saves_nothing(
     hmem: Memory, fake: FakeGemini, case: str, why: str
 ) -> None:
     CASES[case](fake)
-    with pytest.raises(SummarizerError, match=why):
+    with pytest.raises(GeminiError, match=why):
         hmem.summaries.generate("s")
     assert not hmem.paths.summary_file("s").exists() and hmem.summaries.cursor("s") == ""
     assert len(fake.calls()) == 1  # refused, not retried

@@ -130,3 +130,17 @@ def test_cli_key_set_with_fail_backend_is_one_line_and_nonzero(tmp_path: Path) -
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "no secure key store" in done.stderr
     assert "AIza-x" not in done.stdout + done.stderr
+
+
+def test_a_key_is_one_word_of_text_wherever_it_is_kept(fail_backend: None) -> None:
+    from engine.errors import InvalidInput, InvalidKey
+
+    keys = Keys()
+    for pasted in ("", "   ", "AIza one", "AIza\nsecond line"):
+        with pytest.raises(InvalidKey, match="one word of text"):
+            keys.use_for_this_run(pasted)
+        with pytest.raises(InvalidKey):
+            keys.set(pasted)
+    assert keys.get() is None and issubclass(InvalidKey, InvalidInput)
+    keys.use_for_this_run("  AIza-trimmed  ")
+    assert keys.get() == "AIza-trimmed"
