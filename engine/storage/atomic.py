@@ -1,14 +1,19 @@
 """Atomic file writes: a reader or a crash sees the old file or the new one, never half of one.
 
 The data goes to a temporary file (in ``tmp_dir`` or beside the target, always on the same file system),
-is flushed with fsync, renamed over the target, and the folder is synced.
+is flushed with fsync, renamed over the target (on Windows, again for a moment while another program has
+the target open), and the folder is synced.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
+
+REPLACE_PATIENCE = 5.0
+"""Seconds a replace waits on Windows for other programs to close the target."""
 
 
 def atomic_write(
@@ -29,7 +34,7 @@ def atomic_write(
             _flush(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -40,6 +45,24 @@ def tmp_prefix(path: Path) -> str:
     """How the names of ``path``'s temporary files begin (its folder's name too: many files share a
     name, every session's history.json), so the leftovers of a killed write can be found by file."""
     return f".{path.parent.name}.{path.name}."
+
+
+def replace(source: Path, target: Path, patience: float = REPLACE_PATIENCE) -> None:
+    """``os.replace``, tried again for up to ``patience`` seconds on Windows while it is refused.
+
+    Windows refuses to replace a file another program has open (``PermissionError``, "access denied"
+    or "sharing violation"), e.g. a second memtray or a reader in the middle of reading history.json;
+    readers hold a file for milliseconds, so the rename soon goes through. POSIX replaces at once.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            os.replace(source, target)
+            return
+        except PermissionError:
+            if os.name != "nt" or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _flush(fd: int) -> None:
