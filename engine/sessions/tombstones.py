@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine.messages import Message
 from engine.paths import Paths
-from engine.storage.atomic import sync_dir
+from engine.storage.atomic import O_BINARY, sync_dir
 from engine.storage.diskerrors import file_errors
 from engine.storage.sql import Connection
 
@@ -54,7 +54,7 @@ def load_key(paths: Paths, *, create: bool) -> bytes | None:
         return None
     with file_errors("the forget key"):
         tmp = path.with_name(f".{KEY_FILE}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
         try:
             os.write(fd, secrets.token_bytes(KEY_BYTES))
             os.fsync(fd)

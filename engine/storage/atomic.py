@@ -12,6 +12,9 @@ import time
 import uuid
 from pathlib import Path
 
+O_BINARY = getattr(os, "O_BINARY", 0)
+"""Add to ``os.open``'s flags: on Windows a file not opened in binary mode gets every LF written as CRLF."""
+
 REPLACE_PATIENCE = 5.0
 """Seconds a replace waits on Windows for other programs to close the target."""
 
@@ -23,7 +26,7 @@ def atomic_write(
     folder = tmp_dir or path.parent
     tmp = folder / f"{tmp_prefix(path)}{uuid.uuid4().hex}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, mode)
         try:
             with memoryview(data) as whole:
                 view = whole

@@ -47,10 +47,11 @@ def install_memtray(wine: WinePython) -> None:
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
         check=True,
     )
-    for old in wine.site_packages.glob("memtray-*.dist-info"):
-        shutil.rmtree(old)
     (wheel,) = wheels.glob("memtray-*.whl")
-    unpack_wheel(wheel, wine.site_packages)
+    unpack_wheel(wheel, wine.site_packages)  # over this version's metadata: never absent (CI runs the
+    for old in wine.site_packages.glob("memtray-*.dist-info"):  # Windows suite in this prefix meanwhile)
+        if not wheel.name.startswith(old.name.removesuffix(".dist-info") + "-"):
+            shutil.rmtree(old)
 
 
 def make_icon(wine: WinePython) -> Path:

@@ -52,7 +52,10 @@ def memory(home: Path, clock: FakeClock, client_factory: ClientFactory | None) -
 
 @pytest.fixture
 def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The user's time zone is Taipei (UTC+8) for this test."""
+    """The user's time zone is Taipei (UTC+8) for this test (POSIX only: Windows has no ``time.tzset``,
+    its C library reads the time zone once, at start)."""
+    if not hasattr(time, "tzset"):
+        pytest.skip("needs time.tzset to set the time zone in the test (POSIX only)")
     monkeypatch.setenv("TZ", "Asia/Taipei")
     time.tzset()
     yield

@@ -50,3 +50,12 @@ def test_a_replace_still_refused_after_the_patience_raises(tmp_path: Path) -> No
         else:  # POSIX renames over an open file: the reader keeps the old one
             replace(source, target, patience=0.2)
             assert target.read_bytes() == b"new"
+
+
+def test_every_byte_comes_back_exactly(tmp_path: Path) -> None:
+    # Windows' C library writes LF as CRLF to a file not opened in binary mode: an export, a sync
+    # segment or a key would change on the way to the disk.
+    target = tmp_path / "export.jsonl"
+    data = bytes(range(256)) + b"line\nline\r\nend\n"
+    atomic_write(target, data)
+    assert target.read_bytes() == data

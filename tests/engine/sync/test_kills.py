@@ -4,7 +4,6 @@ finishes the work, nothing is applied twice or half, and no file under a segment
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -61,7 +60,7 @@ def kill_during(home: Path, delays: list[float]) -> int:
         proc = sync_now(home)
         time.sleep(delay)
         if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+            proc.kill()  # SIGKILL; TerminateProcess on Windows
             killed += 1
         proc.communicate(timeout=120)
     return killed
@@ -76,7 +75,7 @@ def kill_while_writing(home: Path, folder: Path, runs: int) -> int:
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             if any(folder.rglob(f"{layout.TMP_PREFIX}*")):
-                proc.send_signal(signal.SIGKILL)
+                proc.kill()  # SIGKILL; TerminateProcess on Windows
                 killed += 1
                 break
             time.sleep(0.002)
