@@ -97,7 +97,7 @@ def measure(embedder: CachedEmbedder, name: str, sets: dict[str, list[Conversati
         answered = [p for p in on if any(w for w, _, _ in p)]
         print(f"\n== {set_name}, {name} ({embedder.id}): {len(answered)} of {len(on)} questions have their")
         print("   answer in the 10 nearest; recall is of those. Any hit kept: share of queries.")
-        print(" floor  lift   recall  nonsense  off-topic  other-set")
+        print(" floor   lift   recall  nonsense  off-topic  other-set")
         for floor in sorted({0.0, *ABSOLUTE.get(name, [])}):
             for lift in LIFTS.get(name, [0.0]):
 
@@ -110,7 +110,7 @@ def measure(embedder: CachedEmbedder, name: str, sets: dict[str, list[Conversati
                     for group in (nonsense, off, others)
                 ]
                 print(
-                    f"{floor:6.2f} {lift:5.2f}  {recall:6.3f}  {rates[0]:8.2f}  {rates[1]:9.2f}  {rates[2]:9.2f}"
+                    f"{floor:6.2f} {lift:6.3f}  {recall:6.3f}  {rates[0]:8.2f}  {rates[1]:9.2f}  {rates[2]:9.2f}"
                 )
 
 

@@ -9,12 +9,15 @@ semantic and hybrid search. ``--previous-turn`` embeds each message with the tur
 (``engine.semantic.rows.PREVIOUS_TURN``). ``--sweep`` also ranks each question with other settings of the
 context ranking (``engine.search.context``: the column weights of the context index for English queries,
 the neighbour shares for CJK ones) and fuses the rankings with other depths and list weights, to choose
-``engine.search.fusion``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions.
+``engine.search.fusion``'s constants for the set's script; ``SWEEP_TOP=N`` prints the best N fusions. ``--dump FILE`` writes every question's rankings, from which
+``bench.fusion_tune`` replays the fusion with other constants (the keyword confidence, the CJK support, the
+neighbours' share: what ``--sweep`` does not vary).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pickle
 import statistics
@@ -22,16 +25,18 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bench import realhistory
 from bench.evalconv import Conversation, import_into, load
 from engine import Memory
 from engine.embedders import Embedder
 from engine.embedders.chooser import select
+from engine.search import conductor, fusion
 from engine.search import context as contextfts
-from engine.search import fusion
 from engine.search.query import parse
 from engine.semantic import floors, rows
 from engine.sessions import archive
@@ -77,9 +82,9 @@ def rank_of(ids: Sequence[int], wanted: set[int]) -> int | None:
 
 class Scores:
     def __init__(self) -> None:
-        self.ranks: dict[tuple[str, int], list[int | None]] = defaultdict(list)
+        self.ranks: dict[tuple[str, int | str], list[int | None]] = defaultdict(list)
 
-    def add(self, mode: str, category: int, rank: int | None) -> None:
+    def add(self, mode: str, category: int | str, rank: int | None) -> None:
         self.ranks[(mode, category)].append(rank)
         self.ranks[(mode, 0)].append(rank)
 
@@ -91,16 +96,17 @@ class Scores:
         return hit[0], hit[1], hit[2], mrr
 
     def table(self, modes: Sequence[str]) -> str:
-        lines = ["mode                      cat    n  hit@1  hit@5 hit@10    MRR"]
+        lines = ["mode                 cat    n  hit@1  hit@5 hit@10    MRR"]
+        labels = sorted({c for _, c in self.ranks if c != 0}, key=str)
         for mode in modes:
-            for category in (0, 1, 2, 3, 4):
+            for category in (0, *labels):
                 ranks = self.ranks.get((mode, category), [])
                 if not ranks:
                     continue
                 h1, h5, h10, mrr = self.summary(ranks)
                 name = "all" if category == 0 else str(category)
                 lines.append(
-                    f"{mode:24s} {name:>4s} {len(ranks):4d} {h1:6.3f} {h5:6.3f} {h10:6.3f} {mrr:6.3f}"
+                    f"{mode:9s} {name:>14.14s} {len(ranks):4d} {h1:6.3f} {h5:6.3f} {h10:6.3f} {mrr:6.3f}"
                 )
         return "\n".join(lines)
 
@@ -236,30 +242,83 @@ def print_sweep(sweeps: dict[str, Scores], scores: Scores, cjk: bool, embedder_i
         print(f"  {label:28s} {_figures(sweeps[label])}")
 
 
-def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
+@dataclass(frozen=True)
+class Case:
+    """One question to search: in ``session`` (None: in all), a hit when a result is in ``wanted``."""
+
+    session: str | None
+    text: str
+    category: int | str
+    wanted: frozenset[int]
+
+
+def import_set(mem: Memory, path: Path) -> tuple[int, list[Case]]:
+    """Import a LoCoMo-format file or a real-history folder (:mod:`bench.realhistory`); return the
+    messages stored and the questions."""
+    if realhistory.is_history(path):
+        asked = realhistory.questions(path)
+        total = realhistory.import_into(mem, path)
+        answers = realhistory.answer_ids(mem, asked)
+        return total, [Case(None, q.text, q.kind, frozenset({answers[q.answer]})) for q in asked]
     conversations: list[Conversation] = load(path)
+    cases = []
+    for conv in conversations:
+        ids = import_into(mem, conv)
+        for q in conv.questions:
+            wanted = frozenset(ids[d] for d in q.evidence if d in ids)
+            cases.append(Case(conv.sample_id, q.text, q.category, wanted))
+    return sum(len(c.turns) for c in conversations), cases
+
+
+def dump_rankings(mem: Memory, case: Case) -> dict[str, object]:
+    """What every ranking of hybrid search gives one question, for tuning the fusion offline: the
+    context and plain keyword rankings, the vectors' ranking without floors and the query's cosine with
+    the centroid, each :data:`engine.search.conductor.RANK_DEPTH` deep; the senders of all of them."""
+    assert mem.semantic is not None
+    query = parse(case.text)
+    context, plain = mem._search.keyword_ranking(
+        query, session=case.session, scope="all", depth=conductor.RANK_DEPTH
+    )
+    raw, base = mem.semantic.search_meaning(
+        query.text, session=case.session, scope="all", k=conductor.RANK_DEPTH
+    )
+    ids = {i for i, _ in context} | {i for i, _ in plain} | {i + d for i, _ in raw for d in (-1, 0, 1)}
+    with mem._store.read() as conn:
+        found = archive.by_ids(conn, sorted(ids))
+    senders = {i: m.sender for i, m in found.items()}
+    return {
+        "text": case.text, "session": case.session, "category": case.category, "wanted": sorted(case.wanted),
+        "cjk": query.has_cjk, "context": context, "plain": plain, "semantic": raw, "base": base,
+        "named": sorted(i for i, s in senders.items() if s and query.names(s)),
+        "sessions": {str(i): m.session for i, m in found.items()},
+    }  # fmt: skip
+
+
+def run(path: Path, embedder: Embedder, name: str, sweep: bool, dump: Path | None = None) -> None:
     scores = Scores()
     latency: dict[str, list[float]] = defaultdict(list)
     sweeps: dict[str, Scores] = defaultdict(Scores)
+    dumped: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as home:
         mem = Memory.open(home, embedder=embedder)
         started = time.perf_counter()
-        ids = {c.sample_id: import_into(mem, c) for c in conversations}
+        total, cases = import_set(mem, path)
         mem.wait_idle()
         embed_s = time.perf_counter() - started
         assert mem.semantic is not None
-        for conv in conversations:
-            for q in conv.questions:
-                wanted = {ids[conv.sample_id][d] for d in q.evidence if d in ids[conv.sample_id]}
-                for mode in MODES:
-                    t = time.perf_counter()
-                    hits = mem.search(q.text, session=conv.sample_id, match=mode, limit=10)
-                    latency[mode].append((time.perf_counter() - t) * 1000)
-                    scores.add(mode, q.category, rank_of([h.message.id or 0 for h in hits], wanted))
-                if sweep:
-                    sweep_fusions(mem, conv.sample_id, q.text, q.category, wanted, scores, sweeps)
+        for case in cases:
+            for mode in MODES:
+                t = time.perf_counter()
+                hits = mem.search(case.text, session=case.session, match=mode, limit=10)
+                latency[mode].append((time.perf_counter() - t) * 1000)
+                scores.add(mode, case.category, rank_of([h.message.id or 0 for h in hits], case.wanted))
+            if sweep and case.session is not None and isinstance(case.category, int):
+                sweep_fusions(mem, case.session, case.text, case.category, set(case.wanted), scores, sweeps)
+            if dump is not None:
+                dumped.append(dump_rankings(mem, case))
         mem.close()
-    total = sum(len(c.turns) for c in conversations)
+    if dump is not None:
+        dump.write_text(json.dumps({"embedder": embedder.id, "cases": dumped}), encoding="utf-8")
     print(f"\n== embedder {name} ({embedder.id}); previous turn embedded: {rows.PREVIOUS_TURN}")
     print(f"imported {total} turns, embedded in {embed_s:.1f}s ({total / embed_s:.0f} msg/s)")
     contexts = sorted({mode for mode, _ in scores.ranks if mode.startswith("context ")})
@@ -269,7 +328,7 @@ def run(path: Path, embedder: Embedder, name: str, sweep: bool) -> None:
         p95 = values[int(len(values) * 0.95) - 1]
         print(f"latency {mode:8s} p50 {statistics.median(values):6.1f} ms  p95 {p95:6.1f} ms")
     if sweep:
-        cjk = any(parse(q.text).has_cjk for c in conversations for q in c.questions)
+        cjk = any(parse(c.text).has_cjk for c in cases)
         print_sweep(sweeps, scores, cjk, embedder.id)
 
 
@@ -282,12 +341,16 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, default=Path("bench/out"), help="embedding cache folder")
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument(
+        "--dump", type=Path, default=None, help="write every question's rankings (JSON) for offline tuning"
+    )
     args = parser.parse_args()
     if args.previous_turn is not None:
         rows.PREVIOUS_TURN = args.previous_turn == "on"
     for name in args.embedders.split(","):
         embedder = CachedEmbedder(select(name)[0], args.cache)
-        run(args.path, embedder, name, args.sweep)
+        dump = args.dump.with_name(f"{args.dump.stem}-{name}{args.dump.suffix}") if args.dump else None
+        run(args.path, embedder, name, args.sweep, dump)
         embedder.save()
 
 

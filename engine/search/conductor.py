@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
@@ -50,6 +51,23 @@ Ranking = list[tuple[int, float]]
 def kind_of(by_words: bool, by_meaning: bool) -> str:
     """What a hybrid hit's score stands for: ``keyword``, ``meaning`` or ``both``."""
     return "both" if by_words and by_meaning else "meaning" if by_meaning else "keyword"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one semantic or hybrid search asks, as every ranking of it reads it.
+
+    Attributes:
+        query: the parsed query.
+        session: one session, or None for every session.
+        scope: ``recent`` (since the compaction cut) or ``all`` (the archive too).
+        where: which messages may be ranked (applied before each ranking takes its best).
+    """
+
+    query: Query
+    session: str | None
+    scope: str
+    where: MessageFilter
 
 
 RANK_DEPTH = MAX_LIMIT
@@ -102,23 +120,16 @@ class Search:
         semantic = self._semantic
         if semantic is None:
             raise InvalidInput(f"{match} search needs the semantic tier, which is not loaded")
+        request = Request(parsed, session, scope, where)
         if match == "semantic":
-            pairs, embedder_id = self._vectors(semantic, parsed, session, scope, where, RANK_DEPTH)
+            pairs, embedder_id = self._vectors(semantic, request, RANK_DEPTH)
             hits = self._hits(pairs, where, limit, "semantic", kind="meaning")
         else:
-            hits, embedder_id = self._hybrid(semantic, parsed, session, scope, where, limit)
+            hits, embedder_id = self._hybrid(semantic, request, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
         return SearchResult(tuple(hits), counted)
 
-    def _vectors(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        depth: int,
-    ) -> tuple[Ranking, str | None]:
+    def _vectors(self, semantic: SemanticTier, request: Request, depth: int) -> tuple[Ranking, str | None]:
         """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or
         above (:mod:`engine.semantic.floors`), and the embedder's id; nothing (and no model loaded) while no
         message has a vector.
@@ -126,21 +137,29 @@ class Search:
         Raises:
             VectorIndexError: the embedder did not load in time.
         """
-        if not semantic.has_vectors():
+        ranked, base, embedder_id = self._meaning(semantic, request, depth)
+        if embedder_id is None:
             return [], None
-        embedder_id = semantic.embedder().id
-        pairs, base = semantic.search_meaning(query.text, session=session, scope=scope, k=depth, where=where)
-        return floors.above(pairs, embedder_id, base), embedder_id
+        return floors.above(ranked, embedder_id, base), embedder_id
 
-    def _hybrid(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        limit: int,
-    ) -> tuple[list[Hit], str | None]:
+    def _meaning(
+        self, semantic: SemanticTier, request: Request, depth: int
+    ) -> tuple[Ranking, float | None, str | None]:
+        """The ``depth`` nearest messages without floors, the query's cosine with the centroid of the
+        vectors, and the embedder's id (nothing while no message has a vector).
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        if not semantic.has_vectors():
+            return [], None, None
+        embedder_id = semantic.embedder().id
+        ranked, base = semantic.search_meaning(
+            request.query.text, session=request.session, scope=request.scope, k=depth, where=request.where
+        )
+        return ranked, base, embedder_id
+
+    def _hybrid(self, semantic: SemanticTier, request: Request, limit: int) -> tuple[list[Hit], str | None]:
         """The first ``limit`` hits of one fused ranking: the fusion of lists of :data:`fusion.DEPTH` (the
         depth its weights were set at), then, for a caller who pages past those, the rest of the fusion of
         lists of :data:`RANK_DEPTH` (fused alike, without the hits already ranked). Both depths are fixed,
@@ -150,45 +169,51 @@ class Search:
         except VectorIndexError as exc:
             log.warning("hybrid search without vectors (%s): keyword results only", exc)
             embedder_id = None
-        head, kinds = self._fused(semantic, query, session, scope, where, fusion.DEPTH, embedder_id)
-        hits = self._hits(head, where, limit, "hybrid", kinds=kinds)
+        head, kinds = self._fused(semantic, request, fusion.DEPTH, embedder_id)
+        hits = self._hits(head, request.where, limit, "hybrid", kinds=kinds)
         if len(hits) < limit and len(head) >= fusion.DEPTH:
             shown = {i for i, _ in head}
-            deeper, kinds = self._fused(semantic, query, session, scope, where, RANK_DEPTH, embedder_id)
+            deeper, kinds = self._fused(semantic, request, RANK_DEPTH, embedder_id)
             tail = [(i, score) for i, score in deeper if i not in shown]
-            hits += self._hits(tail, where, limit - len(hits), "hybrid", kinds=kinds)
+            hits += self._hits(tail, request.where, limit - len(hits), "hybrid", kinds=kinds)
         return hits, embedder_id
 
     def _fused(
-        self,
-        semantic: SemanticTier,
-        query: Query,
-        session: str | None,
-        scope: str,
-        where: MessageFilter,
-        depth: int,
-        embedder_id: str | None,
+        self, semantic: SemanticTier, request: Request, depth: int, embedder_id: str | None
     ) -> tuple[Ranking, dict[int, str]]:
         """The fusion of the three rankings, each ``depth`` deep, the named senders preferred; and each
         fused message's kind of match (``keyword``, ``meaning`` or ``both``)."""
-        context, plain = self.keyword_ranking(query, session=session, scope=scope, where=where, depth=depth)
+        query = request.query
+        context, plain = self.keyword_ranking(
+            query, session=request.session, scope=request.scope, where=request.where, depth=depth
+        )
+        ranked: Ranking = []
         pairs: Ranking = []
         if embedder_id is not None:
+            # with the neighbours' cosines, the nearest RANK_DEPTH: a lifted message may enter the first depth
+            deepest = RANK_DEPTH if fusion.weights(query, embedder_id).neighbours > 0 else depth
             try:
-                pairs, embedder_id = self._vectors(semantic, query, session, scope, where, depth)
+                ranked, base, embedder_id = self._meaning(semantic, request, max(depth, deepest))
+                pairs = floors.above(ranked, embedder_id, base) if embedder_id is not None else []
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
-                pairs, embedder_id = [], None
+                ranked, pairs, embedder_id = [], [], None
         weights = fusion.weights(query, embedder_id)
+        if weights.neighbours > 0 and pairs:
+            cosines = dict(ranked)
+            sessions = self._sessions_of({i + d for i, _ in pairs for d in (-1, 0, 1)} & cosines.keys())
+            pairs = fusion.neighbour_lifted(pairs, cosines, sessions, weights.neighbours)
+        ranked, pairs = ranked[:depth], pairs[:depth]
+        worded = {i for i, _ in context} | {i for i, _ in plain}
+        share = fusion.keyword_confidence(query, context, weights)
         fused = fusion.fuse(
             [
-                (context, weights.context),
-                (pairs, weights.semantic),
-                (plain, weights.plain if context else weights.context),
+                (context, weights.context * share),
+                (fusion.supported(ranked, pairs, worded, weights), weights.semantic),
+                (plain, (weights.plain if context else weights.context) * share),
             ]
         )
         found = self._messages([i for i, _ in fused])
-        worded = {i for i, _ in context} | {i for i, _ in plain}
         meant = {i for i, _ in pairs} if weights.semantic > 0 else set()
         kinds = {i: kind_of(i in worded, i in meant) for i, _ in fused}
         return fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query), kinds
@@ -270,6 +295,20 @@ class Search:
                 limit=limit,
                 tables=self._store.fts_tables,
             )
+
+    def _sessions_of(self, ids: set[int]) -> dict[int, str]:
+        """The session of each message id."""
+        found: dict[int, str] = {}
+        ordered = sorted(ids)
+        with self._store.read() as conn:
+            for start in range(0, len(ordered), 500):
+                chunk = ordered[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT id, session_id FROM messages WHERE id IN ({marks})", tuple(chunk)
+                )
+                found.update((int(i), str(sid)) for i, sid in rows.all())
+        return found
 
     def _messages(self, ids: list[int]) -> dict[int, Message]:
         with self._store.read() as conn:
