@@ -38,7 +38,7 @@ from engine.embedders.chooser import select
 from engine.search import conductor, fusion
 from engine.search import context as contextfts
 from engine.search.query import parse
-from engine.semantic import floors, rows
+from engine.semantic import floors, passages, rows
 from engine.sessions import archive
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -63,6 +63,11 @@ class CachedEmbedder:
             for t, v in zip(missing, self.inner.encode_documents(missing), strict=True):
                 self.memo[("d", t)] = v
         return np.stack([self.memo[("d", t)] for t in texts])
+
+    def count_tokens(self, text: str) -> int:
+        """The inner embedder's token count (what the engine cuts long messages into passages by)."""
+        counter = getattr(self.inner, "count_tokens", None)
+        return int(counter(text)) if callable(counter) else passages.estimate(text)
 
     def encode_query(self, text: str) -> np.ndarray:
         if ("q", text) not in self.memo:

@@ -64,7 +64,7 @@ from desktop.placement import fit_to_screen
 from desktop.state import AppState
 from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import role_name
-from desktop.viewer.highlight import excerpt, highlight_html, terms
+from desktop.viewer.highlight import hit_html, terms
 from desktop.viewer.hits import Found, Query, Result
 from desktop.viewer.searcher import QUICK_TYPING_MS, Searcher, found_text
 from desktop.viewer.timefmt import local_time
@@ -358,7 +358,7 @@ class QuickSearchWindow(QWidget):
         where = " · ".join(
             p for p in (role_name(message.role), message.sender, local_time(message.send_at)) if p
         )
-        text = highlight_html(excerpt(message.content, self._words, EXCERPT_CHARS), self._words, mark=mark)
+        text = hit_html(message.content, self._words, result.hit.passage, mark=mark, width=EXCERPT_CHARS)
         return (
             f"<b>{html.escape(title)}</b> <span style='color:{quiet};'>· {html.escape(where)}</span>"
             f"<br>{text}"

@@ -2,7 +2,8 @@
 
 It is the engine's :class:`engine.summary.scheduler.SummaryScheduler` (over ``run_pending`` of the
 summaries seam) with :func:`engine.jobs.add_maintenance` (hourly error purge, 30-minute temp cleanup,
-the daily integrity check) on the same ``schedule.Scheduler``, the way ``memtray daemon`` wires them. The app ticks it from a QTimer on
+the daily integrity check, sync at start, every minute and when another device's segments arrive in the
+sync folder) on the same ``schedule.Scheduler``, the way ``memtray daemon`` wires them. The app ticks it from a QTimer on
 the GUI thread: a tick only *submits* work to the task runner's pools, so it never blocks. "Paused" is read
 from the state the GUI already holds (the ``summaries_enabled`` setting, refreshed every minute), so the
 tick does no I/O either. A damaged database found by the daily check raises the attention state, told
@@ -49,5 +50,8 @@ def make_scheduler(
     def on_damaged(exc: CorruptStore) -> None:  # on the store worker
         runner.run_on_main(lambda: state.set_open_failure(exc, describe(exc).text))
 
-    add_maintenance(scheduler.scheduler, mem, runner.executor("store").submit, on_damaged)
+    # the folder watch's sync is submitted from the GUI thread, like every other (run_on_main never waits)
+    add_maintenance(
+        scheduler.scheduler, mem, runner.executor("store").submit, on_damaged, hand_over=runner.run_on_main
+    )
     return scheduler

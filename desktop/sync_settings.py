@@ -37,7 +37,8 @@ translate = QCoreApplication.translate
 
 
 def status_text(status: SyncStatus) -> str:
-    """The status block: this device, the last sync, what waits, the last error, every other device."""
+    """The status block: this device, the last sync, what waits, the last error, the folder watch, every
+    other device and when it was last applied here."""
     if not status.enabled:
         return translate("Sync", "Sync is off.")
     lines = [
@@ -53,18 +54,34 @@ def status_text(status: SyncStatus) -> str:
         )
     if status.last_error:
         lines.append(translate("Sync", "Last error: {error}").format(error=status.last_error))
+    lines.append(watch_text(status))
     if not status.devices:
         lines.append(translate("Sync", "No other device has written to the folder yet."))
     for device in status.devices:
         lines.append(
-            translate("Sync", "{name}: applied {applied} of {written} ({pending} pending)").format(
+            translate(
+                "Sync", "{name}: applied {applied} of {written} ({pending} pending), last applied {when}"
+            ).format(
                 name=device.name or device.device[:12],
                 applied=device.applied,
                 written=device.written,
                 pending=device.pending,
+                when=ago(device.applied_at),
             )
         )
     return "\n".join(lines)
+
+
+def watch_text(status: SyncStatus) -> str:
+    """Whether the folder is watched (what another device writes arrives within seconds) or only the
+    one-minute timer syncs, and why."""
+    if status.watching:
+        return translate("Sync", "Watching the folder: changes arrive within seconds.")
+    if status.watch_error:
+        return translate("Sync", "Not watching the folder ({error}): syncing every minute.").format(
+            error=status.watch_error
+        )
+    return translate("Sync", "Not watching the folder: syncing every minute.")
 
 
 class SyncBox(QGroupBox):

@@ -56,6 +56,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("m012_global_ids", archive.m012_global_ids),
     ("m013_sync", m013_sync),
     ("m014_forget_records", archive.m014_forget_records),
+    ("m015_one_tombstone_table", archive.m015_one_tombstone_table),
+    ("m016_passages", vectors.m016_passages),
 )
 
 

@@ -1,11 +1,14 @@
 """Maintenance jobs beside the summaries: expired error records hourly, idle temp sessions every 30 min,
-the database's full integrity check at most daily, and sync through the shared folder every minute when it
-is enabled (:mod:`engine.sync`).
+the database's full integrity check at most daily, and sync through the shared folder when it is enabled
+(:mod:`engine.sync`): at start, within seconds of another device's new segment (the folder watch,
+:mod:`engine.sync.watch`), and every minute as the fallback for folders that tell no events.
 
 They join the same ``schedule.Scheduler()`` instance as the summarizer's quarter-hour job, ticked from
 outside (a QTimer in the app, the loop of ``memtray daemon``). A job only submits its work through the
 ``submit`` function it is given (the store's single worker); the work is wrapped so an exception is logged
-and never stops the scheduler.
+and never stops the scheduler. The folder watch hands its sync over through ``hand_over`` (the tray app
+passes a function that runs it on the GUI thread, the only thread that submits there), never more than one
+waiting at a time; each sync first points the watch at the folder in use (sync turned on, off, moved).
 
 The integrity check is looked at hourly and runs when the last one is a day old
 (:meth:`engine.memory.Memory.check_integrity`), so a program that runs a few hours a day still checks
@@ -16,6 +19,7 @@ raises its attention state, as for a database it could not open).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -50,9 +54,13 @@ def add_maintenance(
     mem: Memory,
     submit: Submit,
     on_damaged: Callable[[CorruptStore], None] | None = None,
+    hand_over: Callable[[Callable[[], None]], None] | None = None,
+    sync_minutes: int = SYNC_MINUTES,
 ) -> None:
-    """Schedule the hourly error-memory purge, the 30-minute temp-session cleanup and the daily integrity
-    check on ``scheduler``; ``on_damaged(exc)`` is called (on the worker) when the check finds damage."""
+    """Schedule the hourly error-memory purge, the 30-minute temp-session cleanup, the daily integrity
+    check and the sync (every ``sync_minutes``) on ``scheduler``, and submit a first sync now (which starts
+    the folder watch); ``on_damaged(exc)`` is called (on the worker) when the check finds damage.
+    ``hand_over(fn)`` runs ``fn`` on the thread that may submit (default: the watch's own thread)."""
 
     def purge_errors() -> None:
         removed = mem.errors.purge_expired()
@@ -72,6 +80,11 @@ def add_maintenance(
                 on_damaged(exc)
 
     def sync() -> None:
+        waiting.clear()  # an event from now on asks for another sync
+        if mem.closed:
+            return
+        mem.sync.watch_folder(on_folder_change)  # once, here on the worker: the GUI thread imports nothing
+        mem.sync.follow_folder()
         if not mem.sync.enabled:
             return
         try:
@@ -102,6 +115,21 @@ def add_maintenance(
         elif name == "integrity check":
             scheduler.every().hour.at(":37").do(submit_job).tag("maintenance", "integrity")
         elif name == "sync":
-            scheduler.every(SYNC_MINUTES).minutes.do(submit_job).tag("maintenance", "sync")
+            sync_job = submit_job
+            scheduler.every(sync_minutes).minutes.do(submit_job).tag("maintenance", "sync")
         else:
             scheduler.every(30).minutes.do(submit_job).tag("maintenance", "temp")
+
+    waiting = threading.Event()  # a sync asked for by the watch is waiting for the worker
+
+    def on_folder_change() -> None:  # on the watch's thread
+        if waiting.is_set():
+            return
+        waiting.set()
+        (hand_over or _now)(sync_job)
+
+    sync_job()  # at start: what arrived while this program was not running, and the watch starts
+
+
+def _now(work: Callable[[], None]) -> None:
+    work()

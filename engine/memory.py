@@ -20,6 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,10 +42,12 @@ from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
 from engine.sessions.log import SessionLog
+from engine.sessions.tombkeys import TombKeys
 from engine.settings import Settings, StoredSettings, from_stored
 from engine.storage import integrity
 from engine.storage.diskerrors import file_errors
 from engine.storage.holders import Hold, Holders
+from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 if TYPE_CHECKING:  # the summarizer (pydantic, Gemini) and repair are loaded when first used
@@ -117,6 +120,7 @@ class Memory:
         self._client_factory = client_factory
         self.usage = Usage(store, clock)
         self._log = SessionLog(paths, store, clock, self._settings.get)
+        self._log.tomb_keys.shared = self._shared_tomb_key  # the sync folder's key, while sync is on
         self._log.remove_stale_locks()
         self.semantic = SemanticTier(
             paths,
@@ -137,6 +141,7 @@ class Memory:
         self._log.restore_emptied()  # a missing or emptied database: history.json is archived again
         # The error memory embeds with the semantic tier's embedder (loaded lazily, off the caller's path).
         self.errors = ErrorMemory.open(store, clock=clock, embedder=self.semantic.loaded_embedder)
+        self.errors.tomb_keys = self._log.tomb_keys
 
     @classmethod
     def open(
@@ -478,6 +483,23 @@ class Memory:
         """
         return self._log.compact(session)
 
+    def summary_lock(self, session: str) -> AbstractContextManager[None]:
+        """The summary lock of a session (a summary run and a synced summary's install never overlap)."""
+        from engine.summary.service import lock_name
+
+        return self._log.locks.hold(lock_name(session))
+
+    @property
+    def tomb_keys(self) -> TombKeys:
+        """The keys tombstones are made and checked with (:mod:`engine.sessions.tombstones`)."""
+        return self._log.tomb_keys
+
+    def _shared_tomb_key(self, conn: Connection) -> tuple[str, bytes] | None:
+        """The sync folder's tombstone key while sync is on (:mod:`engine.sync.tombkey`)."""
+        from engine.sync import tombkey
+
+        return tombkey.shared(conn, lambda folder_id: self.sync.keys.get(folder_id))
+
     def order_by_time(self, session: str) -> bool:
         """Put a session's recent messages in time order, ties by global id (sync does it after messages
         of another device arrived); whether anything moved."""
@@ -595,6 +617,9 @@ class Memory:
         return self._closed
 
     def close(self) -> None:
+        sync = self.__dict__.get("sync")  # made by the first use of ``self.sync``
+        if sync is not None:
+            sync.stop_watching()
         for listener in self._log.listeners:
             listener.close()
         self._store.close()

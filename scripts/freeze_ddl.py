@@ -27,7 +27,7 @@ from sqlmodel import SQLModel
 
 from engine.errormemory.tables import ErrorRecordRow, ErrorVectorGeneration, ErrorVectorRow
 from engine.llm.tables import UsageRow
-from engine.semantic.tables import EmbedQueueRow, VectorRow
+from engine.semantic.tables import EmbedQueueRow, PassageRow, VectorRow
 from engine.sessions.tables import (
     ChangeRow,
     DeviceRow,
@@ -39,11 +39,11 @@ from engine.sessions.tables import (
     MessageRow,
     SessionRow,
     SettingRow,
-    TombstoneRow,
     UnsettledRow,
 )
 from engine.storage.tables import MigrationRow
-from engine.sync.tables import SyncAppliedRow, SyncReceivedRow, SyncStateRow, SyncTitleRow, SyncTombstoneRow
+from engine.sync.tables import SyncAppliedRow, SyncReceivedRow, SyncStateRow, SyncTitleRow
+from scripts.retired_tables import SyncTombstoneRow, TombstoneRow
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "engine" / "storage" / "frozen_ddl.py"
@@ -71,7 +71,16 @@ class Added:
     columns: Sequence[str]
 
 
-HISTORY: tuple[Created | Added, ...] = (
+@dataclass(frozen=True)
+class Dropped:
+    """Tables a migration drops (by hand: ``DROP TABLE``); their classes stay in
+    :mod:`scripts.retired_tables` so the statements of the migration that made them stay what it ran."""
+
+    migration: str
+    tables: Sequence[str]
+
+
+HISTORY: tuple[Created | Added | Dropped, ...] = (
     Created("MIGRATIONS_TABLE", "the migration runner, before any step", (MigrationRow,)),
     Created("M001_INITIAL", "m001_initial", (MessageRow, MessageMeta, SessionRow, SettingRow)),
     Created("M002_VECTORS", "m002_vectors", (VectorRow, EmbedQueueRow)),
@@ -89,13 +98,29 @@ HISTORY: tuple[Created | Added, ...] = (
         (SyncStateRow, SyncAppliedRow, SyncTombstoneRow, SyncReceivedRow, SyncTitleRow),
     ),
     Created("M014_FORGET_RECORDS", "m014_forget_records", (ForgottenRow, ForgetIntentRow, UnsettledRow)),
+    Added("M015_ONE_TOMBSTONE_TABLE", "m015_one_tombstone_table", ForgottenRow, ("scope", "cause", "synced")),
+    Dropped("m015_one_tombstone_table", ("tombstones", "sync_tombstones")),
+    Created("M016_PASSAGES", "m016_passages", (PassageRow,)),
 )
 """Which migration made each table and added each later column, in the order they were recorded."""
 
 
+def dropped() -> set[str]:
+    """The tables a :class:`Dropped` entry names."""
+    return {table for entry in HISTORY if isinstance(entry, Dropped) for table in entry.tables}
+
+
 def models() -> list[type[SQLModel]]:
-    """Every class :data:`HISTORY` freezes: the tables of a fresh home (FTS5 tables aside)."""
-    return [model for entry in HISTORY if isinstance(entry, Created) for model in entry.models]
+    """Every class :data:`HISTORY` creates and no later entry drops: the tables of a fresh home (FTS5
+    tables aside)."""
+    gone = dropped()
+    return [
+        model
+        for entry in HISTORY
+        if isinstance(entry, Created)
+        for model in entry.models
+        if str(_table(model).name) not in gone
+    ]
 
 
 def _table(model: type[SQLModel]) -> Any:
@@ -143,7 +168,7 @@ def frozen() -> dict[str, list[tuple[str, ...]]]:
                 (str(_table(m).name), *created(m, sorted(later.get(str(_table(m).name), ()))))
                 for m in entry.models
             ]
-        else:
+        elif isinstance(entry, Added):
             name = str(_table(entry.model).name)
             out[entry.constant] = [(name, c, added(entry.model, c)) for c in entry.columns]
     return out
@@ -176,7 +201,7 @@ def render() -> str:
         "from __future__ import annotations\n\n"
         "from engine.storage.ddl import Column, Table\n"
     ]
-    entries = {entry.constant: entry for entry in HISTORY}
+    entries = {entry.constant: entry for entry in HISTORY if not isinstance(entry, Dropped)}
     for constant, rows in frozen().items():
         entry = entries[constant]
         kind = "Table" if isinstance(entry, Created) else "Column"

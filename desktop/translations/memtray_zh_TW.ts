@@ -2328,8 +2328,20 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         <translation>還沒有其他裝置寫入這個資料夾。</translation>
     </message>
     <message>
-        <source>{name}: applied {applied} of {written} ({pending} pending)</source>
-        <translation>{name}：已套用 {written} 份中的 {applied} 份（{pending} 份待處理）</translation>
+        <source>{name}: applied {applied} of {written} ({pending} pending), last applied {when}</source>
+        <translation>{name}：已套用 {written} 份中的 {applied} 份（{pending} 份待處理），上次套用：{when}</translation>
+    </message>
+    <message>
+        <source>Watching the folder: changes arrive within seconds.</source>
+        <translation>正在監看資料夾：變更會在幾秒內送達。</translation>
+    </message>
+    <message>
+        <source>Not watching the folder ({error}): syncing every minute.</source>
+        <translation>未監看資料夾（{error}）：每分鐘同步一次。</translation>
+    </message>
+    <message>
+        <source>Not watching the folder: syncing every minute.</source>
+        <translation>未監看資料夾：每分鐘同步一次。</translation>
     </message>
     <message>
         <source>Sync between your devices</source>

@@ -7,6 +7,9 @@ digits is marked only as a whole word, or with an inflection the word index fold
 "e" of "e-mail", not every "e" of the text. A CJK term is marked anywhere. The terms are folded for
 search, so they are looked for in the text folded the same way (:func:`engine.fold_spans`), and what is
 marked is the text as stored: "ＡＰＩ" for the term "api", "pass\u200bword" for "password".
+
+A long message found by meaning in one of its passages (:attr:`engine.Hit.passage`) shows that passage,
+marked as a whole, its words marked again inside (:func:`hit_html`), not the message's start.
 """
 
 from __future__ import annotations
@@ -67,3 +70,16 @@ def excerpt(text: str, words: list[str], width: int = 240) -> str:
     start = max(0, first - width // 3)
     end = min(len(flat), start + width)
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def hit_html(
+    content: str, words: list[str], passage: tuple[int, int] | None, *, mark: str, width: int = 240
+) -> str:
+    """A hit's excerpt as HTML: around its first matching word, or, when a passage of it matched by
+    meaning, from that passage (marked as a whole with ``mark``, the words in it marked in bold too)."""
+    if passage is None:
+        return highlight_html(excerpt(content, words, width), words, mark=mark)
+    start, end = passage
+    shown = excerpt(content[start:end], words, width)
+    lead = "…" if start > 0 and not shown.startswith("…") else ""
+    return f'<span style="{mark}">{lead}{highlight_html(shown, words, mark=mark)}</span>'

@@ -40,7 +40,7 @@ from desktop.i18n import QT_TRANSLATE_NOOP
 from desktop.tasks import TaskRunner
 from desktop.titles import name_of, tooltip_of
 from desktop.viewer.delegate import header_text
-from desktop.viewer.highlight import excerpt, highlight_html, terms
+from desktop.viewer.highlight import excerpt, hit_html, terms
 from desktop.viewer.hits import Found, Query, Result
 from desktop.viewer.searcher import Searcher, found_text
 from engine import Memory, SessionInfo
@@ -275,7 +275,7 @@ class SearchPane(QWidget):
             for m in result.context:
                 is_hit = m.id == hit.id
                 text = (
-                    highlight_html(excerpt(m.content, self._words), self._words, mark=mark)
+                    hit_html(m.content, self._words, result.hit.passage, mark=mark)
                     if is_hit
                     else html.escape(excerpt(m.content, [], 160))
                 )

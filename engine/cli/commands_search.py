@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli.output import hit_json, message_line, open_memory, write, write_json
+from engine.cli.output import hit_json, message_line, open_memory, passage_line, write, write_json
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import MessageFilter
@@ -67,3 +67,6 @@ def _print_hits(hits: list[Hit], *, as_json: bool) -> None:
         sys.stderr.write("no matches\n")
     for hit in hits:
         write(f"{hit.message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(hit.message)}")
+        passage = passage_line(hit)
+        if passage is not None:
+            write(passage)

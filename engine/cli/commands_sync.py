@@ -7,6 +7,7 @@ import getpass
 import sys
 
 from engine.cli.output import open_memory, write, write_json
+from engine.clock import format_local
 from engine.errors import InvalidInput
 
 
@@ -30,7 +31,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--passphrase-stdin", action="store_true", help="read the passphrase for this run only from stdin"
     )
     now.set_defaults(handler=cmd_now)
-    status = actions.add_parser("status", help="devices seen, what is applied from each, what is pending")
+    status = actions.add_parser(
+        "status", help="devices seen, what is applied from each and when, what is pending, the folder watch"
+    )
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=cmd_status)
     disable = actions.add_parser("disable", help="stop syncing (the folder's files stay)")
@@ -92,9 +95,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"this device: {status.name} ({status.device}); {status.written} segments written, "
         f"{status.unsent} messages not yet sent; key: {status.key}"
     )
+    write(f"last sync: {format_local(status.last_sync) if status.last_sync else 'never'}")
+    if status.watching:
+        write("folder watch: on (another device's segments are applied within seconds; every minute too)")
+    elif status.watch_error:
+        write(f"folder watch: off ({status.watch_error}); the tray app or daemon syncs every minute")
+    else:
+        write("folder watch: off (no tray app or `memtray daemon` runs for this home: `memtray sync now`)")
     for d in status.devices:
+        when = f"last applied {format_local(d.applied_at)}" if d.applied_at else "nothing applied yet"
         write(
-            f"  {d.name or '?'} ({d.device}): {d.applied} of {d.written} segments applied, {d.pending} pending"
+            f"  {d.name or '?'} ({d.device}): {d.applied} of {d.written} segments applied, {d.pending} pending; "
+            f"{when}"
         )
     if not status.devices:
         write("  no other device has written to the folder yet")

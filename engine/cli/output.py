@@ -90,4 +90,28 @@ def message_json(message: Message) -> dict[str, Any]:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
-    return {**message_json(hit.message), "score": round(hit.score, 6), "source": hit.source, "kind": hit.kind}
+    """A hit as ``--json`` shows it; ``passage`` (``{"start", "end"}``: characters of ``content``) when a
+    long message was found by meaning in one of its passages."""
+    found = {
+        **message_json(hit.message),
+        "score": round(hit.score, 6),
+        "source": hit.source,
+        "kind": hit.kind,
+    }
+    if hit.passage is not None:
+        found["passage"] = {"start": hit.passage[0], "end": hit.passage[1]}
+    return found
+
+
+PASSAGE_SHOWN = 240
+"""Characters of a matched passage shown under a hit's line."""
+
+
+def passage_line(hit: Hit) -> str | None:
+    """``  ↳ characters 2,104-4,310 matched: …text…`` for a hit found in one passage of a long message."""
+    if hit.passage is None:
+        return None
+    start, end = hit.passage
+    text = " ".join(hit.message.content[start:end].split())
+    shown = text if len(text) <= PASSAGE_SHOWN else text[: PASSAGE_SHOWN - 1] + "…"
+    return f"  ↳ characters {start:,}-{end:,} matched: {'…' if start > 0 else ''}{shown}"

@@ -6,16 +6,21 @@ Q4_0 blocks dequantized and requantized to int8 with one scale per output column
 column's largest weight, 16x finer than the 4-bit steps they come from); the activations are quantized at
 run time with one scale per token (``QuantizeLinear`` along the rows), so a text's vector does not depend
 on the texts batched with it, and one token's outliers do not coarsen the others. Measured (2 vCPU, see
-bench/README.md): 2x the tokens per CPU second of the former 4-bit ``MatMulNBits`` linears at accuracy
-level 4 (whose int8 path ran at about a sixth of this integer GEMM's rate), vectors at cosine 0.9994 to
-theirs. Not taken: per-tensor activation scales (``DynamicQuantizeMatMul``; cosine 0.996, LoCoMo hit@1
+bench/README.md): 2.8x the tokens per CPU second of the former 4-bit ``MatMulNBits`` encoder on
+512-token texts, 2.6x on short turns (the 4-bit kernel at accuracy level 4 ran at about a tenth of this
+integer GEMM's rate), vectors at cosine 0.9985 or more to it. Not taken: per-tensor activation scales (``DynamicQuantizeMatMul``; cosine 0.996, LoCoMo hit@1
 0.224 against 0.253).
 
-Per layer: the fused QKV projection, ``MultiHeadAttention`` without a mask (a batch holds texts of one
+Per layer: the layer's input quantized once for the three projections Q, K and V (three integer GEMMs,
+each straight into ``MultiHeadAttention``'s inputs: the former fused QKV GEMM's ``Split`` copy cost more
+than the one bigger GEMM saved), ``MultiHeadAttention`` without a mask (a batch holds texts of one
 length, so there is no padding, and onnxruntime's unmasked CPU attention is about 1.6x faster than its
-masked one), the output projection ``ao`` with a residual ``SkipLayerNormalization``, the FFN (``fi``
-with ``BiasGelu``, then ``fo``) and another skip LayerNorm. The model starts after the embedding lookup
-and ends before pooling (both are done in numpy):
+masked one), the output projection ``ao``, the residual ``Add`` and ``LayerNormalization``, the FFN
+(``fi`` with ``BiasGelu``, then ``fo``), another residual and LayerNorm. Every tensor but attention's is
+2-D ``(tokens, width)``: on 3-D tensors onnxruntime fuses ``Add`` + ``LayerNormalization`` into its
+``SkipLayerNormalization``, which its CPU provider runs 3x slower than the two ops apart (measured
+on 1.32.0). The model starts after the embedding lookup and ends before pooling (both are done
+in numpy):
 
 - input ``x`` float32 ``(batch, length, hidden)``: word + position + token-type embeddings, before the
   embedding LayerNorm, every text of the batch ``length`` tokens long;
@@ -31,8 +36,10 @@ import numpy.typing as npt
 
 from engine.embedders.e5weights import E5Weights, dequantize
 
-VERSION = 2
+VERSION = 3
 """Bumped whenever the built model changes, so that cached models of an older builder are rebuilt."""
+GELU_FLOOR = 0.17
+"""Just above ``-min GELU(x)`` (0.16997, at x = -0.752)."""
 
 
 def build(weights: E5Weights) -> bytes:
@@ -57,106 +64,106 @@ def build(weights: E5Weights) -> bytes:
         return constant(name, weights.dense(name, size))
 
     def node(op: str, inputs: list[str], output: str, **attributes: Any) -> str:
-        domain = "com.microsoft" if op == "MatMulIntegerToFloat" else ""
+        domain = "com.microsoft" if op in ("MatMulIntegerToFloat", "BiasGelu") else ""
         nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attributes))
         return output
 
-    def linear(source: str, name: str, parts: list[str], rows: int, columns: int) -> tuple[str, str]:
-        """``source @ W`` (without the bias) and the bias' name; ``W`` stacks ``parts``' rows.
+    def quantize(source: str, name: str, gelu: bool = False) -> tuple[str, str]:
+        """``source`` ``(tokens, width)`` in u8 (zero point 128), each token ``x_t`` with the scale
+        ``max|x_t| / 127``; and those scales, ``(tokens, 1)``.
 
-        Per token ``t``: ``x_t`` is quantized to u8 (zero point 128) with the scale ``max|x_t| / 127``,
-        multiplied with the int8 weights, and the int32 sums scaled back by both scales."""
+        ``gelu``: ``source`` is a GELU's output, never below ``-GELU_FLOOR``, so ``max|x_t|`` is
+        ``max(max x_t, GELU_FLOOR)`` whenever a row reaches ``GELU_FLOOR`` (FFN rows always do), and
+        never less: the same scales without the ``Abs`` pass over the widest activation."""
+        if gelu:
+            largest = node("ReduceMax", [source], f"{name}.max", axes=[-1], keepdims=0)
+            floor = "gelu_floor"
+        else:
+            largest = node(
+                "ReduceMax", [node("Abs", [source], f"{name}.abs")], f"{name}.max", axes=[-1], keepdims=0
+            )
+            floor = "tiny"
+        scale = node("Div", [node("Max", [largest, floor], f"{name}.max1"), "c127"], f"{name}.xs")
+        quantized = node("QuantizeLinear", [source, scale, "zero_points"], f"{name}.xq", axis=0)
+        return quantized, node("Unsqueeze", [scale, "axis1"], f"{name}.xs1")
+
+    def project(
+        quantized: tuple[str, str], name: str, parts: list[str], rows: int, columns: int
+    ) -> tuple[str, str]:
+        """``x @ W`` (without the bias) of ``quantized`` (from ``quantize``), and the bias' name; ``W``
+        stacks ``parts``' rows. The int32 sums of the int8 weights are scaled back by both scales."""
         blocks = np.concatenate([weights.blocks(f"{p}.w", rows, columns) for p in parts])
         bias = np.concatenate([weights.dense(f"{p}.b", rows) for p in parts])
         weight, column_scales = requantize(blocks)
-        flat = node(
-            "Reshape", [source, constant(f"{name}.in", np.array([-1, columns], np.int64))], f"{name}.x"
-        )
-        largest = node(
-            "ReduceMax", [node("Abs", [flat], f"{name}.abs")], f"{name}.max", axes=[-1], keepdims=0
-        )
-        scale = node("Div", [node("Max", [largest, "tiny"], f"{name}.max1"), "c127"], f"{name}.xs")
-        # QuantizeLinear along the rows wants a zero point per row: 128 for each, shaped like the scales
-        zero = node(
-            "Cast",
-            [node("Add", [node("Mul", [scale, "c0"], f"{name}.z0"), "c128"], f"{name}.z")],
-            f"{name}.zp",
-            to=TensorProto.UINT8,
-        )
-        quantized = node("QuantizeLinear", [flat, scale, zero], f"{name}.xq", axis=0)
+        values, scale = quantized
         sums = node(
             "MatMulIntegerToFloat",
-            [quantized, constant(f"{name}.wq", weight), "c1", constant(f"{name}.ws", column_scales), "u128"],
+            [values, constant(f"{name}.wq", weight), "c1", constant(f"{name}.ws", column_scales), "u128"],
             f"{name}.acc",
         )
-        scaled = node("Mul", [sums, node("Unsqueeze", [scale, "axis1"], f"{name}.xs1")], f"{name}.y")
-        out = node(
-            "Reshape",
-            [
-                scaled,
-                node(
-                    "Concat",
-                    ["batch_length", constant(f"{name}.n", np.array([rows * len(parts)], np.int64))],
-                    f"{name}.shape",
-                    axis=0,
-                ),
-            ],
-            f"{name}.mm",
-        )
+        out = node("Mul", [sums, scale], f"{name}.mm")
         return out, constant(f"{name}.b", bias.astype(np.float32))
+
+    def linear(source: str, name: str, parts: list[str], rows: int, columns: int) -> tuple[str, str]:
+        """``source @ W`` (without the bias) and the bias' name."""
+        return project(quantize(source, name), name, parts, rows, columns)
 
     shared: list[tuple[str, npt.NDArray[np.generic]]] = [
         ("tiny", np.array(1e-12, np.float32)),
+        ("gelu_floor", np.array(GELU_FLOOR, np.float32)),
         ("c127", np.array(127.0, np.float32)),
-        ("c0", np.array(0.0, np.float32)),
-        ("c128", np.array(128.0, np.float32)),
         ("c1", np.array(1.0, np.float32)),
         ("u128", np.array(128, np.uint8)),
         ("axis1", np.array([-1], np.int64)),
+        ("rows", np.array([-1, hidden], np.int64)),
+        ("qkv_width", np.array([hidden], np.int64)),
     ]
     for name, value in shared:
         constant(name, value)
-    node("Shape", ["x"], "batch_length", start=0, end=2)
+    # every tensor but attention's is (tokens, width): 2-D, so that onnxruntime does not fuse the
+    # residual Add and LayerNormalization into its SkipLayerNormalization (3x slower on CPU)
+    node("Concat", [node("Shape", ["x"], "batch_length", start=0, end=2), "qkv_width"], "qkv_shape", axis=0)
     gamma, beta = dense("emb.ln.w", hidden), dense("emb.ln.b", hidden)
-    nodes.append(helper.make_node("LayerNormalization", ["x", gamma, beta], ["h0"], axis=-1, epsilon=eps))
+    flat = node("Reshape", ["x", "rows"], "x2")
+    # QuantizeLinear along the rows wants a zero point per row: 128 for each token, made once
+    node("Expand", ["u128", node("Shape", [flat], "tokens", start=0, end=1)], "zero_points")
+    nodes.append(helper.make_node("LayerNormalization", [flat, gamma, beta], ["h0"], axis=-1, epsilon=eps))
     state = "h0"
+
+    def add_norm(out: str, bias: str, residual: str, ln: str, result: str) -> str:
+        added = node("Add", [node("Add", [out, bias], f"{result}.b"), residual], f"{result}.r")
+        norm = [dense(f"{ln}.w", hidden), dense(f"{ln}.b", hidden)]
+        nodes.append(helper.make_node("LayerNormalization", [added, *norm], [result], axis=-1, epsilon=eps))
+        return result
+
     for layer in range(shape.layers):
         p = f"l{layer}"
-        qkv, bias = linear(state, f"{p}.qkv", [f"{p}.q", f"{p}.k", f"{p}.v"], hidden, hidden)
-        nodes.append(helper.make_node("Add", [qkv, bias], [f"{p}.qkvb"]))
-        sizes = constant(f"{p}.split", np.array([hidden] * 3, np.int64))
-        nodes.append(helper.make_node("Split", [f"{p}.qkvb", sizes], [f"{p}.q", f"{p}.k", f"{p}.v"], axis=-1))
+        xq = quantize(state, f"{p}.in")
+        qkv = []
+        for part in "qkv":
+            out, bias = project(xq, f"{p}.{part}", [f"{p}.{part}"], hidden, hidden)
+            qkv.append(
+                node("Reshape", [node("Add", [out, bias], f"{p}.{part}b"), "qkv_shape"], f"{p}.{part}3")
+            )
         nodes.append(
             helper.make_node(
                 "MultiHeadAttention",
-                [f"{p}.q", f"{p}.k", f"{p}.v"],
-                [f"{p}.ctx"],
+                qkv,
+                [f"{p}.ctx3"],
                 domain="com.microsoft",
                 num_heads=shape.heads,
             )
         )
-        out, bias = linear(f"{p}.ctx", f"{p}.ao", [f"{p}.ao"], hidden, hidden)
-        norm = [dense(f"{p}.aln.w", hidden), dense(f"{p}.aln.b", hidden), bias]
-        nodes.append(
-            helper.make_node(
-                "SkipLayerNormalization", [out, state, *norm], [f"{p}.a"], domain="com.microsoft", epsilon=eps
-            )
-        )
-        out, bias = linear(f"{p}.a", f"{p}.fi", [f"{p}.fi"], shape.ffn, hidden)
+        ctx = node("Reshape", [f"{p}.ctx3", "rows"], f"{p}.ctx")
+        out, bias = linear(ctx, f"{p}.ao", [f"{p}.ao"], hidden, hidden)
+        attended = add_norm(out, bias, state, f"{p}.aln", f"{p}.a")
+        out, bias = linear(attended, f"{p}.fi", [f"{p}.fi"], shape.ffn, hidden)
         nodes.append(helper.make_node("BiasGelu", [out, bias], [f"{p}.g"], domain="com.microsoft"))
-        out, bias = linear(f"{p}.g", f"{p}.fo", [f"{p}.fo"], hidden, shape.ffn)
-        norm = [dense(f"{p}.oln.w", hidden), dense(f"{p}.oln.b", hidden), bias]
-        nodes.append(
-            helper.make_node(
-                "SkipLayerNormalization",
-                [out, f"{p}.a", *norm],
-                [f"{p}.o"],
-                domain="com.microsoft",
-                epsilon=eps,
-            )
+        out, bias = project(
+            quantize(f"{p}.g", f"{p}.fo", gelu=True), f"{p}.fo", [f"{p}.fo"], hidden, shape.ffn
         )
-        state = f"{p}.o"
-    nodes.append(helper.make_node("Identity", [state], ["h"]))
+        state = add_norm(out, bias, attended, f"{p}.oln", f"{p}.o")
+    nodes.append(helper.make_node("Reshape", [state, node("Shape", ["x"], "x_shape")], ["h"]))
     graph = helper.make_graph(
         nodes,
         "multilingual-e5-small",

@@ -10,13 +10,15 @@ Loading (first use, or :meth:`LocalModel.load`): the weight file is found and pa
 (:mod:`engine.embedders.e5weights`), the ONNX encoder is taken from the model cache or built and
 cached (:mod:`engine.embedders.e5graph`, :mod:`engine.embedders.modelcache`; the build runs in a worker
 process, :func:`build_apart`: it holds the interpreter lock for seconds, which would stop every other
-thread of the app, the GUI's included), and an onnxruntime session
-is opened with ``threads`` intra-op threads and thread spinning off (idle threads do not burn a core).
+thread of the app, the GUI's included), and an onnxruntime session is opened with one intra-op thread.
+``threads`` is how many batches run at once (each on its own calling thread: a session runs calls from
+several threads at once). Measured (bench/README.md): two intra-op threads on one batch cost up to 12 %
+more CPU per token than one, and their hand-offs (spinning off) left two free cores about half idle.
 
 Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (queries) prefix and are
 tokenized (:mod:`engine.embedders.sentencepiece`), keeping the first ``max_tokens`` tokens; texts are
 sorted by length and batched only with texts of their own length (:func:`batches`: no padding, so the
-encoder's attention needs no mask); the word rows are
+encoder's attention needs no mask), the batches run ``threads`` at a time; the word rows are
 dequantized from the 4-bit table, the position and type embeddings added, the encoder run, and the
 tokens' states mean-pooled and L2-normalised. Only loading holds the model's lock: an onnxruntime
 session runs calls from several threads at once, so a search's query is embedded while the background
@@ -29,7 +31,7 @@ import logging
 import multiprocessing
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +51,10 @@ log = logging.getLogger("memtray.embedders")
 MAX_TOKENS = 512
 """Tokens read per text, start and end included: the model's limit (longer texts keep their start)."""
 BATCH_TEXTS = 32
-BATCH_TOKENS = 1024
-"""A batch holds at most this many texts and tokens (measured: the encoder's cost per token does not
-fall with bigger batches, and grows a little past about 1,000 tokens)."""
+BATCH_TOKENS = 256
+"""A batch holds at most this many texts and tokens (measured on one thread: a token costs least in
+batches of 128-256 tokens; at 640-1,024 tokens it costs 20-30 % more, the activations outgrowing the
+caches; a batch of one 12-token text pays mostly the run's fixed cost)."""
 
 
 @dataclass
@@ -101,9 +104,8 @@ class OnnxE5Embedder(LocalModel):
         folder = self._cache_folder or modelcache.default_folder()
         model = modelcache.load_or_build(folder, "e5-small-q4", key, lambda: build_apart(path, weights))
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self._threads
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime's own exception types (InvalidGraph, Fail...)
@@ -134,6 +136,13 @@ class OnnxE5Embedder(LocalModel):
         vector: Vectors = self._encode([text], "query: ")[0]
         return vector
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` takes in a passage (its start and end tokens aside): what the engine
+        cuts long messages into passages by (:mod:`engine.semantic.passages`)."""
+        with self._lock:
+            model: _Model = self._loaded()
+        return len(model.tokenizer.encode(text)) - 2 if text else 0
+
     def token_ids(self, text: str, prefix: str = "passage: ") -> list[int]:
         """The ids the model reads for ``text`` (for tests and measurements)."""
         with self._lock:
@@ -145,8 +154,16 @@ class OnnxE5Embedder(LocalModel):
             model: _Model = self._loaded()
         ids = [model.tokenizer.encode(prefix + text) for text in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for batch in batches([len(row) for row in ids]):
-            out[batch] = _run(model, [ids[i] for i in batch])
+        groups = batches([len(row) for row in ids])
+        workers = min(self._threads, len(groups))
+        if workers <= 1:
+            for batch in groups:
+                out[batch] = _run(model, [ids[i] for i in batch])
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="e5-batch") as pool:
+                runs = pool.map(lambda batch: _run(model, [ids[i] for i in batch]), groups)
+                for batch, pooled in zip(groups, runs, strict=True):
+                    out[batch] = pooled
         return normalise(out)
 
 

@@ -35,7 +35,7 @@ from engine.errormemory.records import (
 )
 from engine.errors import AmbiguousId, InvalidInput, NotFound
 from engine.search.query import clean
-from engine.sessions import identity
+from engine.sessions import identity, tombkeys, tombstones
 
 if TYPE_CHECKING:
     from engine.storage.sql import Connection
@@ -85,6 +85,8 @@ class ErrorMemory:
     ) -> None:
         self.store = store
         self.clock = clock
+        self.tomb_keys: tombkeys.TombKeys | None = None
+        """The keys a forgotten record's tombstone is made under (the memory hands them in)."""
         if embedder is None or isinstance(embedder, Embedder):
             fixed = embedder
             self._embedder: EmbedderSource = lambda: fixed
@@ -364,9 +366,17 @@ class ErrorMemory:
         num, record = self._one(id_prefix)
         with self.store.write() as conn:
             dedupe = rows.dedupe_of(conn, num)
-            if dedupe:  # told to the other devices by sync; no sync brings the record back
-                tombstone = {"keys": [identity.ERROR_PREFIX + dedupe]}
-                identity.record_change(conn, identity.ERROR_FORGET, "", tombstone, self.clock())
+            if dedupe and self.tomb_keys is not None:  # no sync brings the record back; told to the others
+                keys, now = self.tomb_keys.writing(conn), self.clock()
+                graves: dict[str, list[list[object]]] = {}
+                for scope, key in keys:
+                    grave = tombstones.grave_of(key, tombstones.ERROR, 0, dedupe)
+                    tombstones.add(conn, scope, "", [grave], now)
+                    if scope != tombkeys.LOCAL:
+                        graves[scope] = [list(grave)]
+                detail = {"gids": [], "graves": graves}
+                if graves:
+                    identity.record_change(conn, identity.ERROR_FORGET, "", detail, now)
             rows.delete(conn, num)
         self.store.scrub(self.fts_tables)  # no old index segment or WAL page keeps its words
         log.info("forgot error record %s", record.id[:12])

@@ -36,7 +36,7 @@ from engine.mcpserver.spec import (
     nullable,
     obj,
 )
-from engine.mcpserver.text import iso, query_terms, shorten, snippet
+from engine.mcpserver.text import SNIPPET_CHARS, iso, query_terms, shorten, snippet
 from engine.messages import Message, MessageFilter
 from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
@@ -127,6 +127,14 @@ _HIT = obj(
             "enum": ["keyword", "meaning", "both"],
             "description": "What matched: the words, the meaning, or both.",
         },
+        "passage": {
+            **obj(
+                {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}},
+                ("start", "end"),
+            ),
+            "description": "Present when a long message was found by meaning in one of its passages: the "
+            "characters [start, end) of its text that matched (the snippet is taken from them).",
+        },
     },
     (
         "session",
@@ -168,7 +176,7 @@ def _hit(found: Hit, title: str, terms: list[str]) -> dict[str, Any]:
     message = found.message
     shown, matched = snippet(message.content, terms)
     session = message.session or ""
-    return {
+    hit: dict[str, Any] = {
         "session": session,
         "title": title,
         "time": iso(message.send_at),
@@ -181,6 +189,13 @@ def _hit(found: Hit, title: str, terms: list[str]) -> dict[str, Any]:
         "score": round(found.score, 6),
         "kind": found.kind,
     }
+    if found.passage is not None:
+        start, end = found.passage
+        hit["passage"] = {"start": start, "end": end}
+        if not matched:  # found by meaning alone: show what matched, not the message's start
+            body, _ = snippet(message.content[start:end], [], SNIPPET_CHARS - 1)
+            hit["snippet"] = ("…" if start > 0 else "") + body
+    return hit
 
 
 def _where(args: Args) -> str:

@@ -332,7 +332,9 @@ def _salvage(path: Path, error_columns: list[str]) -> _Found:
             if isinstance(k, str) and isinstance(v, str)
         }
         errors = _table(source, "error_memory", error_columns) if error_columns else []
-        forgotten = _table(source, "forgotten", tombstones.COLUMNS)
+        forgotten = _table(source, "forgotten", tombstones.COLUMNS) or _table(
+            source, "forgotten", tombstones.COLUMNS[: tombstones.M014_COLUMNS]
+        )  # a database damaged before m015_one_tombstone_table: its tombstones were all the home's
         intents = _table(source, "forget_intents", INTENT_COLUMNS)
         cuts = {
             str(s): int(c)

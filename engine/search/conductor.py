@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.errors import InvalidInput, VectorIndexError
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter
@@ -127,7 +127,19 @@ class Search:
         else:
             hits, embedder_id = self._hybrid(semantic, request, limit)
         counted = semantic.coverage(session, embedder_id) if coverage else None
-        return SearchResult(tuple(hits), counted)
+        return SearchResult(tuple(self._passages(semantic, parsed, hits)), counted)
+
+    def _passages(self, semantic: SemanticTier, query: Query, hits: list[Hit]) -> list[Hit]:
+        """The hits found by meaning, each naming the passage of its message that matched (messages
+        embedded as several passages; :meth:`SemanticTier.best_passages`)."""
+        meant = [h.message.id for h in hits if h.kind != "keyword" and h.message.id is not None]
+        if not meant:
+            return hits
+        try:
+            spans = semantic.best_passages(query.text, meant)
+        except VectorIndexError:  # ranked already: the hits stand without their passages
+            return hits
+        return [replace(h, passage=spans.get(h.message.id or 0)) if h.kind != "keyword" else h for h in hits]
 
     def _vectors(self, semantic: SemanticTier, request: Request, depth: int) -> tuple[Ranking, str | None]:
         """The semantic ranking of what is embedded, only the messages at the embedder's similarity floor or

@@ -32,12 +32,16 @@ class Hit:
         source: ``recent``, ``archive``, ``semantic`` or ``hybrid``.
         kind: what matched: ``keyword`` (the words), ``meaning`` (the vectors) or ``both`` (hybrid search
             found it both ways).
+        passage: for a hit found by meaning in a message embedded as several passages (longer than the
+            embedder's window): the ``(start, end)`` characters of its content that matched best; ``None``
+            when the whole message is what matched (or only its words did).
     """
 
     message: Message
     score: float
     source: str
     kind: str = "keyword"
+    passage: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

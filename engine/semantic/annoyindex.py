@@ -1,8 +1,9 @@
 """Per-session Annoy indexes over the archive: files in ``<home>/.store/vectors/``, caches of SQLite.
 
-An index covers the session's vectors with message id below the compaction cut it was built for. Item
-``i`` of the Annoy file is the ``i``-th of those vectors by message id, so the file needs no id map: the
-ids come back from SQLite. Beside each ``.ann`` file a small ``.json`` records what it was built from
+An index covers the session's vectors with message id below the compaction cut it was built for, and the
+passages of its long messages. Item ``i`` of the Annoy file is the ``i``-th row of
+:func:`engine.semantic.rows.load` (the vectors by message id, then the passages by message id and place),
+so the file needs no id map: the ids come back from SQLite, a long message's id once per passage. Beside each ``.ann`` file a small ``.json`` records what it was built from
 (embedder, cut, count, id sum, file size and a checksum of its head and tail); an index whose record does
 not match SQLite or its file is rebuilt, with a log line, never trusted.
 
@@ -102,9 +103,13 @@ class AnnoyArchive:
     """One loaded Annoy index of a session's archive."""
 
     def __init__(self, index: Any, record: Record, ids: npt.NDArray[np.int64]) -> None:
+        import numpy as np
+
         self.index = index
         self.record = record
         self.ids = ids
+        self.repeats = len(ids) - len(np.unique(ids))
+        """Items beyond one per message (a long message's passages: see :mod:`engine.semantic.passages`)."""
 
     def search(self, query: Vectors, k: int) -> tuple[npt.NDArray[np.int64], Vectors]:
         """Message ids and cosine scores of the ``k`` nearest archived vectors, best first."""

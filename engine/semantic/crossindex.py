@@ -18,6 +18,11 @@ never reused), the row ids are compared, rows gone from SQLite are masked out fo
 lacks are read. Once masked rows are :data:`DEAD_SHARE` of it, it is read again. An embedder with more
 vectors than :data:`MAX_BYTES` holds is not indexed (an index that grows past it is let go):
 :meth:`CrossIndex.sync` says so, and the tier ranks session by session instead, as before.
+
+An index follows one table: ``vectors`` (a row per message) or ``passages`` (every passage of the messages
+longer than the embedder's window, :mod:`engine.semantic.passages`). Over passages, a block's candidates
+are its messages (the best row of each run of one message's rows, which are written together), rescored
+in float32 like any row: a message's score is its best passage's, and a message is ranked once.
 """
 
 from __future__ import annotations
@@ -93,9 +98,13 @@ class _Block:
 class CrossIndex:
     """The int8 index of one embedder's vectors. Not thread-safe: the caller serialises its calls."""
 
-    def __init__(self, embedder_id: str, dim: int, max_bytes: int | None = None) -> None:
+    def __init__(
+        self, embedder_id: str, dim: int, max_bytes: int | None = None, table: str = "vectors"
+    ) -> None:
         self.embedder_id = embedder_id
         self.dim = dim
+        self.table = table
+        self._grouped = table == "passages"  # several rows per message
         self._max_bytes = MAX_BYTES if max_bytes is None else max_bytes
         self.over = False
         """Whether the last :meth:`sync` found the embedder's vectors too many to hold."""
@@ -130,7 +139,7 @@ class CrossIndex:
         if version is not None and version == self._version:
             return not self.over
         self._version = None
-        count, message_sum = rows.totals(conn, self.embedder_id)
+        count, message_sum = rows.totals(conn, self.embedder_id, self.table)
         if count * row_bytes(self.dim) > self._max_bytes:
             if not self.over:
                 log.info(
@@ -145,7 +154,7 @@ class CrossIndex:
             self._version = version
             return False
         self.over = False
-        top = rows.top_row(conn)
+        top = rows.top_row(conn, self.table)
         if top > self._seen:
             self._grow(conn, count - self._count)
             self._seen = top  # rows of other embedders up to it need no second look
@@ -164,7 +173,7 @@ class CrossIndex:
     def _grow(self, conn: Connection, expected: int) -> None:
         """Append the embedder's vectors with a row id above those seen."""
         table = columns.read_all(conn, self._sessions, self._senders) if expected > FULL_SCAN else None
-        for batch in rows.rows_after(conn, self.embedder_id, self._seen, READ_BATCH):
+        for batch in rows.rows_after(conn, self.embedder_id, self._seen, READ_BATCH, self.table):
             mids = np.fromiter((b[1] for b in batch), dtype=np.int64, count=len(batch))
             if table is not None:
                 found = columns.lookup(table, mids)
@@ -208,7 +217,7 @@ class CrossIndex:
 
     def _resync(self, conn: Connection) -> None:
         """Compare the rows held with SQLite's: mask out the gone ones, read the missing ones."""
-        db_rows, db_messages = rows.row_pairs(conn, self.embedder_id)
+        db_rows, db_messages = rows.row_pairs(conn, self.embedder_id, self.table)
         matched = np.zeros(len(db_rows), dtype=np.bool_)
         for block in self._blocks:
             held = np.flatnonzero(block.present[: block.size])
@@ -224,7 +233,7 @@ class CrossIndex:
             self._dead += len(gone)
         missing = [int(i) for i in db_rows[~matched]]
         if missing:
-            fetched = rows.by_rows(conn, missing)
+            fetched = rows.by_rows(conn, missing, self.table)
             if fetched:
                 mids = np.fromiter((f[1] for f in fetched), dtype=np.int64, count=len(fetched))
                 self._append(fetched, columns.read(conn, mids, self._sessions, self._senders))
@@ -254,16 +263,18 @@ class CrossIndex:
         if not len(chosen):
             return []
         wanted = dict(zip(chosen[:, 0].tolist(), chosen[:, 1].tolist(), strict=True))  # row id -> message id
-        found = [f for f in rows.by_rows(conn, list(wanted)) if wanted.get(f[0]) == f[1]]
+        found = [f for f in rows.by_rows(conn, list(wanted), self.table) if wanted.get(f[0]) == f[1]]
         size = self.dim * 4
         found = [f for f in found if len(f[2]) == size]
         if not found:
             return []
         matrix = np.frombuffer(b"".join(f[2] for f in found), dtype=np.float32).reshape(-1, self.dim)
         scores = exact.scores(matrix, q)
-        ranked = sorted(
-            zip((f[1] for f in found), scores.tolist(), strict=True), key=lambda p: (p[1], p[0]), reverse=True
-        )
+        best: dict[int, float] = {}
+        for message_id, score in zip((f[1] for f in found), scores.tolist(), strict=True):
+            if score > best.get(message_id, float("-inf")):
+                best[message_id] = score
+        ranked = sorted(best.items(), key=lambda p: (p[1], p[0]), reverse=True)
         return ranked[:k]
 
     def _candidates(
@@ -301,6 +312,8 @@ class CrossIndex:
             np.copyto(floats, source, casting="unsafe")
             scores = exact.scores(floats, q)
             scores *= scale
+            if self._grouped and len(chosen) > 1:
+                scores, chosen = best_of_runs(scores, chosen, block.message_id[chosen])
             if len(scores) > pool:
                 top = np.argpartition(-scores, pool - 1)[:pool]
                 scores, chosen = scores[top], chosen[top]
@@ -319,3 +332,16 @@ class CrossIndex:
         for i, (number, row) in enumerate(zip(blocks.tolist(), at.tolist(), strict=True)):
             out[i] = (self._blocks[number].row_id[row], self._blocks[number].message_id[row])
         return out
+
+
+def best_of_runs(
+    scores: Vectors, chosen: npt.NDArray[np.intp], message_ids: Ids
+) -> tuple[Vectors, npt.NDArray[np.intp]]:
+    """Of each run of equal ``message_ids`` (a message's passages, side by side), the best-scored row."""
+    starts = np.flatnonzero(np.concatenate(([True], message_ids[1:] != message_ids[:-1])))
+    if len(starts) == len(chosen):
+        return scores, chosen
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(chosen))))
+    top = np.flatnonzero(scores == np.maximum.reduceat(scores, starts)[group])
+    keep = top[np.concatenate(([True], group[top][1:] != group[top][:-1]))]
+    return scores[keep], chosen[keep]

@@ -1,19 +1,28 @@
-"""The ``vectors`` and ``embed_queue`` tables, and what text of a message is embedded.
+"""The ``vectors``, ``passages`` and ``embed_queue`` tables, and what text of a message is embedded.
 
 What is embedded is ``sender: content`` when the message has a sender (questions name people), else the
 content; with :data:`PREVIOUS_TURN` the previous message of the session is put before it (measured in
-``bench/retrieval.py``). The text's hash is stored with the vector: a message whose text did not change is
-never embedded again, and a text already embedded for another message reuses that vector.
+``bench/retrieval.py``). A message longer than the embedder's window is embedded whole, as passages
+(:mod:`engine.semantic.passages`): ``vectors`` holds its first passage's vector, ``passages`` every
+passage's with its span. The text's hash is stored with the vector: a message whose text did not change is
+never embedded again, and a text already embedded for another message reuses that vector (a message of
+one passage).
+
+The rankings read both tables as one set of rows per message (:func:`stats`, :func:`load`: a message of
+several passages has several rows, its id repeated); what a search covered counts a message once all its
+passages are embedded (:func:`embedded`: a message still queued is not counted).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from engine.messages import Message, own_text
+from engine.semantic import passages as passage_split
+from engine.semantic.passages import ESTIMATED, Passage, Window
 from engine.storage.sql import Connection
 
 if TYPE_CHECKING:
@@ -28,25 +37,45 @@ PREVIOUS_TURN = True
 """Whether the previous turn is embedded with each message (chosen by measurement: see bench/README.md)."""
 
 MAX_CHARS = 2000
-"""Longer texts are cut before embedding (the local models read at most 512 tokens anyway)."""
+""":func:`document_text` cuts longer texts (what benchmarks of short turns embed; the engine embeds
+long messages as passages)."""
+
+TABLES = ("vectors", "passages")
+"""The tables of vectors a ranking reads: one row per message, and the passages of long messages."""
 
 
 @dataclass(frozen=True)
 class Pending:
-    """A queued message and the text to embed for it."""
+    """A queued message and the text to embed for it: ``text`` (its only passage), or ``passages`` (the
+    first one's text is ``text``)."""
 
     message_id: int
     session_id: str
     text: str
     text_hash: str
+    passages: tuple[Passage, ...] = ()
+
+    @property
+    def parts(self) -> tuple[Passage, ...]:
+        """What is embedded for it, one text per passage."""
+        return self.passages or (Passage(0, len(self.text), self.text),)
 
 
 def document_text(message: Message, previous: Message | None = None) -> str:
-    """The text embedded for ``message`` (``previous``: the session's message before it)."""
+    """The text embedded for a short ``message`` (``previous``: the session's message before it)."""
     body = own_text(message.sender, message.content)
     if PREVIOUS_TURN and previous is not None:
         body = own_text(previous.sender, previous.content) + "\n" + body
     return body[:MAX_CHARS]
+
+
+def pending(
+    message_id: int, session_id: str, message: Message, previous: Message | None, window: Window = ESTIMATED
+) -> Pending:
+    """What to embed for ``message``: its passages of ``window`` and their hash."""
+    before = own_text(previous.sender, previous.content) if PREVIOUS_TURN and previous is not None else None
+    parts, digest = passage_split.split(message.content, message.sender, before, window)
+    return Pending(message_id, session_id, parts[0].text, digest, parts if len(parts) > 1 else ())
 
 
 def text_hash(value: str) -> str:
@@ -94,12 +123,21 @@ def any_vectors(conn: Connection) -> bool:
 
 
 def embedded(conn: Connection, embedder_id: str, session_id: str | None) -> int:
-    """How many messages (of one session, or of all) have a vector of ``embedder_id``."""
+    """How many messages (of one session, or of all) are embedded whole by ``embedder_id``: a vector, and
+    no place in the queue (a long message queued again has the vector of its start only, until every
+    passage of it is embedded)."""
     if session_id is None:
         sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ?"
-        return int(conn.execute(sql, (embedder_id,)).scalar_one())
-    sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ? AND session_id = ?"
-    return int(conn.execute(sql, (embedder_id, session_id)).scalar_one())
+        waiting = "SELECT COUNT(*) FROM embed_queue q JOIN vectors v ON v.embedder = ? AND v.message_id = q.message_id"
+        args: tuple[str, ...] = (embedder_id,)
+    else:
+        sql = "SELECT COUNT(*) FROM vectors WHERE embedder = ? AND session_id = ?"
+        waiting = (
+            "SELECT COUNT(*) FROM embed_queue q JOIN vectors v ON v.embedder = ? AND v.message_id = q.message_id "
+            "WHERE q.session_id = ?"
+        )
+        args = (embedder_id, session_id)
+    return int(conn.execute(sql, args).scalar_one()) - int(conn.execute(waiting, args).scalar_one())
 
 
 def messages(conn: Connection, session_id: str | None) -> int:
@@ -110,9 +148,12 @@ def messages(conn: Connection, session_id: str | None) -> int:
     return int(conn.execute(sql, (session_id,)).scalar_one())
 
 
-def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
-    """Up to ``limit`` queued messages with their texts, newest first (what was just said is searched
-    for first, and a big import's latest conversations are covered first); and queued ids whose message
+def next_batch(
+    conn: Connection, limit: int, window: Window = ESTIMATED, passages: int | None = None
+) -> tuple[list[Pending], list[int]]:
+    """Up to ``limit`` queued messages with their passages of ``window``, newest first (what was just said
+    is searched for first, and a big import's latest conversations are covered first), no more than
+    ``passages`` passages in all (a first message that has more comes alone); and queued ids whose message
     is gone."""
     previous_sql = (
         "(SELECT p.sender FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id "
@@ -128,17 +169,21 @@ def next_batch(conn: Connection, limit: int) -> tuple[list[Pending], list[int]]:
         "ORDER BY q.message_id DESC LIMIT ?",
         (limit,),
     ).all()
-    pending: list[Pending] = []
+    found: list[Pending] = []
     gone: list[int] = []
+    count = 0
     for row in rows:
         if row[1] is None:
             gone.append(int(row[0]))
             continue
         message = Message(role=row[2], content=row[3], sender=row[4] or "")
         previous = Message("user", row[6], sender=row[5] or "") if row[6] is not None else None
-        body = document_text(message, previous)
-        pending.append(Pending(int(row[0]), str(row[1]), body, text_hash(body)))
-    return pending, gone
+        item = pending(int(row[0]), str(row[1]), message, previous, window)
+        count += len(item.parts)
+        if passages is not None and found and count > passages:
+            break
+        found.append(item)
+    return found, gone
 
 
 def known_hashes(conn: Connection, embedder_id: str, pending: Sequence[Pending]) -> dict[int, bytes | None]:
@@ -153,6 +198,8 @@ def known_hashes(conn: Connection, embedder_id: str, pending: Sequence[Pending])
         if own is not None and own[0] == item.text_hash:
             found[item.message_id] = None
             continue
+        if item.passages:  # several vectors: embedded again
+            continue
         other = conn.execute(
             "SELECT vector FROM vectors WHERE embedder = ? AND text_hash = ? LIMIT 1",
             (embedder_id, item.text_hash),
@@ -163,11 +210,34 @@ def known_hashes(conn: Connection, embedder_id: str, pending: Sequence[Pending])
 
 
 def save(
-    conn: Connection, embedder_id: str, dim: int, items: Sequence[Pending], blobs: Sequence[bytes]
+    conn: Connection,
+    embedder_id: str,
+    dim: int,
+    items: Sequence[Pending],
+    blobs: Sequence[bytes],
+    passage_blobs: Mapping[int, Sequence[bytes]] | None = None,
 ) -> None:
-    """Store vectors (float32 blobs) for ``items`` and take them off the queue."""
+    """Store vectors (float32 blobs) for ``items`` and take them off the queue: ``blobs`` their first
+    passages', ``passage_blobs`` every passage's of those that have several (by message id)."""
     if not items:
         return
+    conn.execute(
+        "DELETE FROM passages WHERE embedder = ? AND message_id = ?",
+        [(embedder_id, i.message_id) for i in items],
+    )
+    given = passage_blobs or {}
+    parts = [
+        (embedder_id, i.message_id, i.session_id, n, p.start, p.end, dim, b)
+        for i in items
+        if i.passages
+        for n, (p, b) in enumerate(zip(i.passages, given[i.message_id], strict=True))
+    ]
+    if parts:
+        conn.execute(
+            "INSERT INTO passages(embedder, message_id, session_id, passage, start_char, end_char, dim, "
+            "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            parts,
+        )
     conn.execute(
         "INSERT INTO vectors(embedder, message_id, session_id, dim, text_hash, vector) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(embedder, message_id) DO UPDATE SET "
@@ -197,13 +267,21 @@ def other_embedders(conn: Connection, embedder_id: str) -> list[str]:
 
 
 def drop_embedder(conn: Connection, embedder_id: str) -> int:
+    conn.execute("DELETE FROM passages WHERE embedder = ?", (embedder_id,))
     result = conn.execute("DELETE FROM vectors WHERE embedder = ?", (embedder_id,))
     return int(result.rowcount or 0)
 
 
 def clear_session(conn: Connection, session_id: str) -> None:
     conn.execute("DELETE FROM vectors WHERE session_id = ?", (session_id,))
+    conn.execute("DELETE FROM passages WHERE session_id = ?", (session_id,))
     conn.execute("DELETE FROM embed_queue WHERE session_id = ?", (session_id,))
+
+
+def drop_message(conn: Connection, message_id: int) -> None:
+    """Delete a message's vectors, of every embedder, and its passages'."""
+    conn.execute("DELETE FROM vectors WHERE message_id = ?", (message_id,))
+    conn.execute("DELETE FROM passages WHERE message_id = ?", (message_id,))
 
 
 def sessions(conn: Connection, embedder_id: str) -> list[str]:
@@ -222,26 +300,46 @@ class Stats:
 
 
 def stats(conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int) -> Stats:
-    """Count, max and sum of message ids of the session's vectors with ``lo <= id < hi``."""
-    row = conn.execute(
-        "SELECT COUNT(*), COALESCE(MAX(message_id), 0), COALESCE(SUM(message_id), 0) FROM vectors "
-        "WHERE embedder = ? AND session_id = ? AND message_id >= ? AND message_id < ?",
-        (embedder_id, session_id, lo, hi),
-    ).one()
-    return Stats(int(row[0]), int(row[1]), int(row[2]))
+    """Count, max and sum of message ids of the session's rows (vectors and passages) with
+    ``lo <= id < hi``."""
+    count = top = total = 0
+    for table in TABLES:
+        row = conn.execute(
+            f"SELECT COUNT(*), COALESCE(MAX(message_id), 0), COALESCE(SUM(message_id), 0) FROM {table} "
+            "WHERE embedder = ? AND session_id = ? AND message_id >= ? AND message_id < ?",
+            (embedder_id, session_id, lo, hi),
+        ).one()
+        count, top, total = count + int(row[0]), max(top, int(row[1])), total + int(row[2])
+    return Stats(count, top, total)
+
+
+_LOAD = {
+    "vectors": "SELECT message_id, vector FROM vectors WHERE embedder = ? AND session_id = ? "
+    "AND message_id >= ? AND message_id < ? AND dim = ? ORDER BY message_id",
+    "passages": "SELECT message_id, vector FROM passages WHERE embedder = ? AND session_id = ? "
+    "AND message_id >= ? AND message_id < ? AND dim = ? ORDER BY message_id, passage",
+}
+
+
+def item_ids(conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int, dim: int) -> Ids:
+    """The message id of each row :func:`load` returns, in its order (what an index file's items are)."""
+    import numpy as np
+
+    found: list[int] = []
+    for table in TABLES:
+        sql = _LOAD[table].replace("message_id, vector", "message_id", 1)
+        found += [int(r[0]) for r in conn.execute(sql, (embedder_id, session_id, lo, hi, dim))]
+    return np.asarray(found, dtype=np.int64)
 
 
 def load(
     conn: Connection, embedder_id: str, session_id: str, lo: int, hi: int, dim: int
 ) -> tuple[Ids, Vectors]:
-    """The session's vectors with ``lo <= id < hi``, ordered by message id, as (ids, float32 matrix)."""
+    """The session's rows with ``lo <= id < hi`` as (message ids, float32 matrix): its vectors by message
+    id, then its passages by message id and place (a long message's id comes once per passage more)."""
     import numpy as np
 
-    rows = conn.execute(
-        "SELECT message_id, vector FROM vectors WHERE embedder = ? AND session_id = ? "
-        "AND message_id >= ? AND message_id < ? AND dim = ? ORDER BY message_id",
-        (embedder_id, session_id, lo, hi, dim),
-    ).all()
+    rows = [r for table in TABLES for r in conn.execute(_LOAD[table], (embedder_id, session_id, lo, hi, dim))]
     ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
     if not rows:
         return ids, np.zeros((0, dim), dtype=np.float32)
@@ -249,29 +347,36 @@ def load(
     return ids, matrix
 
 
-def totals(conn: Connection, embedder_id: str) -> tuple[int, int]:
-    """How many vectors ``embedder_id`` has, and the sum of their message ids (what changes when any is
-    deleted or replaced: message ids are never reused)."""
+def _table(name: str) -> str:
+    if name not in TABLES:
+        raise ValueError(f"no table of vectors named {name!r}")
+    return name
+
+
+def totals(conn: Connection, embedder_id: str, table: str = "vectors") -> tuple[int, int]:
+    """How many rows ``embedder_id`` has in ``table``, and the sum of their message ids (what changes when
+    any is deleted or replaced: message ids are never reused)."""
     row = conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(message_id), 0) FROM vectors WHERE embedder = ?", (embedder_id,)
+        f"SELECT COUNT(*), COALESCE(SUM(message_id), 0) FROM {_table(table)} WHERE embedder = ?",
+        (embedder_id,),
     ).one()
     return int(row[0]), int(row[1])
 
 
-def top_row(conn: Connection) -> int:
-    """The highest row id of the table (any embedder; 0 when empty)."""
-    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM vectors").scalar_one())
+def top_row(conn: Connection, table: str = "vectors") -> int:
+    """The highest row id of ``table`` (any embedder; 0 when empty)."""
+    return int(conn.execute(f"SELECT COALESCE(MAX(id), 0) FROM {_table(table)}").scalar_one())
 
 
 def rows_after(
-    conn: Connection, embedder_id: str, after: int, batch: int
+    conn: Connection, embedder_id: str, after: int, batch: int, table: str = "vectors"
 ) -> Iterator[list[tuple[int, int, bytes]]]:
     """``(row id, message id, blob)`` of the embedder's vectors with row id > ``after``, in row id order,
     ``batch`` at a time (streamed: only a batch is held)."""
     cursor = conn.raw.cursor()
     try:
         cursor.execute(
-            "SELECT id, message_id, vector FROM vectors WHERE id > ? AND +embedder = ? ORDER BY id",
+            f"SELECT id, message_id, vector FROM {_table(table)} WHERE id > ? AND +embedder = ? ORDER BY id",
             (after, embedder_id),
         )
         while got := cursor.fetchmany(batch):
@@ -280,14 +385,14 @@ def rows_after(
         cursor.close()
 
 
-def row_pairs(conn: Connection, embedder_id: str) -> tuple[Ids, Ids]:
-    """``(row ids, message ids)`` of every vector of ``embedder_id``, ordered by row id."""
+def row_pairs(conn: Connection, embedder_id: str, table: str = "vectors") -> tuple[Ids, Ids]:
+    """``(row ids, message ids)`` of every row of ``embedder_id`` in ``table``, ordered by row id."""
     import numpy as np
 
     cursor = conn.raw.cursor()
     try:
         got = cursor.execute(
-            "SELECT id, message_id FROM vectors WHERE embedder = ? ORDER BY id", (embedder_id,)
+            f"SELECT id, message_id FROM {_table(table)} WHERE embedder = ? ORDER BY id", (embedder_id,)
         ).fetchall()
     finally:
         cursor.close()
@@ -295,14 +400,41 @@ def row_pairs(conn: Connection, embedder_id: str) -> tuple[Ids, Ids]:
     return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
-def by_rows(conn: Connection, row_ids: Sequence[int]) -> list[tuple[int, int, bytes]]:
+def by_rows(conn: Connection, row_ids: Sequence[int], table: str = "vectors") -> list[tuple[int, int, bytes]]:
     """``(row id, message id, blob)`` of the given rows that still exist."""
     found: list[tuple[int, int, bytes]] = []
     for start in range(0, len(row_ids), 500):
         chunk = [int(i) for i in row_ids[start : start + 500]]
         marks = ",".join("?" * len(chunk))
         for r in conn.execute(
-            f"SELECT id, message_id, vector FROM vectors WHERE id IN ({marks})", tuple(chunk)
+            f"SELECT id, message_id, vector FROM {_table(table)} WHERE id IN ({marks})", tuple(chunk)
         ):
             found.append((int(r[0]), int(r[1]), bytes(r[2])))
+    return found
+
+
+@dataclass(frozen=True)
+class PassageVector:
+    """One stored passage of a message: its span of the content and its float32 blob."""
+
+    message_id: int
+    start: int
+    end: int
+    vector: bytes
+
+
+def passages_of(conn: Connection, embedder_id: str, message_ids: Sequence[int]) -> list[PassageVector]:
+    """The passages of ``embedder_id`` of those of ``message_ids`` that have several, by message and
+    place."""
+    found: list[PassageVector] = []
+    wanted = sorted({int(i) for i in message_ids})
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute(
+            "SELECT message_id, start_char, end_char, vector FROM passages "
+            f"WHERE embedder = ? AND message_id IN ({marks}) ORDER BY message_id, passage",
+            (embedder_id, *chunk),
+        ):
+            found.append(PassageVector(int(r[0]), int(r[1]), int(r[2]), bytes(r[3])))
     return found

@@ -40,3 +40,26 @@ class EmbedQueueRow(SQLModel, table=True):
     message_id: int | None = Field(default=None, primary_key=True, nullable=True)  # the rowid, as written
     session_id: str = Field(sa_type=Text)
     queued_at: int
+
+
+class PassageRow(SQLModel, table=True):
+    """One passage's float32 vector of a message longer than its embedder's window (every passage of it,
+    the first too: its span is what a hit names). The message's row in ``vectors`` holds the first
+    passage's vector (what reuses it, samples it or counts it reads that table alone)."""
+
+    __tablename__ = "passages"
+    __table_args__ = (
+        UniqueConstraint("embedder", "message_id", "passage"),  # one vector per embedder, message, passage
+        Index("ix_passages_session", "embedder", "session_id", "message_id"),  # a session's passages
+        Index("ix_passages_message", "message_id"),  # a forgotten message's passages
+    )
+
+    id: int | None = Field(default=None, primary_key=True)  # the rowid: the cross-session index follows it
+    embedder: str = Field(sa_type=Text)
+    message_id: int
+    session_id: str = Field(sa_type=Text)
+    passage: int  # its place in the message, from 0
+    start_char: int  # the first character of the message's content it covers
+    end_char: int  # one past the last
+    dim: int
+    vector: bytes

@@ -23,6 +23,11 @@ over a session's matrices (searched exactly then, the archive too: an Annoy inde
 tier ranks by vectors only; keyword and hybrid search, and the hits, are
 :class:`engine.search.conductor.Search`'s.
 
+A message longer than the embedder's window has a vector per passage (:mod:`engine.semantic.passages`):
+every ranking reads them as rows of that message, and a message ranks once, by its best passage;
+:meth:`SemanticTier.best_passages` says which passage of a hit's message matched a query (what a hit names
+and the viewer highlights). The archive index of a session holds its passages as items of their message.
+
 A search never waits for the backlog: it ranks what is embedded, and :meth:`SemanticTier.coverage` says
 how much that is. A process that does not embed in the background (a CLI command) loads the model only
 for a query, and only when some message has a vector at all (:meth:`SemanticTier.has_vectors`); it never
@@ -57,11 +62,18 @@ from engine.storage.sql import Connection
 from engine.storage.store import Store
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from engine.embedders import Vectors
     from engine.semantic.crossindex import CrossIndex
     from engine.semantic.rows import Ids
 
 log = logging.getLogger("memtray.semantic")
+
+ANNOY_EXTRA = 4
+"""An archive index holding passages is asked for up to ``k * (1 + ANNOY_EXTRA)`` items, so that its best
+``k`` messages are among them although a message may come once per passage."""
 
 TOP = 2**62
 LOAD_WAIT_S = 120.0
@@ -126,8 +138,10 @@ class SemanticTier:
         )
         self._cache_bytes = 0
         self._cross: CrossIndex | None = None  # every session's vectors of the embedder in use
+        self._cross_passages: CrossIndex | None = None  # and their long messages' passages
         self._cross_lock = threading.Lock()  # one search at a time reads or updates it
         self._centroids = Centroids()
+        self._last_query: tuple[str, str, Vectors] | None = None  # (embedder id, text, vector)
         self._load = self._loader(setting, embedder)
         self._local: tuple[Embedder, Choice] | None = None  # the query model of a process that does not embed
         self._local_lock = threading.Lock()
@@ -221,14 +235,14 @@ class SemanticTier:
     def message_forgotten(self, conn: Connection, session: str, message_id: int) -> None:
         """Drop the message's vector and queue entry, and redo the next message's, whose embedded text
         carries this one as its previous turn (before the row is deleted)."""
-        for table, column in (("vectors", "message_id"), ("embed_queue", "message_id")):
-            conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (message_id,))
+        rows.drop_message(conn, message_id)
+        conn.execute("DELETE FROM embed_queue WHERE message_id = ?", (message_id,))
         following = conn.execute(
             "SELECT id, sender, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1",
             (session, message_id),
         ).first()
         if following is not None:
-            conn.execute("DELETE FROM vectors WHERE message_id = ?", (following[0],))
+            rows.drop_message(conn, int(following[0]))
             rows.enqueue(
                 conn,
                 [Message("user", following[2], 0, following[1] or "", int(following[0]), session)],
@@ -256,7 +270,7 @@ class SemanticTier:
             self._annoy.clear()
             self._uncache(lambda key: True)
         with self._cross_lock:
-            self._cross = None
+            self._cross = self._cross_passages = None
 
     # -- worker callbacks -------------------------------------------------------------------------
 
@@ -270,7 +284,7 @@ class SemanticTier:
     def _on_embedder_dropped(self, embedder_id: str) -> None:
         with self._cross_lock:
             if self._cross is not None and self._cross.embedder_id == embedder_id:
-                self._cross = None
+                self._cross = self._cross_passages = None
         with self._lock:
             self._uncache(lambda key: key[0] == embedder_id)
             for session in [s for s, a in self._annoy.items() if a.record.embedder == embedder_id]:
@@ -305,11 +319,20 @@ class SemanticTier:
                 log.exception("could not rebuild the archive index of session %s", session)
 
     def _rebuild(self, session: str) -> None:
-        """Build the session's archive index if it is big enough (on the worker thread)."""
+        """Build the session's archive index if it is big enough (on the worker thread).
+
+        It waits for the write in progress first: a rebuild is scheduled from inside the transaction that
+        forgets a message, and one that read the rows before that commit would write the forgotten
+        message's vectors into the new file (and nothing would build it again)."""
         with self._lock:
             self._rebuilding.discard(session)
             self._building.add(session)
         try:
+            try:
+                with self._store.write():
+                    pass
+            except StorageError:  # a read-only home: nothing is being written here either
+                pass
             self._build_index(session)
         finally:
             with self._lock:
@@ -408,13 +431,48 @@ class SemanticTier:
             VectorIndexError: the embedder did not load in time.
         """
         embedder = self.embedder()
-        vector = embedder.encode_query(query)
+        vector = self._query_vector(embedder, query)
         with self._store.read() as conn:
             middle = self._centroids.get(conn, embedder.id, embedder.dim)
         import numpy as np
 
         base = None if middle is None else float(np.dot(np.asarray(vector).reshape(-1), middle))
         return self._nearest(embedder, vector, session, scope, where, k), base
+
+    def _query_vector(self, embedder: Embedder, query: str) -> Vectors:
+        """``query`` embedded (the last one is kept: :meth:`best_passages` asks for it again)."""
+        last = self._last_query
+        if last is not None and last[0] == embedder.id and last[1] == query:
+            return last[2]
+        vector = embedder.encode_query(query)
+        self._last_query = (embedder.id, query, vector)
+        return vector
+
+    def best_passages(self, query: str, message_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """For each of ``message_ids`` embedded as several passages: the character span of its content
+        that is nearest to ``query`` (the passage that gave it its score); messages of one passage are
+        absent (their whole text is what matched).
+
+        Raises:
+            VectorIndexError: the embedder did not load in time.
+        """
+        if not message_ids:
+            return {}
+        embedder = self.embedder()
+        with self._store.read() as conn:
+            found = rows.passages_of(conn, embedder.id, message_ids)
+        found = [p for p in found if len(p.vector) == embedder.dim * 4]
+        if not found:
+            return {}
+        import numpy as np
+
+        matrix = np.frombuffer(b"".join(p.vector for p in found), dtype=np.float32).reshape(-1, embedder.dim)
+        scores = exact.scores(matrix, self._query_vector(embedder, query)).tolist()
+        best: dict[int, tuple[float, tuple[int, int]]] = {}
+        for passage, score in zip(found, scores, strict=True):
+            if passage.message_id not in best or score > best[passage.message_id][0]:
+                best[passage.message_id] = (score, (passage.start, passage.end))
+        return {message_id: span for message_id, (_, span) in best.items()}
 
     def _nearest(
         self,
@@ -445,18 +503,26 @@ class SemanticTier:
         from engine.semantic.crossindex import CrossIndex  # numpy: loaded by a search, not by every command
 
         with self._cross_lock:
-            index = self._cross
-            if index is None or index.embedder_id != embedder.id or index.dim != embedder.dim:
+            index, parts = self._cross, self._cross_passages
+            if (
+                index is None
+                or index.embedder_id != embedder.id
+                or index.dim != embedder.dim
+                or parts is None
+            ):
                 index = self._cross = CrossIndex(embedder.id, embedder.dim)
+                parts = self._cross_passages = CrossIndex(embedder.id, embedder.dim, table="passages")
             try:
                 version: int | None = self._store.data_version()
             except StorageError:  # a full disk with no -wal file: read as it is, checked at every search
                 version = None
             with self._store.read() as conn:
-                if not index.sync(conn, version):
+                if not index.sync(conn, version) or not parts.sync(conn, version):
                     return None
                 cuts = archive.cuts(conn) if scope == "recent" else None
-                return index.rank(conn, vector, k, where, cuts)
+                return best_of(
+                    index.rank(conn, vector, k, where, cuts) + parts.rank(conn, vector, k, where, cuts), k
+                )
 
     def _rank_session(
         self,
@@ -474,8 +540,7 @@ class SemanticTier:
         if where.narrows:
             return self._rank_session_filtered(conn, embedder, session, cut, scope, where, vector, k)
         ids, matrix = self._matrix(conn, embedder, session, "recent", cut, TOP)
-        order, scores = exact.top_k(matrix, vector, k)
-        found = list(zip(ids[order].tolist(), scores.tolist(), strict=True))
+        found = top_messages(ids, matrix, vector, k)
         if scope == "all" and cut > 0:
             found.extend(self._search_archive(conn, embedder, session, cut, vector, k))
         return found
@@ -505,8 +570,9 @@ class SemanticTier:
             if not len(ids):
                 continue
             messages = columns.lookup(columns.read_range(conn, session, lo, hi, sessions, senders), ids)
-            order, scores = exact.top_k(matrix, vector, k, np.flatnonzero(messages.admitted(where, senders)))
-            found.extend(zip(ids[order].tolist(), scores.tolist(), strict=True))
+            found.extend(
+                top_messages(ids, matrix, vector, k, np.flatnonzero(messages.admitted(where, senders)))
+            )
         return found
 
     def _matrix(
@@ -543,16 +609,17 @@ class SemanticTier:
         with self._lock:  # an index is only unloaded under the lock, so it stays mapped here
             index = self._annoy.get(session)
             if index is not None and index.record.embedder == embedder.id and index.record.cut <= cut:
-                ids, scores = index.search(vector, k)
-                found = list(zip(ids.tolist(), scores.tolist(), strict=True))
+                ids, scores = index.search(
+                    vector, min(len(index.ids), k + min(index.repeats, k * ANNOY_EXTRA))
+                )
+                found = best_of(list(zip(ids.tolist(), scores.tolist(), strict=True)), k)
                 built_cut = index.record.cut
             else:
                 built_cut = -1
         if built_cut >= 0:
             if built_cut < cut:  # compacted since the build (a rebuild is queued): search the gap exactly
                 gap_ids, matrix = self._matrix(conn, embedder, session, "gap", built_cut, cut)
-                order, scores = exact.top_k(matrix, vector, k)
-                found.extend(zip(gap_ids[order].tolist(), scores.tolist(), strict=True))
+                found.extend(top_messages(gap_ids, matrix, vector, k))
             return found
         stats = rows.stats(conn, embedder.id, session, 0, cut)
         if stats.count == 0:
@@ -560,13 +627,10 @@ class SemanticTier:
         if stats.count >= annoyindex.EXACT_BELOW and self._open_index(conn, embedder, session, cut, stats):
             return self._search_archive(conn, embedder, session, cut, vector, k)
         all_ids, matrix = self._matrix(conn, embedder, session, "archive", 0, cut)
-        order, best = exact.top_k(matrix, vector, k)
-        return list(zip(all_ids[order].tolist(), best.tolist(), strict=True))
+        return top_messages(all_ids, matrix, vector, k)
 
     def _open_index(self, conn: Connection, embedder: Embedder, session: str, cut: int, stats: Stats) -> bool:
         """Load the session's index file if it matches SQLite; else schedule a rebuild and say so."""
-        import numpy as np
-
         key = archive.known_key(conn, session)
         if key is None:
             return False
@@ -574,17 +638,7 @@ class SemanticTier:
         record = annoyindex.read_record(json_path)
         index = None
         if record is not None and record.matches(embedder.id, embedder.dim, cut, stats):
-            ids = np.asarray(
-                [
-                    int(r[0])
-                    for r in conn.execute(
-                        "SELECT message_id FROM vectors WHERE embedder = ? AND session_id = ? "
-                        "AND message_id < ? ORDER BY message_id",
-                        (embedder.id, session, cut),
-                    )
-                ],
-                dtype=np.int64,
-            )
+            ids = rows.item_ids(conn, embedder.id, session, 0, cut, embedder.dim)
             index = annoyindex.load(ann_path, json_path, ids)
         if index is None:
             reason = (
@@ -609,3 +663,25 @@ class SemanticTier:
             if old is not None:
                 old.unload()
         return True
+
+
+def best_of(pairs: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The ``k`` best ``(message id, score)`` of ``pairs``, each message once with its best score."""
+    best: dict[int, float] = {}
+    for message_id, score in pairs:
+        if score > best.get(message_id, float("-inf")):
+            best[message_id] = score
+    return sorted(best.items(), key=lambda p: (p[1], p[0]), reverse=True)[:k]
+
+
+def top_messages(
+    ids: Ids, matrix: Vectors, vector: Vectors, k: int, among: npt.NDArray[np.intp] | None = None
+) -> list[tuple[int, float]]:
+    """The ``k`` messages of the rows ``ids``/``matrix`` nearest to ``vector`` (with ``among``: of those
+    rows), each once with its best row's cosine, best first. A message has a row per passage: the top
+    ``k`` plus the rows beyond one per message holds the best ``k`` messages."""
+    import numpy as np
+
+    extra = len(ids) - len(np.unique(ids)) if len(ids) else 0
+    order, scores = exact.top_k(matrix, vector, k + extra, among)
+    return best_of(list(zip(ids[order].tolist(), scores.tolist(), strict=True)), k)

@@ -31,6 +31,7 @@ from engine.embedders.chooser import Choice
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import StorageError
 from engine.semantic import rows
+from engine.semantic.passages import window_for
 from engine.semantic.progress import RateMeter
 from engine.storage.sql import Connection
 from engine.storage.store import Store
@@ -38,6 +39,7 @@ from engine.storage.store import Store
 log = logging.getLogger("memtray.vectors")
 
 BATCH = 16
+"""Messages per batch, and passages: a batch holds at most this many passages, or one longer message."""
 POLL_S = 2.0
 MAX_BACKOFF_S = 60.0
 JOIN_S = 10.0
@@ -255,18 +257,20 @@ class EmbedWorker:
         if self.paused():
             return False
         with self._store.read() as conn:
-            pending, gone = rows.next_batch(conn, BATCH)
+            pending, gone = rows.next_batch(conn, BATCH, window_for(embedder), BATCH)
             known = rows.known_hashes(conn, embedder.id, pending)
         if not pending and not gone:
             return False
         current = [p.message_id for p in pending if p.message_id in known and known[p.message_id] is None]
         reused = [p for p in pending if known.get(p.message_id) is not None]
         fresh = [p for p in pending if p.message_id not in known]
-        unique = list(dict.fromkeys(p.text for p in fresh))  # the same text twice is embedded once
+        # the same text twice is embedded once
+        unique = list(dict.fromkeys(part.text for p in fresh for part in p.parts))
         made = (
             dict(zip(unique, rows.to_blobs(embedder.encode_documents(unique)), strict=True)) if unique else {}
         )
         blobs = [made[p.text] for p in fresh]
+        passage_blobs = {p.message_id: [made[part.text] for part in p.passages] for p in fresh if p.passages}
         with self._store.write() as conn:
             rows.dequeue(conn, gone + current)
             saved = reused + fresh
@@ -276,6 +280,7 @@ class EmbedWorker:
                 embedder.dim,
                 saved,
                 [known[p.message_id] or b"" for p in reused] + blobs,
+                passage_blobs,
             )
             left = rows.queued(conn) if self._reembed_total else 0
         self.meter.record(len(saved))

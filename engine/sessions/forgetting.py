@@ -21,7 +21,7 @@ from engine.clock import Clock
 from engine.errors import AlreadyForgotten, NotFound, SessionNotFound
 from engine.messages import Message
 from engine.paths import Paths
-from engine.sessions import alignment, archive, identity, tombstones
+from engine.sessions import alignment, archive, identity, tombkeys, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.historyfile import HotFiles
 from engine.sessions.listeners import ArchiveListener
@@ -52,8 +52,10 @@ class Forgetting:
         recovery: Recovery,
         listeners: Sequence[ArchiveListener],
         clock: Clock,
+        keys: tombkeys.TombKeys,
     ) -> None:
         self._paths = paths
+        self._keys = keys
         self._store = store
         self._files = files
         self._locks = locks
@@ -78,21 +80,20 @@ class Forgetting:
                 raise AlreadyForgotten(f"message #{message_id} was forgotten already")
             raise NotFound(f"no message #{message_id}")
         session = found.session
-        key = tombstones.load_key(self._paths, create=True)
-        assert key is not None
         with self._locks.hold(session):
             self._recovery.repair(session)  # history.json holds every row of the session from the cut on
             with self._store.write(durable=True) as conn:
                 if archive.by_ids(conn, [message_id]).get(message_id) is None:  # another program forgot it
                     raise AlreadyForgotten(f"message #{message_id} was forgotten already")
                 intent = self._intend(conn, MESSAGE, session, message_id)
-                tombstones.bury(conn, key, found, self._clock())
+                keys = self._keys.writing(conn)
+                tombstones.bury(conn, keys, found, self._clock())
                 # Recorded as held by the file before it changes: once the message has left history.json,
                 # a forget finished after a kill must not take its row for an append's to replay.
                 last = conn.execute("SELECT MAX(id) FROM messages WHERE session_id = ?", (session,)).first()
                 if last is not None and last[0] is not None:
                     Recovery.confirm(conn, session, int(last[0]))
-            self._scrub_message(session, message_id, key)
+            self._scrub_message(session, message_id, keys[0][1])
             self._done(intent)
         log.info("forgot message #%d of session %s; its summary will be rebuilt", message_id, session)
         return found
@@ -105,8 +106,9 @@ class Forgetting:
             row = archive.by_ids(conn, [message_id]).get(message_id)
             rows = archive.rows_from(conn, session, archive.meta(conn, session).start_id)
             grave = conn.execute(
-                "SELECT role, send_at, digest FROM forgotten WHERE message_id = ? ORDER BY id DESC LIMIT 1",
-                (message_id,),
+                "SELECT role, send_at, digest FROM forgotten WHERE message_id = ? AND scope = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (message_id, tombkeys.LOCAL),
             ).first()
         index = alignment.record_index(records, rows, row) if row is not None else None
         if index is None and row is None and grave is not None and key is not None:
@@ -119,8 +121,8 @@ class Forgetting:
         if row is not None:
             with self._store.write() as conn:
                 # What a sync tells the other devices (their global ids and import keys, never the text).
-                forgotten = identity.deleted_detail(conn, session, message_id)
-                if forgotten["gids"]:
+                forgotten = tombstones.journal(conn, self._keys.writing(conn), session, [row])
+                if forgotten["gids"] or forgotten["graves"]:
                     identity.record_change(conn, identity.FORGET, session, forgotten, self._clock())
                 for listener in self._listeners:
                     listener.message_forgotten(conn, session, message_id)
@@ -145,14 +147,13 @@ class Forgetting:
                 if tombstones.session_forgotten(conn, session) and not archive.has_rows(conn, session):
                     raise AlreadyForgotten(f"session {session} was forgotten already")
             raise SessionNotFound(f"no session {session!r}")
-        key = tombstones.load_key(self._paths, create=True)
-        assert key is not None
         with self._locks.hold(session):
             now = self._clock()
             with self._store.write(durable=True) as conn:
                 intent = self._intend(conn, SESSION, session, 0)
+                keys = self._keys.writing(conn)
                 for message in archive.rows_from(conn, session, 0):
-                    tombstones.bury(conn, key, message, now)
+                    tombstones.bury(conn, keys, message, now)
             deleted = remove()
             self._done(intent)
         log.info("forgot session %s (%d archived messages)", session, deleted)
@@ -182,6 +183,7 @@ class Forgetting:
 
         ``remove(session)``: the session's removal, as :meth:`session` uses it.
         """
+        self._rekey_plain()
         pending = self.pending()
         for intent, kind, session, message_id in pending:
             with self._locks.hold(session):
@@ -189,7 +191,7 @@ class Forgetting:
                     if self._paths.session_dir(session).is_dir() or self._has_rows(session):
                         remove(session)
                 else:
-                    self._scrub_message(session, message_id, tombstones.load_key(self._paths, create=False))
+                    self._scrub_message(session, message_id, tombkeys.load_key(self._paths, create=False))
                 self._done(intent)
             log.warning(
                 "an interrupted forget (%s of session %s) was finished",
@@ -197,6 +199,19 @@ class Forgetting:
                 session,
             )
         return len(pending)
+
+    def _rekey_plain(self) -> None:
+        """Hash the unkeyed tombstones a migration moved in under the home's key, and scrub the database's
+        files of the unkeyed ones (once, after ``m015_one_tombstone_table``)."""
+        with self._store.read() as conn:
+            if not tombstones.has_plain(conn):
+                return
+        key = self._keys.local(create=True)
+        assert key is not None
+        with self._store.write() as conn:
+            count = tombstones.rekey_plain(conn, key)
+        self._store.scrub()
+        log.info("%d tombstones of an earlier version were hashed under this home's key", count)
 
     def _has_rows(self, session: str) -> bool:
         with self._store.read() as conn:
@@ -209,7 +224,7 @@ def _record_by_grave(records: list[object], key: bytes, role: str, send_at: int,
         if (
             message.role == role
             and message.send_at in (send_at, 0)
-            and tombstones.digest(key, message.content) == hashed
+            and tombkeys.digest(key, message.content) == hashed
         ):
             return index
     return None

@@ -14,9 +14,9 @@ chat), and kept in ``message_gids`` beside its local row id:
 The **import key** (:func:`message_key`) is a digest of (session, role, exact text, archived time): the
 identity a re-import already uses. Two messages with the same key are one message, on every device.
 
-A forget, reset or removal journals the global ids and import keys of what it deleted
-(``session_changes``), and its keys become **tombstones**: no import stores them again, here or (once a
-sync carried them) on any other device.
+A forget, reset or removal journals what a sync tells the other devices of what it deleted
+(``session_changes``): the global ids written on a device and the keyed tombstones
+(:mod:`engine.sessions.tombstones`), never the text nor an unkeyed hash of it.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ IMPORT_PREFIX = "k:"
 
 FORGET, RESET, REMOVE, TITLE, ERROR_FORGET = "forget", "reset", "remove", "title", "error-forget"
 """The kinds of change in the journal (``session_changes``); an error-memory record's forget has no
-session, and its tombstone is :data:`ERROR_PREFIX` + the record's duplicate key."""
-
-ERROR_PREFIX = "e:"
+session, and its tombstone is a keyed hash of the record's duplicate key."""
 
 
 def new_device_id() -> str:
@@ -98,44 +96,13 @@ def gids_of(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     return found
 
 
-def deleted_detail(conn: Connection, session: str, message_id: int | None = None) -> dict[str, Any]:
-    """What a change records of the messages it is about to delete (one, or every one of the session):
-    their global ids and import keys, never their text."""
-    sql = (
-        "SELECT g.gid, m.role, m.content, m.send_at FROM messages m JOIN message_gids g ON g.id = m.id "
-        "WHERE m.session_id = ?"
-    )
-    params: tuple[Any, ...] = (session,)
-    if message_id is not None:
-        sql, params = sql + " AND m.id = ?", (session, message_id)
-    gids, keys = [], []
-    for gid, role, content, send_at in conn.execute(sql + " ORDER BY m.id", params):
-        gids.append(str(gid))
-        keys.append(message_key(session, str(role), str(content), int(send_at)))
-    return {"gids": gids, "keys": keys}
-
-
 def record_change(conn: Connection, kind: str, session: str, detail: dict[str, Any], at: int) -> None:
-    """Add a change to the journal, in the caller's transaction; the keys of a forget, reset or removal
-    become tombstones."""
-    if kind != TITLE:
-        add_tombstones(conn, detail.get("keys", []), at)
+    """Add a change to the journal, in the caller's transaction (a forget's tombstones are made by
+    :mod:`engine.sessions.tombstones`)."""
     conn.execute(
         "INSERT INTO session_changes(kind, session_id, detail, at) VALUES (?, ?, ?, ?)",
         (kind, session, json.dumps(detail, ensure_ascii=False, separators=(",", ":")), at),
     )
-
-
-def add_tombstones(conn: Connection, keys: Sequence[str], at: int) -> None:
-    """Record import keys that no import stores again (a forget, reset or removal here or elsewhere)."""
-    rows = [(str(k), at) for k in keys]
-    if rows:
-        conn.execute("INSERT OR IGNORE INTO tombstones(key, at) VALUES (?, ?)", rows)
-
-
-def tombstones(conn: Connection) -> set[str]:
-    """Every tombstone's import key."""
-    return {str(k) for (k,) in conn.execute("SELECT key FROM tombstones")}
 
 
 def drop_titles(conn: Connection, session: str) -> None:

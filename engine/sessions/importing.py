@@ -59,28 +59,21 @@ def batches(
 def fresh(
     item: ImportedSession,
     known: set[tuple[str, str, int]],
-    dead: set[str] | frozenset[str] = frozenset(),
     buried: Callable[[str, Message, int], bool] | None = None,
 ) -> tuple[list[Message], int]:
     """The messages of ``item`` the session does not hold yet, and how many were passed over as forgotten.
 
     ``known`` has the archive's (role, text, time) of the session
-    (:func:`engine.sessions.archive.fingerprints`), time as it would be archived. Two kinds of tombstone
-    keep a message from coming back: ``dead``, the import keys of messages forgotten, reset or removed here
-    or on another device (:func:`engine.sessions.identity.tombstones`), and ``buried(session, message,
-    time)``, this home's keyed record of what the user forgot (:class:`engine.sessions.tombstones.Buried`).
+    (:func:`engine.sessions.archive.fingerprints`), time as it would be archived. ``buried(session, message,
+    time)`` says a message was forgotten, reset or removed, here or on another device
+    (:class:`engine.sessions.tombstones.Buried`): it never comes back.
     Each message comes with its global id: its own (a synced message), else the import key's
     (:func:`engine.sessions.identity.with_import_gids`).
     """
     times = archive.archive_times(item.messages)
     named = identity.with_import_gids(item.session, item.messages, times)
     new = [(m, t) for m, t in zip(named, times, strict=True) if (m.role, m.content, t) not in known]
-    kept = [
-        m
-        for m, t in new
-        if not (dead and identity.message_key(item.session, m.role, m.content, t) in dead)
-        and not (buried is not None and buried(item.session, m, t))
-    ]
+    kept = [m for m, t in new if not (buried is not None and buried(item.session, m, t))]
     return kept, len(new) - len(kept)
 
 

@@ -32,7 +32,7 @@ from engine.errors import EngineError, InvalidInput, SessionNotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message, to_record, validate
 from engine.paths import Paths, validate_session_id
-from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombstones
+from engine.sessions import alignment, archive, compaction, identity, importing, titles, tombkeys, tombstones
 from engine.sessions import folders as session_files
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo, is_private, ordering_time
@@ -77,8 +77,9 @@ class SessionLog:
         self.files.clean_tmp()
         self.listeners: list[ArchiveListener] = []
         self._recovery = Recovery(paths, store, self.files, clock, self.listeners)
+        self.tomb_keys = tombkeys.TombKeys(paths)
         self._forgetting = Forgetting(
-            paths, store, self.files, self.locks, self._recovery, self.listeners, clock
+            paths, store, self.files, self.locks, self._recovery, self.listeners, clock, self.tomb_keys
         )
 
     # -- sessions ---------------------------------------------------------------------------------
@@ -407,11 +408,9 @@ class SessionLog:
             for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
                 held.enter_context(self.locks.hold(session))
             with self._store.read() as conn:
-                dead = identity.tombstones(conn)  # a forgotten message is never imported again
-                buried = tombstones.Buried(self.paths, conn)
+                buried = tombstones.Buried(self.tomb_keys, conn)  # a gone message is never imported again
                 found = [
-                    importing.fresh(item, archive.fingerprints(conn, item.session), dead, buried)
-                    for item in batch
+                    importing.fresh(item, archive.fingerprints(conn, item.session), buried) for item in batch
                 ]
             news = [new for new, _ in found]
             forgotten = sum(count for _, count in found)
@@ -733,7 +732,7 @@ class SessionLog:
         """
         self.require(session)
         with self.locks.hold(session):
-            deleted = self._clear_archive(session)
+            deleted = self._clear_archive(session, summary=include_summary)
             with file_errors(f"the files of session {session}"):
                 session_files.remove_files(self.paths, session, keep_summary=not include_summary)
                 self.files.drop_leftovers(self.paths.history_file(session))
@@ -772,12 +771,21 @@ class SessionLog:
         self.locks.forget(session)
         return deleted
 
-    def _clear_archive(self, session: str, *, unregister: bool = False) -> int:
+    def _clear_archive(self, session: str, *, unregister: bool = False, summary: bool = False) -> int:
+        """Delete a session's rows (and, ``unregister``, the session), leaving tombstones and a journal
+        entry; ``summary``: a reset that deletes the summary too (the other devices' go as well)."""
         with self._store.write() as conn:
-            cleared = identity.deleted_detail(conn, session)
             kind = identity.REMOVE if unregister else identity.RESET
-            if cleared["gids"]:
-                identity.record_change(conn, kind, session, cleared, self._clock())
+            rows = archive.rows_from(conn, session, 0)
+            if rows:  # no import or sync brings them back; the journal tells the other devices
+                keys, now = self.tomb_keys.writing(conn), self._clock()
+                for message in rows:
+                    tombstones.bury(conn, keys, message, now, cause=kind)
+                cleared = tombstones.journal(conn, keys, session, rows)
+                if summary:
+                    cleared["summary"] = True
+                if cleared["gids"] or cleared["graves"]:
+                    identity.record_change(conn, kind, session, cleared, now)
             if unregister:
                 identity.drop_titles(conn, session)
             for listener in self.listeners:

@@ -1,5 +1,6 @@
 """The archive's migrations (``m001_initial``, ``m005_cjk_bigrams``, ``m006_trigram_session_key``,
-``m009_session_titles``, ``m010_replayed_rows``, ``m012_global_ids``, ``m014_forget_records``) and its
+``m009_session_titles``, ``m010_replayed_rows``, ``m012_global_ids``, ``m014_forget_records``,
+``m015_one_tombstone_table``) and its
 full-text indexes, (re)made after every open by :func:`ensure_fts`. The tables are the classes of
 :mod:`engine.sessions.tables`; the steps run the
 statements frozen from them in :mod:`engine.storage.frozen_ddl`.
@@ -9,6 +10,7 @@ statements frozen from them in :mod:`engine.storage.frozen_ddl`.
 
 from __future__ import annotations
 
+import json
 import time
 
 from engine.cjk import cjk_bigrams
@@ -72,6 +74,55 @@ def m014_forget_records(conn: Connection) -> None:
     """``forgotten`` (tombstones), ``forget_intents`` (forgets under way) and ``unsettled_sessions`` (an
     import batch's sessions whose history.json may lag its committed rows)."""
     ddl.create_missing(conn, frozen_ddl.M014_FORGET_RECORDS)
+
+
+def m015_one_tombstone_table(conn: Connection) -> None:
+    """One tombstone table: ``forgotten`` gets ``scope``, ``cause`` and ``synced``, and the unkeyed
+    tombstones of ``tombstones`` and ``sync_tombstones`` (import keys of messages forgotten, reset or
+    removed here or elsewhere; ``e:`` + the duplicate key of a forgotten error record) move into it, every
+    one, with the session where it is known (the sync's table, or the journal), as ``~plain``: the first
+    open hashes them under the home's key (:func:`engine.sessions.tombstones.rekey_plain`). The journal's
+    entries keep their device-written global ids and lose the unkeyed keys (a sync of this version tells
+    tombstones keyed), then both tables are dropped.
+    """
+    ddl.add_missing(conn, frozen_ddl.M015_ONE_TOMBSTONE_TABLE)
+    tables = {str(n) for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    sessions: dict[str, str] = {}
+    changes = conn.execute(
+        "SELECT seq, kind, session_id, detail FROM session_changes WHERE kind != ?", (identity.TITLE,)
+    ).all()
+    for _, _, session, detail in changes:
+        for key in json.loads(detail).get("keys", []):
+            sessions.setdefault(str(key), str(session))
+    found: dict[str, int] = {}
+    if "sync_tombstones" in tables:
+        for key, session, at in conn.execute("SELECT key, session_id, at FROM sync_tombstones"):
+            sessions[str(key)] = str(session)
+            found[str(key)] = int(at)
+    if "tombstones" in tables:
+        found.update((str(k), int(a)) for k, a in conn.execute("SELECT key, at FROM tombstones"))
+    rows = []
+    for key, at in sorted(found.items()):
+        if key.startswith("e:"):
+            rows.append(("", "error", key[2:], at))
+        else:
+            rows.append((sessions.get(key, ""), "", key, at))
+    if rows:
+        conn.execute(
+            "INSERT INTO forgotten(session_id, role, send_at, digest, message_id, forgotten_at, scope, cause) "
+            "VALUES (?, ?, 0, ?, 0, ?, '~plain', 'forget')",
+            rows,
+        )
+    for seq, _, _, detail in changes:
+        data = json.loads(detail)
+        gids = [str(g) for g in data.get("gids", []) if not str(g).startswith(identity.IMPORT_PREFIX)]
+        kept = {"gids": gids, "graves": {}}
+        conn.execute(
+            "UPDATE session_changes SET detail = ? WHERE seq = ?",
+            (json.dumps(kept, separators=(",", ":")), seq),
+        )
+    conn.execute("DROP TABLE IF EXISTS tombstones")
+    conn.execute("DROP TABLE IF EXISTS sync_tombstones")
 
 
 def ensure_fts(conn: Connection, supported: set[str]) -> list[str]:

@@ -108,8 +108,9 @@ class ChangeRow(SQLModel, table=True):
     """A change to the archive other than a new message, in the order it was made: a forget, a reset, a
     removal or a user's title (what a sync tells other devices, :mod:`engine.sync`).
 
-    ``detail`` is JSON: ``{"gids": [...], "keys": [...]}`` for the messages a forget, reset or removal
-    deleted (their global ids and import-key digests, never their text); ``{"title": ...}`` for a title.
+    ``detail`` is JSON: ``{"gids": [...], "graves": {folder id: [...]}}`` for the messages a forget, reset
+    or removal deleted (the global ids written on a device, and their tombstones under each sync folder's
+    key, :mod:`engine.sessions.tombstones`; never their text); ``{"title": ...}`` for a title.
     """
 
     __tablename__ = "session_changes"
@@ -122,33 +123,32 @@ class ChangeRow(SQLModel, table=True):
     at: int = 0  # Unix ns when it was made (a title's clock)
 
 
-class TombstoneRow(SQLModel, table=True):
-    """The import key (:func:`engine.sessions.identity.message_key`) of a message forgotten, reset or
-    removed, here or on another device: an import never stores it again."""
-
-    __tablename__ = "tombstones"
-
-    key: str = Field(primary_key=True)  # the import key's digest (e:<duplicate key> for an error record)
-    at: int = 0  # Unix ns when it was recorded
-
-
 class ForgottenRow(SQLModel, table=True):
-    """A tombstone: a message the user forgot, remembered without its text (:mod:`engine.sessions.tombstones`).
+    """A tombstone: a message forgotten, reset or removed, here or on another device, remembered without its
+    text (:mod:`engine.sessions.tombstones`); no import or sync stores it again. The one tombstone table
+    (``m015_one_tombstone_table`` moved the sync's unkeyed ones in).
 
-    ``digest`` is a keyed hash of the text (the key is the home's, outside the database); ``message_id`` is
-    the row the message had, so a forget retried says it is done.
+    ``digest`` is a keyed hash of the text; ``scope`` names the key: ``""`` the home's own (outside the
+    database), a sync folder's id the key every device of that folder shares (derived from the folder's
+    key, in the keyring), ``~import`` the home's key over a former unkeyed import key. ``message_id`` is the
+    row the message had here (0 when it never was), so a forget retried says it is done.
     """
 
     __tablename__ = "forgotten"
     __table_args__ = (Index("ix_forgotten_session", "session_id", "digest"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    session_id: str
-    role: str
+    session_id: str  # "" for an error-memory record's tombstone
+    role: str  # "error" for an error-memory record's (its digest is of the record's duplicate key)
     send_at: int = 0
     digest: str
     message_id: int = Field(default=0, index=True)
     forgotten_at: int = 0
+    # m015_one_tombstone_table: whose key made the digest ("" this home's), what made the tombstone, and
+    # whether the sync folder knows it (sent from here, or received): a forget is not sent back
+    scope: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
+    cause: str = Field(default="forget", sa_type=Text, sa_column_kwargs={"server_default": "forget"})
+    synced: int = Field(default=0, sa_column_kwargs={"server_default": text("0")})
 
 
 class ForgetIntentRow(SQLModel, table=True):

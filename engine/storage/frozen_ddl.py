@@ -463,3 +463,50 @@ M014_FORGET_RECORDS: list[Table] = [
     ),
 ]
 """The tables of m014_forget_records."""
+
+M015_ONE_TOMBSTONE_TABLE: list[Column] = [
+    (
+        "forgotten",
+        "scope",
+        "ALTER TABLE forgotten ADD COLUMN scope TEXT DEFAULT '' NOT NULL",
+    ),
+    (
+        "forgotten",
+        "cause",
+        "ALTER TABLE forgotten ADD COLUMN cause TEXT DEFAULT 'forget' NOT NULL",
+    ),
+    (
+        "forgotten",
+        "synced",
+        "ALTER TABLE forgotten ADD COLUMN synced INTEGER DEFAULT 0 NOT NULL",
+    ),
+]
+"""The columns of m015_one_tombstone_table."""
+
+M016_PASSAGES: list[Table] = [
+    (
+        "passages",
+        [
+            (
+                "\n"
+                "CREATE TABLE passages (\n"
+                "\tid INTEGER NOT NULL, \n"
+                "\tembedder TEXT NOT NULL, \n"
+                "\tmessage_id INTEGER NOT NULL, \n"
+                "\tsession_id TEXT NOT NULL, \n"
+                "\tpassage INTEGER NOT NULL, \n"
+                "\tstart_char INTEGER NOT NULL, \n"
+                "\tend_char INTEGER NOT NULL, \n"
+                "\tdim INTEGER NOT NULL, \n"
+                "\tvector BLOB NOT NULL, \n"
+                "\tPRIMARY KEY (id), \n"
+                "\tUNIQUE (embedder, message_id, passage)\n"
+                ")\n"
+                "\n"
+            ),
+            "CREATE INDEX IF NOT EXISTS ix_passages_message ON passages (message_id)",
+            "CREATE INDEX IF NOT EXISTS ix_passages_session ON passages (embedder, session_id, message_id)",
+        ],
+    ),
+]
+"""The tables of m016_passages."""

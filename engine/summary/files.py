@@ -4,19 +4,19 @@
 a summary, or a key of the wrong type) is moved aside and the cursor deleted, so the next run rebuilds the
 summary.
 
-The cursor says how far into history.json the summary reaches, by what was sent, never by the clock: one
-line of JSON ``{"id": N, "after": K, "at": T, "mark": M}``, where ``N`` is the archive id of the last
-summarized message that has one (the anchor), ``M`` that message's mark (its time and a hash of its
-text), ``K`` how many messages after it (in history.json's order) were summarized too, and ``T`` the time
-of the last summarized message (Unix ns, UTC). So a message without a time is summarized once, a message
-dated 2191 or a clock set wrong freezes nothing, and a change of the machine's time zone loses nothing.
-The anchor is found by its id and mark, else by its mark alone (a database rebuilt from the history files
-numbers its rows anew); when it is in history.json under neither, and older ids are, the messages after
-``T`` are the new ones (the anchor was forgotten, or the rows renumbered): the one case where the time
-counts. An older cursor (one line ``YYYY-MM-DD HH:MM:SS``, a local
-time) is read once by time and replaced by the new form at the next run. A cursor that is neither, or an
-older one in the future, is damaged: the run moves it aside and reads history.json from its start. The
-older ``summary.meta.json`` is never read.
+The cursor says how far into history.json the summary reaches, by what was sent, never by the clock: one line
+of JSON ``{"id": N, "after": K, "at": T, "mark": M, "written": W}``, where ``N`` is the archive id of the last
+summarized message that has one (the anchor), ``M`` that message's mark (its time and a hash of its text),
+``K`` how many messages after it (in history.json's order) were summarized too, ``T`` the time of the last
+summarized message (Unix ns, UTC), and ``W`` when the summarizer wrote it (the newest summary wins across
+synced devices). So a message without a time is summarized once, a message dated 2191 or a clock set wrong
+freezes nothing, and a change of the machine's time zone loses nothing. The anchor is found by its id and
+mark, else by its mark alone (a database rebuilt from the history files numbers its rows anew); when it is in
+history.json under neither, and older ids are, the messages after ``T`` are the new ones (the anchor was
+forgotten, or the rows renumbered): the one case where the time counts. An older cursor (one line ``YYYY-MM-DD
+HH:MM:SS``, a local time) is read once by time and replaced by the new form at the next run. A cursor that is
+neither, or an older one in the future, is damaged: the run moves it aside and reads history.json from its
+start. The older ``summary.meta.json`` is never read.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +135,9 @@ class Cursor:
         legacy: an older cursor's local time ``YYYY-MM-DD HH:MM:SS`` (then ``at`` is that time read as
             local): messages are compared with it by time, once.
         mark: the anchor's :func:`mark` ("" when there is no anchor).
+        written: when the summarizer wrote this summary and cursor (Unix ns, its own clock; 0: unknown, an
+            older cursor): the newest summary wins when devices sync (:mod:`engine.sync.summaries`). Not
+            part of where the cursor points (equality ignores it).
     """
 
     id: int = 0
@@ -142,6 +145,7 @@ class Cursor:
     at: int = 0
     legacy: str = ""
     mark: str = ""
+    written: int = field(default=0, compare=False)
 
     def display(self) -> str:
         """The time of the last summarized message (local), for people; ``""`` before any."""
@@ -152,7 +156,10 @@ class Cursor:
         return f"message {self.id}" if self.id else ""
 
     def to_line(self) -> str:
-        return json.dumps({"id": self.id, "after": self.after, "at": self.at, "mark": self.mark})
+        data: dict[str, object] = {"id": self.id, "after": self.after, "at": self.at, "mark": self.mark}
+        if self.written:
+            data["written"] = self.written
+        return json.dumps(data)
 
 
 def mark(message: Message) -> str:
@@ -178,13 +185,13 @@ def parse_cursor(text: str) -> Cursor | None:
         return None
     if not isinstance(data, dict):
         return None
-    values = [data.get(k, 0) for k in ("id", "after", "at")]
+    values = [data.get(k, 0) for k in ("id", "after", "at", "written")]
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
         return None
     anchor_mark = data.get("mark", "")
     if not isinstance(anchor_mark, str):
         return None
-    return Cursor(id=values[0], after=values[1], at=values[2], mark=anchor_mark)
+    return Cursor(id=values[0], after=values[1], at=values[2], mark=anchor_mark, written=values[3])
 
 
 def read_cursor(paths: Paths, session: str) -> str:
@@ -265,7 +272,10 @@ def move_cursor_aside(paths: Paths, session: str, cursor: str) -> None:
 
 
 def write_cursor(paths: Paths, session: str, cursor: Cursor | str) -> None:
-    """Write the cursor atomically (a ``str`` is written as it is: older cursors, in tests)."""
+    """Write the cursor atomically (a ``str`` is written as it is: older cursors, in tests). A cursor
+    without its ``written`` time gets the time now: the summarizer's own stamp on what it wrote."""
+    if isinstance(cursor, Cursor) and not cursor.written:
+        cursor = replace(cursor, written=time.time_ns())
     line = cursor.to_line() if isinstance(cursor, Cursor) else cursor
     atomic_write(paths.cursor_file(session), (line + "\n").encode("utf-8"), tmp_dir=_tmp(paths))
 

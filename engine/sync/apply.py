@@ -2,14 +2,19 @@
 
 In each segment, in this order:
 
-1. **tombstones** (forget, reset, remove): their import keys are recorded first (so no later segment and
-   no later sync brings those messages back), then the listed messages present here are deleted by the
-   memory's own ``forget_message``, or by ``reset``/``remove`` when they are every message the session
-   has here (the privacy scrub and the local journal are the same code path as a user's);
-2. **messages**: those not known here (by global id, or by import key: the same message captured on
-   two devices is one, and both keep the smaller global id) are stored by the memory's import, which
-   writes history.json, the archive, the FTS indexes and the embedding queue, keyword-searchable at once;
-3. **titles**: the newest change by (time, device) wins on every device.
+1. **tombstones** (forget, reset, remove): keyed with the key every device of the folder shares
+   (:mod:`engine.sessions.tombstones`), they are recorded first (so no later segment and no later sync
+   brings those messages back), then the messages present here they name (by tombstone or global id) are
+   deleted by the memory's own ``forget_message``, or by ``reset``/``remove`` when they are every message
+   the session has here (the privacy scrub and the local journal are the same code path as a user's);
+2. **messages**: one that matches a tombstone here, under any key, is not stored; when that tombstone is
+   under this home's own key (forgotten before sync was on), a tombstone under the folder's key is made
+   and sent for it, so the device that sent the message scrubs it too. Those not known here (by global
+   id, or by import key: the same message captured on two devices is one, and both keep the smaller
+   global id) are stored by the memory's import, which writes history.json, the archive, the FTS indexes
+   and the embedding queue, keyword-searchable at once;
+3. **titles**: the newest change by (time, device) wins on every device;
+4. **summaries**: the newest summary and its cursor win (:mod:`engine.sync.summaries`).
 
 Then the device's applied cursor moves past the segment, in one transaction. Every step is idempotent, so
 a segment whose apply was interrupted (a killed process) is applied again whole.
@@ -24,20 +29,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from engine.errormemory import rows as error_rows
 from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
-from engine.sessions import identity
+from engine.sessions import identity, tombkeys, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, state
+from engine.sync import errorrecords, state, summaries
 from engine.sync.segment import Row, Segment
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
     from engine.errormemory import ErrorMemory
+    from engine.paths import Paths
     from engine.sessions.listeners import ResetResult
 
 log = logging.getLogger("memtray.sync")
@@ -57,6 +63,12 @@ class Target(Protocol):
     def order_by_time(self, session: str) -> bool: ...
     @property
     def errors(self) -> ErrorMemory: ...
+    @property
+    def tomb_keys(self) -> tombkeys.TombKeys: ...
+    @property
+    def paths(self) -> Paths: ...
+    def history(self, session: str) -> list[Message]: ...
+    def summary_lock(self, session: str) -> AbstractContextManager[None]: ...
 
 
 @dataclass
@@ -70,6 +82,7 @@ class Applied:
     errors: list[str] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
     errors_changed: int = 0
+    summaries: int = 0
 
     def add(self, other: Applied) -> None:
         self.messages += other.messages
@@ -79,16 +92,19 @@ class Applied:
         self.errors += other.errors
         self.sessions |= other.sessions
         self.errors_changed += other.errors_changed
+        self.summaries += other.summaries
 
 
-def apply_segment(store: Store, target: Target, segment: Segment, now: int) -> Applied:
-    """Apply one segment of another device (see the module's docstring) and move its cursor."""
+def apply_segment(store: Store, target: Target, segment: Segment, now: int, tomb: tombkeys.Scoped) -> Applied:
+    """Apply one segment of another device (see the module's docstring) and move its cursor. ``tomb``:
+    the folder's id and tombstone key (:mod:`engine.sync.tombkey`)."""
     done = Applied()
-    _apply_tombstones(store, target, segment, now, done)
-    _apply_messages(store, target, segment, done)
+    _apply_tombstones(store, target, segment, now, done, tomb)
+    _apply_messages(store, target, segment, done, now, tomb)
     _apply_titles(store, target, segment, done)
     _retry_pending_titles(store, target, done)
-    _apply_errors(store, target, segment, now, done)
+    _apply_errors(store, target, segment, now, done, tomb)
+    done.summaries += summaries.apply(store, target, segment.device, segment.summaries, tomb[0])
     with store.write() as conn:
         state.set_applied(conn, segment.device, segment.seq, now)
         state.add_unordered(conn, done.sessions)
@@ -129,82 +145,119 @@ def order_sessions(store: Store, target: Target) -> int:
     return moved
 
 
-def _session_rows(store: Store, session: str) -> list[tuple[int, str, str]]:
-    """(row id, global id, import key) of every archived message of a session."""
+def _session_rows(store: Store, session: str, key: bytes) -> list[tuple[int, str, tombstones.Grave]]:
+    """(row id, global id, tombstone under ``key``) of every archived message of a session."""
     with store.read() as conn:
         rows = conn.execute(
             "SELECT m.id, g.gid, m.role, m.content, m.send_at FROM messages m JOIN message_gids g ON g.id = m.id "
             "WHERE m.session_id = ?",
             (session,),
         ).all()
-    return [(int(i), str(g), identity.message_key(session, str(r), str(c), int(t))) for i, g, r, c, t in rows]
+    return [(int(i), str(g), tombstones.grave_of(key, str(r), int(t), str(c))) for i, g, r, c, t in rows]
 
 
-def _apply_tombstones(store: Store, target: Target, segment: Segment, now: int, done: Applied) -> None:
+def _graves(change: dict[str, object]) -> list[tombstones.Grave]:
+    raw = change.get("graves", [])
+    return [(str(r), int(t), str(d)) for r, t, d in raw] if isinstance(raw, list) else []
+
+
+def _apply_tombstones(
+    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombkeys.Scoped
+) -> None:
     changes = [
         c for c in segment.changes if c.get("kind") in (identity.FORGET, identity.RESET, identity.REMOVE)
     ]
     if not changes:
         return
-    every = [(str(k), str(c["session"])) for c in changes for k in c.get("keys", [])]
-    with store.write() as conn:
-        state.add_tombstones(conn, every, now)  # known here: a forget applied here is not sent back
-        identity.add_tombstones(conn, [k for k, _ in every], now)  # and no import here stores them again
-    for change in changes:
+    scope, key = tomb
+    fresh: list[bool] = []  # whether each change told anything new here
+    with store.write() as conn:  # no import here stores them again; known: a forget here is not sent back
+        for change in changes:
+            graves = _graves(change)
+            new = tombstones.add(
+                conn, scope, str(change["session"]), graves, now, cause=str(change["kind"]), synced=True
+            )
+            fresh.append(bool(new))
+    with store.read() as conn:
+        me = identity.device_id(conn)
+    for change, told in zip(changes, fresh, strict=True):
         session, kind = str(change["session"]), str(change["kind"])
-        keys, gids = set(map(str, change.get("keys", []))), set(map(str, change.get("gids", [])))
-        rows = _session_rows(store, session)
-        hit = [i for i, g, k in rows if k in keys or g in gids]
+        named, gids = set(_graves(change)), set(map(str, change.get("gids", [])))
+        rows = _session_rows(store, session, key)
+        hit = [i for i, g, grave in rows if grave in named or g in gids]
+        with_summary = bool(change.get("summary"))
         try:
-            # A reset or removal of the messages it names; a session holding none of them (they were
-            # forgotten here, or it was started anew) keeps what it has, its title too.
-            if kind != identity.FORGET and target.exists(session) and hit and len(hit) == len(rows):
-                if kind == identity.REMOVE:
-                    target.remove(session)
-                else:
-                    target.reset(session)
-                done.forgotten += len(hit)
-                continue
-            for message_id in hit:
-                target.forget_message(message_id)
-                done.forgotten += 1
-            if hit and target.exists(session) and not _session_rows(store, session):
-                # A snapshot tells a removal as forgets: a session they empty goes, its title with it, as
-                # on the device that removed it (a message written there since starts it anew, untitled).
-                target.remove(session)
+            _delete(store, target, session, kind, hit, len(rows), key, done, with_summary)
         except NotFound:
-            continue  # gone already (another path deleted it): nothing left to delete
+            pass  # gone already (another path deleted it): nothing left to delete
+        if (kind != identity.RESET or with_summary) and (told or hit):  # a summary may hold what went
+            summaries.forgotten(store, target, session, me, whole=with_summary)
 
 
-def _apply_errors(store: Store, target: Target, segment: Segment, now: int, done: Applied) -> None:
+def _delete(
+    store: Store,
+    target: Target,
+    session: str,
+    kind: str,
+    hit: list[int],
+    held: int,
+    key: bytes,
+    done: Applied,
+    with_summary: bool,
+) -> None:
+    """Delete the messages a tombstone names here (``held``: how many the session has; ``with_summary``:
+    a reset that deleted its summary)."""
+    # A reset or removal of the messages it names; a session holding none of them (they were forgotten
+    # here, or it was started anew) keeps what it has, its title too.
+    if kind != identity.FORGET and target.exists(session) and hit and len(hit) == held:
+        if kind == identity.REMOVE:
+            target.remove(session)
+        else:
+            target.reset(session, include_summary=with_summary)
+        done.forgotten += len(hit)
+        return
+    for message_id in hit:
+        target.forget_message(message_id)
+        done.forgotten += 1
+    if hit and target.exists(session) and not _session_rows(store, session, key):
+        # A snapshot tells a removal as forgets: a session they empty goes, its title with it, as on the
+        # device that removed it (a message written there since starts it anew, untitled).
+        target.remove(session)
+
+
+def _apply_errors(
+    store: Store, target: Target, segment: Segment, now: int, done: Applied, tomb: tombkeys.Scoped
+) -> None:
     """Error-memory records (newest write wins), and forgotten ones deleted by the memory's own forget."""
+    scope, key = tomb
     forgets = [c for c in segment.changes if c.get("kind") == identity.ERROR_FORGET]
-    every = [str(k) for c in forgets for k in c.get("keys", [])]
+    every = {g for c in forgets for g in _graves(c)}
     if every:
         with store.write() as conn:
-            state.add_tombstones(conn, [(k, "") for k in every], now)
-            identity.add_tombstones(conn, every, now)
-    for key in every:
+            tombstones.add(conn, scope, "", sorted(every), now, synced=True)
         with store.read() as conn:
-            found = error_rows.by_dedupe(conn, key.removeprefix(identity.ERROR_PREFIX))
-        if found is not None:
-            try:
-                target.errors.forget(found[1].id)
-            except NotFound:
-                pass
+            here = conn.execute("SELECT id, dedupe FROM error_memory").all()
+        for record_id, dedupe in here:
+            if tombstones.grave_of(key, tombstones.ERROR, 0, str(dedupe)) in every:
+                try:
+                    target.errors.forget(str(record_id))
+                except NotFound:
+                    pass
     if segment.errors:
         with store.write() as conn:
-            done.errors_changed += errorrecords.apply(conn, segment.errors, now)
+            buried = tombstones.error_buried(target.tomb_keys, conn)
+            done.errors_changed += errorrecords.apply(conn, segment.errors, now, buried)
 
 
-def _apply_messages(store: Store, target: Target, segment: Segment, done: Applied) -> None:
+def _apply_messages(
+    store: Store, target: Target, segment: Segment, done: Applied, now: int, tomb: tombkeys.Scoped
+) -> None:
     if not segment.messages:
         return
     by_session: dict[str, list[Row]] = defaultdict(list)
     for row in segment.messages:
         by_session[row[1]].append(row)
-    with store.read() as conn:
-        dead = identity.tombstones(conn)
+    dead = _buried(store, target, segment.messages, now, tomb)
     merges: list[tuple[str, str]] = []
     imported: list[ImportedSession] = []
     wanted: list[str] = []
@@ -212,9 +265,9 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
         local = _local_keys(store, session, sorted({row[4] for row in rows}))
         fresh: list[Message] = []
         for gid, _, role, content, send_at, sender in rows:
-            key = identity.message_key(session, role, content, send_at)
-            if key in dead:
+            if gid in dead:
                 continue
+            key = identity.message_key(session, role, content, send_at)
             if key in local:  # here already (or the same message captured here too: one message, and
                 if gid < local[key]:  # both devices keep the smaller global id)
                     merges.append((local[key], gid))
@@ -239,6 +292,32 @@ def _apply_messages(store: Store, target: Target, segment: Segment, done: Applie
         done.messages += report.messages_added
         done.sessions.update(item.session for item in imported)
         _mark_received(store, wanted)
+
+
+def _buried(store: Store, target: Target, rows: Sequence[Row], now: int, tomb: tombkeys.Scoped) -> set[str]:
+    """The global ids of arriving messages that match a tombstone here. One under this home's own key
+    only (a forget before sync was on) gets its tombstone under the folder's key, journaled as a forget,
+    so the next export tells the device that sent the message, which scrubs it too."""
+    scope, key = tomb
+    dead: set[str] = set()
+    rekeyed: list[Row] = []
+    with store.read() as conn:
+        buried = tombstones.Buried(target.tomb_keys, conn)
+        for row in rows:
+            found = buried.scope(row[1], row[2], row[3], row[4])
+            if found is not None:
+                dead.add(row[0])
+                if found != scope:
+                    rekeyed.append(row)
+    if rekeyed:
+        with store.write() as conn:
+            for gid, session, role, content, send_at, _ in rekeyed:
+                grave = tombstones.grave_of(key, role, send_at, content)
+                if tombstones.add(conn, scope, session, [grave], now):
+                    gids = [] if gid.startswith(identity.IMPORT_PREFIX) else [gid]
+                    detail = {"gids": gids, "graves": {scope: [list(grave)]}}
+                    identity.record_change(conn, identity.FORGET, session, detail, now)
+    return dead
 
 
 def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, str]:

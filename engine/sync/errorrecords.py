@@ -1,16 +1,15 @@
 """Error-memory records across devices: each ``sync now`` sends the records written or hit since the last
 one, and applies the others' by duplicate key (same tool, symptom and action): the newest write wins
-whole, its expiry kept. A forgotten record's tombstone (``e:<duplicate key>``) goes with the other
-tombstones (:mod:`engine.sync.apply`); no sync brings that record back."""
+whole, its expiry kept. A forgotten record's tombstone (a keyed hash of its duplicate key) goes with the
+other tombstones (:mod:`engine.sync.apply`); no sync brings that record back."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.errormemory import rows
 from engine.errormemory.records import ErrorRecord
-from engine.sessions import identity
 from engine.storage.sql import Connection
 from engine.sync import state
 
@@ -37,13 +36,15 @@ def collect_since(conn: Connection, since: int, now: int) -> tuple[list[dict[str
     return found, top
 
 
-def apply(conn: Connection, records: Sequence[dict[str, Any]], now: int) -> int:
-    """Store the records that are new here or newer than this device's; how many changed."""
-    dead = identity.tombstones(conn)
+def apply(
+    conn: Connection, records: Sequence[dict[str, Any]], now: int, buried: Callable[[str], str | None]
+) -> int:
+    """Store the records that are new here or newer than this device's and not forgotten (``buried``: the
+    tombstone of a duplicate key, :func:`engine.sessions.tombstones.error_buried`); how many changed."""
     changed = 0
     for data in records:
         dedupe = str(data["dedupe"])
-        if identity.ERROR_PREFIX + dedupe in dead or int(data["expires_at"]) <= now:
+        if buried(dedupe) is not None or int(data["expires_at"]) <= now:
             continue
         incoming = ErrorRecord(
             id=str(data["id"]),

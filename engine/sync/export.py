@@ -1,5 +1,7 @@
 """What this device writes: the messages written here since the last segment, and the changes of its
-journal (forgets, resets, removals, titles), as the next segments (:mod:`engine.sync.segment`).
+journal (forgets, resets, removals, titles), as the next segments (:mod:`engine.sync.segment`). A forget
+travels as its tombstones under the folder's key (:mod:`engine.sessions.tombstones`) and the global ids
+written on a device, never an unkeyed hash of the text.
 
 Messages that arrived from another device (``sync_received``) are not sent on; a change that only echoes
 one that arrived (a forget applied here journals a forget of its own) is not either: its keys are known
@@ -12,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.sessions import identity
+from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.sync import state
 from engine.sync.segment import Row
@@ -30,7 +32,7 @@ class Batch:
     changes: list[dict[str, Any]] = field(default_factory=list)
     last_id: int = 0
     last_change: int = 0
-    tombstones: dict[str, str] = field(default_factory=dict)
+    graves: list[tuple[str, list[tombstones.Grave]]] = field(default_factory=list)
     title_clocks: list[tuple[str, int, str]] = field(default_factory=list)
 
     @property
@@ -66,7 +68,7 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
             tuple(chunk),
         ):
             batch.titles[str(sid)] = str(title)
-    known = state.tombstones(conn)
+    scope = state.get(conn, state.FOLDER_ID)
     for seq, kind, session, detail, at in conn.execute(
         "SELECT seq, kind, session_id, detail, at FROM session_changes WHERE seq > ? ORDER BY seq",
         (batch.last_change,),
@@ -83,11 +85,20 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
             batch.changes.append({"kind": kind, "session": session, "title": title, "at": when})
             batch.title_clocks.append((str(session), when, title))
             continue
-        keys = [str(k) for k in data.get("keys", [])]
-        if keys and set(keys) <= known | batch.tombstones.keys():
-            continue  # an echo of tombstones that arrived
-        batch.changes.append({"kind": kind, "session": session, "gids": data.get("gids", []), "keys": keys})
-        batch.tombstones.update((k, str(session)) for k in keys)
+        # Tombstones under this folder's key (one made before sync was on, or under another folder's key,
+        # cannot be told: the apply re-keys it when the message arrives, engine.sync.apply).
+        told = data.get("graves")
+        graves = [_grave(g) for g in told.get(scope, [])] if isinstance(told, dict) and scope else []
+        gids = [str(g) for g in data.get("gids", [])]
+        if graves and not tombstones.unsynced(conn, scope, str(session), graves):
+            continue  # an echo of tombstones that arrived, or sent already
+        if not graves and not gids:
+            continue
+        change = {"kind": kind, "session": session, "gids": gids, "graves": [list(g) for g in graves]}
+        if data.get("summary"):
+            change["summary"] = True  # a reset that deleted the summary: the others delete theirs
+        batch.changes.append(change)
+        batch.graves.append((str(session), graves))
     return batch
 
 
@@ -96,8 +107,14 @@ def commit(conn: Connection, me: str, batch: Batch, next_seq: int, now: int) -> 
     state.put(conn, state.EXPORTED_ID, batch.last_id)
     state.put(conn, state.EXPORTED_CHANGE, batch.last_change)
     state.put(conn, state.NEXT_SEQ, next_seq)
-    state.add_tombstones(conn, batch.tombstones.items(), now)
+    scope = state.get(conn, state.FOLDER_ID)
+    for session, graves in batch.graves:
+        tombstones.add(conn, scope, session, graves, now, synced=True)
     for session, at, title in batch.title_clocks:
         clock = state.title_clock(conn, session)
         if clock is None or (at, me) >= clock[:2]:
             state.set_title_clock(conn, session, at, me, title)
+
+
+def _grave(raw: list[object]) -> tombstones.Grave:
+    return (str(raw[0]), int(str(raw[1])), str(raw[2]))

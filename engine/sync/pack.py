@@ -3,8 +3,8 @@ it knows has applied them.
 
 A snapshot ``snap-<S>.mts`` stands for the device's segments 1 to S: every message it sent that is still
 in its archive (a forgotten one is not: packing is also when its ciphertext leaves the folder), the
-tombstones known here by session, its titles in force and the live error-memory records. A new device
-applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
+tombstones under the folder's key known here by session, its titles in force, the live error-memory
+records and the summaries in force here that it wrote. A new device applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
 since applying is idempotent, a device that had applied part of the range applies the snapshot as well.
 
 Segments up to S are deleted when the manifest of every other device says it applied S, or when that
@@ -19,10 +19,11 @@ from typing import Any
 
 from engine.clock import DAY_NS
 from engine.errors import SyncError
-from engine.sessions import identity
+from engine.paths import Paths
+from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, state
+from engine.sync import errorrecords, state, summaries
 from engine.sync import folder as layout
 from engine.sync.segment import Row, Segment, decode_manifest, encode
 
@@ -33,7 +34,7 @@ HORIZON_NS = 90 * DAY_NS
 """A device silent for this long no longer holds back the removal of old segments."""
 
 
-def collect(conn: Connection, me: str, now: int) -> dict[str, Any]:
+def collect(conn: Connection, me: str, now: int, paths: Paths) -> dict[str, Any]:
     """The content of a snapshot of everything this device has sent so far (see the module)."""
     exported = state.get_int(conn, state.EXPORTED_ID)
     messages: list[Row] = [
@@ -52,9 +53,11 @@ def collect(conn: Connection, me: str, now: int) -> dict[str, Any]:
         if sid in sessions
     }
     changes: list[dict[str, Any]] = []
-    for session, keys in state.tombstones_by_session(conn).items():
+    for session, graves in sorted(tombstones.shared(conn, state.get(conn, state.FOLDER_ID)).items()):
         kind = identity.FORGET if session else identity.ERROR_FORGET
-        changes.append({"kind": kind, "session": session, "gids": [], "keys": keys})
+        changes.append(
+            {"kind": kind, "session": session, "gids": [], "graves": [list(g) for g in sorted(graves)]}
+        )
     for session, at, title_key, title in conn.execute(
         "SELECT t.session_id, t.at, t.title_key, s.title FROM sync_titles t JOIN sessions s ON s.id = t.session_id "
         "WHERE t.device = ?",
@@ -65,10 +68,11 @@ def collect(conn: Connection, me: str, now: int) -> dict[str, Any]:
                 {"kind": identity.TITLE, "session": str(session), "title": str(title), "at": int(at)}
             )
     records, _ = errorrecords.collect_since(conn, 0, now)
-    return {"messages": messages, "titles": titles, "changes": changes, "errors": records}
+    told, _ = summaries.collect(conn, paths, me, every=True)
+    return {"messages": messages, "titles": titles, "changes": changes, "errors": records, "summaries": told}
 
 
-def pack(store: Store, folder: Path, key: bytes, me: str, now: int) -> tuple[int, int]:
+def pack(store: Store, folder: Path, key: bytes, me: str, now: int, paths: Paths) -> tuple[int, int]:
     """Pack this device's segments into a snapshot when :data:`PACK_AFTER` have piled up since the last
     one; remove older snapshots, and the segments it covers once every device has applied them.
     Returns (snapshots written, segments removed)."""
@@ -78,7 +82,7 @@ def pack(store: Store, folder: Path, key: bytes, me: str, now: int) -> tuple[int
     if own and len([s for s in own if s > newest]) >= PACK_AFTER:
         with store.read() as conn:
             top = max(state.get_int(conn, state.NEXT_SEQ) - 1, 0)
-            content = collect(conn, me, now)
+            content = collect(conn, me, now, paths)
             schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
         if top > newest:
             snapshot = Segment(
@@ -90,6 +94,7 @@ def pack(store: Store, folder: Path, key: bytes, me: str, now: int) -> tuple[int
                 content["titles"],
                 content["changes"],
                 content["errors"],
+                content["summaries"],
             )
             layout.write_atomically(
                 layout.device_dir(folder, me) / layout.snapshot_name(top),

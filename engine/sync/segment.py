@@ -3,14 +3,21 @@
 On disk: the magic line ``MTSYNC1\\n``, then the sealed bytes (:func:`engine.sync.crypto.seal`, bound to
 the name ``seg:<device>:<seq>``) of zlib-compressed JSON::
 
-    {"format": "memtray-sync-segment", "version": 1, "schema": "m013_sync", "device": "…", "seq": 7,
+    {"format": "memtray-sync-segment", "version": 2, "schema": "m015_…", "device": "…", "seq": 7,
      "written_at": ns,
      "messages": [[gid, session, role, content, send_at, sender], …],   # oldest first
      "titles": {session: imported title},
-     "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […], "keys": […]},
+     "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […],
+                  "graves": [[role, archived time, keyed hash of the text], …]},
                  {"kind": "title", "session": …, "title": …, "at": ns},
-                 {"kind": "error-forget", "session": "", "keys": ["e:<duplicate key>"]}],
-     "errors": [{error-memory record …, "dedupe": duplicate key}]}
+                 {"kind": "error-forget", "session": "", "graves": [["error", 0, keyed hash]]}],
+     "errors": [{error-memory record …, "dedupe": duplicate key}],
+     "summaries": [{"session": …, "summary": {summary.json}, "cursor": {"gid": …, "after": …, "at": ns,
+                    "mark": …, "written": ns}, "digest": …, "seen": [tombstone prefixes]}]}
+
+Version 2 carries tombstones keyed with the folder's shared tombstone key (:mod:`engine.sync.tombkey`)
+instead of version 1's unkeyed import keys (a version-1 segment is read; its tombstones match nothing), and
+summaries (:mod:`engine.sync.summaries`).
 
 Why not SQLite changesets (the session extension): a changeset replays rows by primary key, and a
 message's primary key is a local row id that differs on every device; applying one would need a shadow
@@ -24,18 +31,17 @@ last segment and what it has applied of each other device.
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import SyncError
-from engine.sync import crypto
+from engine.sync import crypto, jsonslices
 
 MAGIC = b"MTSYNC1\n"
 FORMAT = "memtray-sync-segment"
 MANIFEST_FORMAT = "memtray-sync-manifest"
-VERSION = 1
+VERSION = 2
 
 Row = tuple[str, str, str, str, int, str]
 """A synced message: (global id, session, role, text, archived time, sender)."""
@@ -55,10 +61,11 @@ class Segment:
     titles: dict[str, str] = field(default_factory=dict)
     changes: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.messages or self.titles or self.changes or self.errors)
+        return not (self.messages or self.titles or self.changes or self.errors or self.summaries)
 
 
 @dataclass
@@ -71,7 +78,7 @@ class Manifest:
 
 
 def _pack(data: dict[str, Any], key: bytes, name: str) -> bytes:
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    raw = jsonslices.dumps(data).encode("utf-8", "surrogatepass")  # in slices: the GUI thread runs between
     return MAGIC + crypto.seal(key, zlib.compress(raw, 6), name.encode("ascii"))
 
 
@@ -80,7 +87,7 @@ def _unpack(blob: bytes, key: bytes, name: str, kind: str) -> dict[str, Any]:
         raise SyncError(f"{name} is not a memtray {kind} (or is still arriving)")
     plain = crypto.unseal(key, blob[len(MAGIC) :], name.encode("ascii"))
     try:
-        data = json.loads(zlib.decompress(plain).decode("utf-8", "surrogatepass"))
+        data = jsonslices.loads(zlib.decompress(plain).decode("utf-8", "surrogatepass"))
     except (zlib.error, ValueError) as exc:
         raise SyncError(f"{name} does not hold a readable {kind}") from exc
     if not isinstance(data, dict):
@@ -106,6 +113,7 @@ def encode(segment: Segment, key: bytes, *, snapshot: bool = False) -> bytes:
         "titles": segment.titles,
         "changes": segment.changes,
         "errors": segment.errors,
+        "summaries": segment.summaries,
     }
     return _pack(data, key, segment_name(segment.device, segment.seq, snapshot))
 
@@ -134,6 +142,7 @@ def decode(blob: bytes, key: bytes, device: str, seq: int, *, snapshot: bool = F
             {str(k): str(v) for k, v in dict(data.get("titles", {})).items()},
             [dict(c) for c in data.get("changes", [])],
             [dict(e) for e in data.get("errors", [])],
+            [dict(x) for x in data.get("summaries", [])],
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SyncError(f"{name} does not hold a readable segment ({exc})") from exc

@@ -7,16 +7,16 @@ import logging
 import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
 from engine.clock import Clock
 from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
-from engine.sessions import identity
+from engine.sessions import identity, tombkeys
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, pack, state
+from engine.sync import crypto, errorrecords, export, gcpause, pack, state, summaries, tombkey
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -29,6 +29,11 @@ from engine.sync.segment import (
     encode,
     encode_manifest,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from engine.sync.watch import FolderWatch
 
 log = logging.getLogger("memtray.sync")
 
@@ -48,6 +53,8 @@ class DeviceStatus:
     written: int
     applied: int
     waiting: str = ""
+    applied_at: int = 0
+    """When this device last applied one of its segments (Unix ns; 0: never)."""
 
     @property
     def pending(self) -> int:
@@ -68,6 +75,11 @@ class SyncStatus:
     """When ``sync now`` last finished here (Unix ns; 0: never)."""
     last_error: str = ""
     """Why the last ``sync now`` failed, in the engine's words ("" when it did not)."""
+    watching: bool = False
+    """Whether a program (the tray app, ``memtray daemon``) watches the folder, syncing within seconds
+    of another device's new segment; else only its one-minute timer (or ``sync now``) syncs."""
+    watch_error: str = ""
+    """Why that program could not watch the folder ("" when it could, or when none runs)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -83,6 +95,7 @@ class SyncReport:
     segments_written: int = 0
     messages_sent: int = 0
     changes_sent: int = 0
+    summaries_sent: int = 0
     segments_applied: int = 0
     packed: int = 0
     removed: int = 0
@@ -94,7 +107,8 @@ class SyncReport:
         parts = [
             f"sent {self.messages_sent} messages and {self.changes_sent} changes in {self.segments_written} segments",
             f"applied {self.segments_applied} segments: {a.messages} new messages ({a.present} known), "
-            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records",
+            f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records, "
+            f"{a.summaries} summaries",
         ]
         return "; ".join(parts) + "".join(f"\n{w}" for w in self.waiting + a.errors)
 
@@ -108,6 +122,9 @@ class Sync:
         self._clock = clock
         self.keys = SyncKeys(keys)
         self._lock = FileLock(str(lock_path))
+        self._locks_dir = lock_path.parent
+        self.watch: FolderWatch | None = None
+        """The folder watch of this program (:meth:`watch_folder`), None in a program that does not watch."""
 
     # -- setting up -------------------------------------------------------------------------------
 
@@ -127,6 +144,10 @@ class Sync:
         else:
             key = crypto.unlock(config, passphrase)
         self.keys.store(config.folder_id, key)
+        with self._store.read() as conn:
+            before = state.get(conn, state.FOLDER_ID)
+        if before not in ("", config.folder_id):
+            self._retire(before)
         with self._store.write() as conn:
             if state.get(conn, state.FOLDER_ID) not in ("", config.folder_id):
                 state.clear(conn)  # another folder than before: start over there
@@ -135,6 +156,7 @@ class Sync:
             state.put(conn, state.NAME, (name or socket.gethostname() or "device").strip()[:80])
         self._write_manifest(path, key)
         log.info("sync enabled with folder %s", path)
+        self.follow_folder()  # a program that watches (the tray app) watches the new folder at once
         return self.status()
 
     def is_set_up(self, folder: Path | str) -> bool:
@@ -161,14 +183,27 @@ class Sync:
         self.keys.use_for_this_run(config.folder_id, crypto.unlock(config, passphrase))
 
     def disable(self) -> bool:
-        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay). False when
-        sync was not enabled."""
+        """Stop syncing: forget the folder, the cursors and the key (the folder's files stay; the tombstones
+        and the folder's tombstone key stay, so what was forgotten stays out). False when sync was not
+        enabled."""
+        with self._store.read() as conn:
+            folder_id = state.get(conn, state.FOLDER_ID)
+        if folder_id:
+            self._retire(folder_id)
         with self._store.write() as conn:
             folder_id, enabled = state.get(conn, state.FOLDER_ID), bool(state.get(conn, state.FOLDER))
             state.clear(conn)
         if folder_id:
             self.keys.delete(folder_id)
+        self.follow_folder()  # and stops watching it
         return enabled
+
+    def _retire(self, folder_id: str) -> None:
+        """Keep the tombstone key of the folder being left beside the home's own, so its tombstones still
+        keep their messages out of an import (:func:`engine.sessions.tombkeys.retire`)."""
+        key = self.keys.get(folder_id)
+        if key is not None:
+            tombkeys.retire(self._target.paths, folder_id, tombkey.derive(key))
 
     @property
     def folder_id(self) -> str:
@@ -201,7 +236,8 @@ class Sync:
     def _now(self) -> SyncReport:
         folder, key = self._folder(), self._key()
         try:
-            with self._lock.acquire(timeout=LOCK_TIMEOUT_S):
+            # a large apply would stall the app's GUI thread on the garbage collector's walks
+            with self._lock.acquire(timeout=LOCK_TIMEOUT_S), gcpause.paused():
                 report = SyncReport()
                 self._export(folder, key, report)
                 self._apply(folder, key, report)
@@ -232,25 +268,29 @@ class Sync:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
                 records, watermark = errorrecords.collect(conn, self._clock())
+                told, scanned = summaries.collect(conn, self._target.paths, me)
                 written = layout.segments(folder, me) | layout.segments(folder, me, layout.SNAPSHOT)
                 # never a number used before, even after `sync disable` forgot the count
                 seq = max(state.get_int(conn, state.NEXT_SEQ), 1, max(written, default=0) + 1)
                 schema = str(conn.execute("SELECT MAX(name) FROM migrations").scalar_one())
-            if batch.empty and not records:
+            if batch.empty and not records and not told:
                 with self._store.write() as conn:
                     export.commit(conn, me, batch, seq, self._clock())
+                    summaries.commit(conn, me, told, scanned)
                 return
             segment = Segment(
-                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records
+                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records, told
             )
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
+                summaries.commit(conn, me, told, scanned)
                 state.add_unordered(conn, {row[1] for row in batch.messages})
                 state.put(conn, errorrecords.WATERMARK, watermark)
             report.segments_written += 1
             report.messages_sent += len(batch.messages)
             report.changes_sent += len(batch.changes)
+            report.summaries_sent += len(told)
             if len(batch.messages) < export.MAX_MESSAGES:
                 return
 
@@ -295,12 +335,15 @@ class Sync:
         except (SyncError, OSError):
             report.waiting.append(f"{what} is still arriving (or damaged)")
             return False
-        report.applied.add(apply_segment(self._store, self._target, segment, self._clock()))
+        tomb = (self.folder_id, tombkey.derive(key))
+        report.applied.add(apply_segment(self._store, self._target, segment, self._clock(), tomb))
         report.segments_applied += 1
         return True
 
     def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
-        report.packed, report.removed = pack.pack(self._store, folder, key, self.device, self._clock())
+        report.packed, report.removed = pack.pack(
+            self._store, folder, key, self.device, self._clock(), self._target.paths
+        )
 
     def _write_manifest(self, folder: Path, key: bytes) -> None:
         with self._store.read() as conn:
@@ -313,6 +356,37 @@ class Sync:
             )
         path = layout.device_dir(folder, manifest.device) / layout.MANIFEST
         layout.write_atomically(path, encode_manifest(manifest, key), replace=True)
+
+    # -- watching the folder ------------------------------------------------------------------------
+
+    def watch_folder(self, on_change: Callable[[], None]) -> FolderWatch:
+        """Start this program's folder watch (the tray app and ``memtray daemon``; see
+        :mod:`engine.sync.watch`): ``on_change`` is called on the watch's thread when another device's
+        segments arrived, and must hand a sync over to the store worker. The watch follows the folder at
+        each :meth:`follow_folder`."""
+        from engine.sync.watch import FolderWatch
+
+        if self.watch is None:
+            self.watch = FolderWatch(on_change, self._locks_dir)
+        return self.watch
+
+    def follow_folder(self) -> None:
+        """Point the folder watch at the folder in use now (none when sync is off), and note why it
+        could not start for ``memtray sync status`` in other programs. Runs on the store worker."""
+        if self.watch is None:
+            return
+        with self._store.read() as conn:
+            folder, noted = state.get(conn, state.FOLDER), state.get(conn, state.WATCH_ERROR)
+            me = identity.device_id(conn) if folder else ""
+        self.watch.follow(folder, me)
+        if self.watch.error != noted and folder:
+            with self._store.write() as conn:
+                state.put(conn, state.WATCH_ERROR, self.watch.error[:500])
+
+    def stop_watching(self) -> None:
+        """Stop the folder watch for good (the memory closes)."""
+        if self.watch is not None:
+            self.watch.close()
 
     # -- status -----------------------------------------------------------------------------------
 
@@ -343,6 +417,8 @@ class Sync:
             )
             me = identity.device_id(conn)
             last_sync, last_error = state.get_int(conn, state.LAST_SYNC), state.get(conn, state.LAST_ERROR)
+            applied_at = state.applied_times(conn)
+            noted_watch_error = state.get(conn, state.WATCH_ERROR)
         if not folder:
             return SyncStatus(False, device=me)
         key = self.keys.get(folder_id)
@@ -358,12 +434,24 @@ class Sync:
             last_sync,
             last_error,
         )
+        from engine.sync.watch import watched_elsewhere
+
+        if (self.watch is not None and self.watch.active) or watched_elsewhere(self._locks_dir):
+            status.watching = True  # by this program, or another of this home (the tray app, the daemon)
+        else:
+            status.watch_error = self.watch.error if self.watch is not None else noted_watch_error
         path = Path(folder)
         for device in layout.devices(path):
             if device == me:
                 continue
             found = layout.segments(path, device) | layout.segments(path, device, layout.SNAPSHOT)
-            entry = DeviceStatus(device, "", max(found, default=0), applied.get(device, 0))
+            entry = DeviceStatus(
+                device,
+                "",
+                max(found, default=0),
+                applied.get(device, 0),
+                applied_at=applied_at.get(device, 0),
+            )
             if key is not None:
                 try:
                     blob = (layout.device_dir(path, device) / layout.MANIFEST).read_bytes()

@@ -1,5 +1,5 @@
 """This device's sync bookkeeping in its database: settings of the sync (``sync_state``), the applied
-cursor of each other device, the tombstones known here and the title clocks (:mod:`engine.sync.tables`).
+cursor of each other device and the title clocks (:mod:`engine.sync.tables`).
 
 Functions take an open connection so the caller decides the transaction.
 """
@@ -22,6 +22,8 @@ FOLDER, NAME, NEXT_SEQ, EXPORTED_ID, EXPORTED_CHANGE, FOLDER_ID = (
 )
 LAST_SYNC, LAST_ERROR = "last_sync", "last_error"
 """When ``sync now`` last finished (Unix ns), and why the last one failed ("" when it did not)."""
+WATCH_ERROR = "watch_error"
+"""Why the tray app or ``memtray daemon`` could not watch the folder ("" when it could)."""
 
 
 def get(conn: Connection, key: str, default: str = "") -> str:
@@ -45,32 +47,17 @@ def applied(conn: Connection) -> dict[str, int]:
     return {str(d): int(s) for d, s in conn.execute("SELECT device, seq FROM sync_applied")}
 
 
+def applied_times(conn: Connection) -> dict[str, int]:
+    """When a segment of each other device was last applied here (Unix ns)."""
+    return {str(d): int(t) for d, t in conn.execute("SELECT device, applied_at FROM sync_applied")}
+
+
 def set_applied(conn: Connection, device: str, seq: int, now: int) -> None:
     conn.execute(
         "INSERT INTO sync_applied(device, seq, applied_at) VALUES (?, ?, ?) "
         "ON CONFLICT(device) DO UPDATE SET seq = excluded.seq, applied_at = excluded.applied_at",
         (device, seq, now),
     )
-
-
-def tombstones(conn: Connection) -> set[str]:
-    return {str(k) for (k,) in conn.execute("SELECT key FROM sync_tombstones")}
-
-
-def add_tombstones(conn: Connection, keys: Iterable[tuple[str, str]], now: int) -> None:
-    """Record tombstones sent or received: (import key, session) pairs."""
-    rows = [(k, s, now) for k, s in keys]
-    if not rows:
-        return
-    conn.execute("INSERT OR IGNORE INTO sync_tombstones(key, session_id, at) VALUES (?, ?, ?)", rows)
-
-
-def tombstones_by_session(conn: Connection) -> dict[str, list[str]]:
-    """Every tombstone known here, by session ("": error-memory records)."""
-    found: dict[str, list[str]] = {}
-    for key, session in conn.execute("SELECT key, session_id FROM sync_tombstones ORDER BY session_id, key"):
-        found.setdefault(str(session), []).append(str(key))
-    return found
 
 
 def title_key(title: str) -> str:
@@ -115,6 +102,7 @@ def drop_unordered(conn: Connection, sessions: Iterable[str]) -> None:
 
 
 def clear(conn: Connection) -> None:
-    """Forget the folder and every cursor (``sync disable``); the tombstones stay."""
+    """Forget the folder and every cursor (``sync disable``); the tombstones stay
+    (:mod:`engine.sessions.tombstones`)."""
     for table in ("sync_state", "sync_applied", "sync_titles", "sync_received"):
         conn.execute(f"DELETE FROM {table}")

@@ -25,16 +25,6 @@ class SyncAppliedRow(SQLModel, table=True):
     applied_at: int = 0  # Unix ns
 
 
-class SyncTombstoneRow(SQLModel, table=True):
-    """The import key of a message forgotten, reset or removed on some device: never stored again."""
-
-    __tablename__ = "sync_tombstones"
-
-    key: str = Field(primary_key=True)  # the import key's digest
-    session_id: str = ""  # its session, so a snapshot can carry it ("" for an error record's)
-    at: int = 0  # Unix ns when it was sent or received
-
-
 class SyncReceivedRow(SQLModel, table=True):
     """A message this device does not send (again); goes with it. ``kind``: ``received`` (it arrived from
     another device) or ``moved`` (sent already, under the row id it had before its session was put in

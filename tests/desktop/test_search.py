@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from desktop import contrast
 from desktop.state import AppState
-from desktop.viewer.highlight import excerpt, highlight_html, terms
+from desktop.viewer.highlight import excerpt, highlight_html, hit_html, terms
 from desktop.viewer.window import ViewerWindow
 
 
@@ -41,6 +41,18 @@ def test_terms_and_highlighting() -> None:
     assert '<span style="background-color:#ffe066;font-weight:bold;">記憶體</span>' in html
     assert "&lt;b&gt;" in html
     assert excerpt("x " * 200 + "needle" + " y" * 200, ["needle"], 40).startswith("…")
+
+
+def test_a_hit_found_in_a_passage_shows_that_passage_marked() -> None:
+    content = (
+        "opening words " * 200 + "the vault keys moved to a lighthouse near Reykjavik. " + "closing " * 300
+    )
+    start = content.index("the vault")
+    shown = hit_html(content, ["lighthouse"], (start - 30, start + 120), mark="background:#123456;")
+    assert shown.startswith('<span style="background:#123456;">…') and "Reykjavik" in shown
+    assert '<span style="background:#123456;font-weight:bold;">lighthouse</span>' in shown
+    whole = hit_html(content, ["lighthouse"], None, mark="")
+    assert whole == highlight_html(excerpt(content, ["lighthouse"]), ["lighthouse"], mark="")
 
 
 def test_highlighting_marks_whole_words() -> None:

@@ -94,7 +94,8 @@ def test_a_second_home_joins_and_sees_the_other_device_after_a_sync(
     assert box.message.text() == "Sync is on: this device joined the folder."
     box.sync_now.click()
     qtbot.waitUntil(lambda: box.message.text() == "Synced.", timeout=10_000)
-    assert "laptop-b: applied 1 of 1 (0 pending)" in box.status.text()
+    assert "laptop-b: applied 1 of 1 (0 pending), last applied just now" in box.status.text()
+    assert "Not watching the folder: syncing every minute." in box.status.text()  # no scheduler here
     assert "Last sync: just now" in box.status.text()
     hits = memory.search("zebra", match="keyword")
     assert [h.message.content for h in hits] == ["the zebra crossing on the far laptop"]
@@ -204,3 +205,43 @@ def test_the_tray_s_sync_now_applies_what_the_other_device_wrote_and_says_so(
         r"Sent [1-9][\d,]* new messages\. Received 1 new message from the other devices\.", outcome.text
     )
     qtbot.waitUntil(lambda: "Synced just now" in status_of(state).lines, timeout=5000)
+
+
+def test_the_app_s_folder_watch_applies_another_device_s_segment_on_the_store_worker(
+    box: SyncBox, state: AppState, memory: Memory, homes: Homes, qtbot: Any, tmp_path: Path
+) -> None:
+    """The scheduler the app makes watches the folder: the laptop's new segment is applied here within
+    seconds (the timer is a minute away), on the store worker, handed over through the GUI thread, and the
+    status block says the folder is watched."""
+    import threading
+
+    from desktop.scheduling import make_scheduler
+
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    other = other_home(homes, folder)
+    memory.sync.enable(folder, PASS, "desk")
+    threads: dict[str, set[str]] = {"sync": set(), "hand over": set()}
+    real_now, real_run_on_main = memory.sync.now, state.runner.run_on_main
+
+    def now() -> object:
+        threads["sync"].add(threading.current_thread().name)
+        return real_now()
+
+    def run_on_main(closure: Any) -> None:
+        threads["hand over"].add(threading.current_thread().name)
+        real_run_on_main(closure)
+
+    memory.sync.now = now  # type: ignore[method-assign]
+    state.runner.run_on_main = run_on_main  # type: ignore[method-assign]
+    scheduler = make_scheduler(memory, state.summaries, state, lambda: None)  # type: ignore[arg-type]
+    qtbot.waitUntil(lambda: memory.sync.watch is not None and memory.sync.watch.active, timeout=20_000)
+    qtbot.waitUntil(lambda: bool(memory.search("zebra", match="keyword")), timeout=20_000)
+    other.append("far", [Message("user", "a quokka seen from the laptop", 2)])
+    other.sync.now()
+    qtbot.waitUntil(lambda: bool(memory.search("quokka", match="keyword")), timeout=20_000)
+    assert threads["sync"] == {"memtray-store_0"} and threads["hand over"] == {"memtray-sync-watch"}
+    assert scheduler.scheduler.get_next_run("sync") is not None
+    box.load()
+    qtbot.waitUntil(lambda: "Watching the folder: changes arrive within seconds." in box.status.text())
+    assert "laptop-b: applied 2 of 2 (0 pending), last applied just now" in box.status.text()

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from tests.desktop.conftest import ARTIFACTS, seed
-from tests.desktop.xdisplay import missing, xvfb_with_tray
+from tests.desktop.xcheck import run_check, under_x
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = under_x
 
 
-@pytest.mark.tray
-@pytest.mark.skipif(bool(missing()), reason=f"needs {', '.join(missing())}")
 def test_icon_docks_and_right_click_opens_the_menu(tmp_path: Path) -> None:
     home = tmp_path / "home"
     seed(home, long_messages=40)
-    with xvfb_with_tray() as env:
-        proc = subprocess.run(
-            [sys.executable, "-m", "tests.desktop.traycheck", str(home), str(ARTIFACTS)],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = run_check("traycheck", str(home), str(ARTIFACTS))
     assert result["platform"] == "xcb" and result["tray_available"] is True
     _x, _y, w, h = result["geometry"]
     assert w > 0 and h > 0

@@ -251,7 +251,7 @@ def test_bad_weight_file_is_a_vector_index_error(tmp_path: Path) -> None:
 
 
 def test_batches_hold_texts_of_one_length_within_limits() -> None:
-    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40
+    lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40 + [6] * 40
     groups = batches(lengths)
     assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
     for group in groups:
@@ -259,8 +259,13 @@ def test_batches_hold_texts_of_one_length_within_limits() -> None:
         assert len(group) <= e5onnx.BATCH_TEXTS
         assert len(group) == 1 or len(group) * lengths[group[0]] <= e5onnx.BATCH_TOKENS
     assert [lengths[g[0]] for g in groups] == sorted(lengths[g[0]] for g in groups)
-    assert max(len(g) for g in groups) == e5onnx.BATCH_TEXTS  # 45 texts of 12 tokens: 32 + 13
-    assert [len(g) for g in groups if lengths[g[0]] == 512] == [2, 2, 1]  # at most 1,024 tokens
+    assert [len(g) for g in groups if lengths[g[0]] == 6] == [e5onnx.BATCH_TEXTS, 8]  # at most 32 texts
+    assert [len(g) for g in groups if lengths[g[0]] == 12] == [
+        21,
+        21,
+        8,
+    ]  # 50 texts, at most 256 tokens a batch
+    assert [len(g) for g in groups if lengths[g[0]] == 512] == [1] * 5  # a longer text is alone
     assert batches([]) == []
 
 
@@ -302,3 +307,32 @@ def test_the_model_is_built_in_a_worker_process(
     assert "built in a worker process" in caplog.text and "building it here" not in caplog.text
     assert apart == e5onnx.e5graph.build(weights)
     assert model.read_bytes().endswith(apart)
+
+
+def test_batches_run_side_by_side_give_the_vectors_of_one_at_a_time(
+    embedder: OnnxE5Embedder, weights: E5Weights, cache_folder: Path
+) -> None:
+    """``threads`` batches run at once (one core each); each text's vector is the one a single thread
+    computes, in the caller's order."""
+    texts = [f"{SENTENCES[i % len(SENTENCES)]} {'more ' * (i % 9)}{i}" for i in range(40)]
+    lengths = {len(embedder.token_ids(t)) for t in texts}
+    assert len(lengths) > 8  # many batches
+    single = OnnxE5Embedder(threads=1, cache_folder=cache_folder, weights=weights.path)
+    assert np.array_equal(embedder.encode_documents(texts), single.encode_documents(texts))
+
+
+def test_onnxruntime_keeps_residual_and_layernorm_apart(weights: E5Weights, tmp_path: Path) -> None:
+    """The encoder's tensors are 2-D so that onnxruntime's optimizer does not fuse ``Add`` +
+    ``LayerNormalization`` into ``SkipLayerNormalization`` (3x slower on its CPU provider): the model
+    onnxruntime runs has every LayerNorm of the built one, and no skip LayerNorm."""
+    import onnx
+    import onnxruntime
+
+    built = e5onnx.e5graph.build(weights)
+    options = onnxruntime.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    onnxruntime.InferenceSession(built, options, providers=["CPUExecutionProvider"])
+    ran = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
+    assert "SkipLayerNormalization" not in ran
+    assert ran.count("LayerNormalization") == 1 + 2 * weights.shape.layers
+    assert ran.count("MultiHeadAttention") == weights.shape.layers

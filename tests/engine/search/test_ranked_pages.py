@@ -41,19 +41,20 @@ WORDS = [
 SPECS = {spec.name: spec for spec in mcp_tools()}
 
 
-def _corpus(seed: int, size: int) -> list[Message]:
+def _corpus(seed: int, size: int, long_share: float = 0.0) -> list[Message]:
     """Messages of a few common words, so that many hits tie or nearly tie (where a depth-dependent
-    ranking shows)."""
+    ranking shows); ``long_share`` of them long (600-1,500 words: several passages each)."""
     rng = random.Random(seed)
     messages = []
     for n in range(size):
-        words = rng.choices(WORDS, k=rng.randint(2, 9))
+        long = rng.random() < long_share
+        words = rng.choices(WORDS, k=rng.randint(600, 1_500) if long else rng.randint(2, 9))
         messages.append(Message(("user", "assistant")[n % 2], " ".join(words), T0 + n * NS, ""))
     return messages
 
 
-def _fill(mem: Memory, seed: int, size: int) -> None:
-    messages = _corpus(seed, size)
+def _fill(mem: Memory, seed: int, size: int, long_share: float = 0.0) -> None:
+    messages = _corpus(seed, size, long_share)
     half = len(messages) // 2
     mem.append("s1", messages[:half])
     mem.append("s2", messages[half:])
@@ -117,6 +118,19 @@ def test_mcp_pages_hold_each_hit_of_one_ranking_exactly_once(big: Memory, match:
     assert len(paged) == len(set(paged))  # no hit twice
     assert paged == _ids(big, "django cache", match, MAX_LIMIT)  # none skipped: the one ranking, in order
     assert len(paged) > 50  # deep enough that the old depth-by-page would have shown
+
+
+@pytest.mark.parametrize("match", MATCHES)
+def test_long_messages_rank_once_by_their_best_passage_on_every_page(memory: Memory, match: str) -> None:
+    _fill(memory, seed=15, size=300, long_share=0.15)
+    with memory._store.read() as conn:
+        assert int(conn.execute("SELECT COUNT(DISTINCT message_id) FROM passages").scalar_one()) > 20
+    deep = _ids(memory, "django cache", match, MAX_LIMIT)
+    assert len(deep) == len(set(deep)) and len(deep) > 50
+    for limit in (1, 7, 19):
+        assert _ids(memory, "django cache", match, limit) == deep[:limit]
+    ctx = Context(memory, Catalog(memory))
+    assert _mcp_pages(ctx, {"query": "django cache", "match": match, "limit": 7}) == deep
 
 
 def test_cli_limit_n_is_the_first_n_of_limit_10n(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

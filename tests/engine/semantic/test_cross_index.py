@@ -227,10 +227,10 @@ def test_the_index_grows_by_the_new_vectors_only(memory: Memory, monkeypatch: py
     after = rows.rows_after
 
     def counted(
-        conn: Connection, embedder_id: str, start: int, batch: int
+        conn: Connection, embedder_id: str, start: int, batch: int, table: str = "vectors"
     ) -> Iterator[list[tuple[int, int, bytes]]]:
         reads.append(start)
-        return after(conn, embedder_id, start, batch)
+        return after(conn, embedder_id, start, batch, table)
 
     monkeypatch.setattr(rows, "rows_after", counted)
     memory.append("s0", [Message("user", "a brand new zebra quokka sentence", T0 + 10_000 * NS)])
@@ -360,9 +360,9 @@ def test_a_vector_of_another_size_is_held_but_never_ranked(
     pairs = rows.row_pairs
     resyncs: list[int] = []
 
-    def counted(conn: Connection, embedder_id: str) -> tuple[Ids, Ids]:
+    def counted(conn: Connection, embedder_id: str, table: str = "vectors") -> tuple[Ids, Ids]:
         resyncs.append(1)
-        return pairs(conn, embedder_id)
+        return pairs(conn, embedder_id, table)
 
     monkeypatch.setattr(rows, "row_pairs", counted)
     for _ in range(3):

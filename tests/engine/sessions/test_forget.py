@@ -18,7 +18,7 @@ from engine import Memory, Message
 from engine.cli import main
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import AlreadyForgotten, NotFound
-from engine.sessions import tombstones
+from engine.sessions import tombkeys
 from tests import rawdb
 from tests.engine.exportdata import gpt_linear, write_json
 from tests.engine.transcriptdata import CC_SESSION, cc_prompt, cc_reply, text, write_jsonl
@@ -211,12 +211,12 @@ def test_the_tombstone_key_lives_in_the_home_not_the_database(tmp_path: Path) ->
     with opened(home) as mem:
         stored = mem.append("s", [Message("user", SECRET, T0)])
         mem.forget_message(stored[0].id or 0)
-        key = tombstones.load_key(mem.paths, create=False)
-    assert key is not None and len(key) == tombstones.KEY_BYTES
+        key = tombkeys.load_key(mem.paths, create=False)
+    assert key is not None and len(key) == tombkeys.KEY_BYTES
     if os.name == "posix":  # owner-only; Windows has no such mode bits (its home folder is the user's)
-        assert (home / ".store" / tombstones.KEY_FILE).stat().st_mode & 0o077 == 0
+        assert (home / ".store" / tombkeys.KEY_FILE).stat().st_mode & 0o077 == 0
     conn = rawdb.connect(home / ".store" / "history.db")
     digests = [str(d) for (d,) in conn.execute("SELECT digest FROM forgotten")]
     conn.close()
-    assert digests == [tombstones.digest(key, SECRET)]
+    assert digests == [tombkeys.digest(key, SECRET)]
     assert key not in (home / ".store" / "history.db").read_bytes() and everywhere(home, key.hex()) == []

@@ -87,9 +87,9 @@ def test_the_journal_records_changes_without_text(memory: Memory) -> None:
     kinds = [(k, s) for k, s, _ in changes(memory)]
     assert kinds == [("title", "s1"), ("forget", "s1"), ("reset", "s1"), ("remove", "s2")]
     _, forget, reset, remove = (d for _, _, d in changes(memory))
-    assert forget["keys"] == [identity.message_key("s1", "user", "secret words", 5)]
+    assert forget["gids"] == [f"{device(memory)}.{stored[0].id}"] and forget["graves"] == {}  # sync off
     assert reset["gids"] == [f"{device(memory)}.{stored[1].id}"]
-    assert remove["keys"] == [identity.message_key("s2", "user", "other", 7)]
+    assert remove["gids"] and remove["graves"] == {}
     with memory._store.read() as conn:
         details = " ".join(
             str(d) for (d,) in conn.execute("SELECT detail FROM session_changes WHERE kind != 'title'")

@@ -263,7 +263,11 @@ def test_a_home_stopped_after_each_migration_migrates_to_the_classes_schema(
     assert_described(schema_of(db), described)
     conn = rawdb.connect(db)
     for table, count in counts.items():
-        if table not in ("migrations", "messages_cjk"):  # the appends of that time wrote messages_cjk
+        if table not in (
+            "migrations",
+            "messages_cjk",
+            *freeze_ddl.dropped(),
+        ):  # the appends of that time wrote messages_cjk
             assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == count, table
     if k < [name for name, _ in database.MIGRATIONS].index("m008_cjk_bopomofo") + 1:
         # m005, or m008 (bopomofo), index the CJK rows messages_cjk lacks

@@ -82,6 +82,16 @@ class FakeEngine:
                 shutil.copyfile(source, target)
         return whole
 
+    def deliver_only(self, device: str, to: str) -> int:
+        """Copy, whole, the files of ``device`` that the copy ``to`` lacks (one device's files arriving
+        before another's). Returns how many."""
+        todo = [(s, d, r) for s, d, r in self._missing() if d == to and r.parts[1:2] == (device,)]
+        for src, dst, rel in todo:
+            target = self.folders[dst] / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.folders[src] / rel, target)
+        return len(todo)
+
     def settle(self) -> None:
         """Deliver everything, whole."""
         while self.deliver(1.0):

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from engine import Memory
 from engine.imported import ImportedSession
 from engine.messages import Message
-from engine.sessions import identity
-from engine.sync import pack
+from engine.sessions import tombstones
+from engine.sync import pack, state
 from tests.engine.conftest import FakeClock
 from tests.engine.sync.conftest import Homes
 from tests.engine.sync.fakeengine import FakeEngine
@@ -138,7 +138,7 @@ def state_of(mem: Memory) -> dict[str, Any]:
             for s, t, src in conn.execute("SELECT id, title, title_source FROM sessions")
             if s in with_messages
         }
-        dead = identity.tombstones(conn)
+        dead = tombstones.shared(conn, state.get(conn, state.FOLDER_ID))  # under the folder's shared key
     windows = {s: [m.content for m in mem.window(s)] for s in with_messages}
     return {"messages": messages, "titles": titles, "tombstones": dead, "windows": windows}
 
