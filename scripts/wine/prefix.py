@@ -18,6 +18,8 @@ from pathlib import Path, PureWindowsPath
 from typing import IO
 
 PYTHON_DIR = "Python313"
+DRAIN_SECONDS = 5.0
+"""How long :meth:`WinePython.relay` copies output after the program ended (its pipes may stay open)."""
 
 
 def wine_binary() -> str | None:
@@ -96,25 +98,29 @@ class WinePython:
 
         Wine 8.0 hands a Windows program an invalid handle for a stdout or stderr that is a regular file
         (``init_sys_streams: [WinError 6]``), so the program always writes into pipes, copied here.
+        The end of the program, not of its pipes, ends this: a Windows process it started may keep them
+        open (Wine's ``explorer.exe /desktop`` stays while another program uses the prefix, e.g. the
+        Windows suite beside the build), so what is left is copied for a moment and the pipes are left.
         """
-        with subprocess.Popen(
+        process = subprocess.Popen(
             self.command(*args),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self.env(),
             cwd=cwd,
-        ) as process:
-            assert process.stdout is not None and process.stderr is not None
-            copiers = [
-                threading.Thread(target=_copy, args=(process.stdout, sys.stdout.buffer), daemon=True),
-                threading.Thread(target=_copy, args=(process.stderr, sys.stderr.buffer), daemon=True),
-            ]
-            for copier in copiers:
-                copier.start()
-            for copier in copiers:
-                copier.join()
-            return process.wait()
+        )
+        assert process.stdout is not None and process.stderr is not None
+        copiers = [
+            threading.Thread(target=_copy, args=(process.stdout, sys.stdout.buffer), daemon=True),
+            threading.Thread(target=_copy, args=(process.stderr, sys.stderr.buffer), daemon=True),
+        ]
+        for copier in copiers:
+            copier.start()
+        status = process.wait()
+        for copier in copiers:
+            copier.join(timeout=DRAIN_SECONDS)
+        return status
 
 
 def _copy(source: IO[bytes], sink: IO[bytes]) -> None:
