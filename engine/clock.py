@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 Clock = Callable[[], int]
 """A function returning the current time in Unix nanoseconds."""
 
 NS_PER_SECOND = 1_000_000_000
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DAY_NS = 24 * 3600 * NS_PER_SECOND
 # The time ranges of a search (``1m`` is 30 days, ``1y`` 365), as the original's tools take them.
 TIME_RANGES: dict[str, int] = {"1d": DAY_NS, "7d": 7 * DAY_NS, "1m": 30 * DAY_NS, "1y": 365 * DAY_NS}
@@ -24,8 +25,16 @@ def system_clock() -> int:
 
 
 def local_datetime(ns: int) -> datetime:
-    """A timezone-aware local datetime for Unix nanoseconds."""
-    return datetime.fromtimestamp(ns / NS_PER_SECOND).astimezone()
+    """A timezone-aware local datetime for Unix nanoseconds.
+
+    Windows' C library has no local time before 1970 (``fromtimestamp(-1)`` is ``OSError: [Errno 22]``):
+    such a time is shown with today's offset from UTC instead.
+    """
+    moment = EPOCH + timedelta(microseconds=ns / 1000)
+    try:
+        return moment.astimezone()
+    except (OSError, OverflowError):
+        return moment.astimezone(datetime.now().astimezone().tzinfo)
 
 
 def format_local(ns: int) -> str:

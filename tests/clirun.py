@@ -29,6 +29,7 @@ def run_cli(
         cwd=ROOT,
         capture_output=True,
         text=True,
+        encoding="utf-8",  # the CLI's streams are UTF-8 on every platform (engine.cli.output.utf8_streams)
         input=stdin,
         timeout=timeout,
         env={**os.environ, **(env or {})},

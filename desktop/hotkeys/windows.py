@@ -6,7 +6,8 @@ queue to the application's native event filters (``windows_generic_MSG``) first,
 :class:`HotKeyFilter` recognises ours. Keys another app registered fail with
 ``ERROR_HOTKEY_ALREADY_REGISTERED`` (1409).
 
-Not run on this project's machines (Linux only); the message dispatch is tested with a fake ``MSG``.
+Tested for real under Wine (tests/windows/test_native.py: registration, a key taken, ``WM_HOTKEY``
+through Qt's dispatcher) and with a fake ``MSG`` on every platform (tests/desktop/test_hotkeys.py).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class HotKeyFilter(QAbstractNativeEventFilter):
         self.on_activated = on_activated
 
     def nativeEventFilter(self, eventType: Any, message: Any) -> tuple[bool, int]:
-        if bytes(eventType) != b"windows_generic_MSG" or not message:
+        # ``message`` is a shiboken VoidPtr from Qt (an int in tests): its truth is its size, unknown
+        # and so False, so only its address says whether there is a message
+        if bytes(eventType) != b"windows_generic_MSG" or not int(message):
             return False, 0
         msg = wintypes.MSG.from_address(int(message))
         if msg.message == WM_HOTKEY and msg.wParam == self.hotkey_id:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from engine.cli.output import utf8_streams
 from engine.cli.parser import build_parser, wants_gui
 from engine.cli.visible import visible
 from engine.errors import EngineError
@@ -25,6 +26,7 @@ __all__ = ["main", "wants_gui"]
 
 def main(argv: list[str] | None = None) -> int:
     """Run one CLI command; return the exit status."""
+    utf8_streams()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -7,6 +7,7 @@ escape sequences of stored text instead of sending them to the terminal; ``--jso
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,18 @@ if TYPE_CHECKING:
     from engine.search.hits import Hit
 
 BACKGROUND_COMMANDS = {"daemon", "mcp"}
+
+
+def utf8_streams() -> None:
+    """Standard input, output and error in UTF-8, whatever the locale's code page.
+
+    On Windows a pipe or a file gets the ANSI code page (cp1252 on an English system), which cannot
+    hold Chinese text: ``memtray search 烏龍 > hits.txt`` would fail, and ``--content -`` would misread
+    the text. A console already is UTF-8 (and so is every stream on Linux and macOS with a UTF-8 locale).
+    """
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.encoding.replace("-", "").lower() != "utf8":
+            stream.reconfigure(encoding="utf-8", errors=stream.errors)
 
 
 def open_memory(args: argparse.Namespace, keys: Keys | None = None) -> Memory:

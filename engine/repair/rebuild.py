@@ -290,7 +290,7 @@ def _settle_file(path: Path) -> None:
             raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             raw.close()  # the last connection: SQLite deletes the empty -wal
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDWR)  # Windows flushes only a file opened for writing
         try:
             os.fsync(fd)
         finally:

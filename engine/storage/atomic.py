@@ -1,13 +1,15 @@
 """Atomic file writes: a reader or a crash sees the old file or the new one, never half of one.
 
 The data goes to a temporary file (in ``tmp_dir`` or beside the target, always on the same file system),
-is flushed with fsync, renamed over the target, and the folder is synced. :func:`write_all` does the same
-for many files at once, their syncs together.
+is flushed with fsync, renamed over the target (on Windows, again for a moment while another program has
+the target open), and the folder is synced. :func:`write_all` does the same for many files at once, their
+syncs together.
 """
 
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +18,12 @@ from pathlib import Path
 WRITERS = 8
 """Syncs :func:`write_all` waits for at once. The file system serves fsyncs that wait together with one
 journal commit, so they cost little more than one."""
+
+O_BINARY = getattr(os, "O_BINARY", 0)
+"""Add to ``os.open``'s flags: on Windows a file not opened in binary mode gets every LF written as CRLF."""
+
+REPLACE_PATIENCE = 5.0
+"""Seconds a replace waits on Windows for other programs to close the target."""
 
 
 def atomic_write(
@@ -27,7 +35,7 @@ def atomic_write(
     try:
         _write_tmp(tmp, data, mode)
         _flush_file(tmp)
-        os.replace(tmp, path)
+        replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -68,7 +76,7 @@ def write_all(
             for index, (path, _) in enumerate(items):
                 if results[index] is None:
                     try:
-                        os.replace(tmps[index], path)
+                        replace(tmps[index], path)
                         left.discard(index)
                     except OSError as exc:
                         results[index] = exc
@@ -88,7 +96,7 @@ def write_all(
 
 def _write_tmp(tmp: Path, data: bytes | bytearray, mode: int) -> None:
     """Write ``data`` to a new file ``tmp`` (not flushed)."""
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, mode)
     try:
         with memoryview(data) as whole:
             view = whole
@@ -101,7 +109,7 @@ def _write_tmp(tmp: Path, data: bytes | bytearray, mode: int) -> None:
 
 
 def _flush_file(path: Path) -> None:
-    fd = os.open(path, os.O_WRONLY)
+    fd = os.open(path, os.O_WRONLY | O_BINARY)
     try:
         _flush(fd)
     finally:
@@ -129,6 +137,24 @@ def tmp_prefix(path: Path) -> str:
     """How the names of ``path``'s temporary files begin (its folder's name too: many files share a
     name, every session's history.json), so the leftovers of a killed write can be found by file."""
     return f".{path.parent.name}.{path.name}."
+
+
+def replace(source: Path, target: Path, patience: float = REPLACE_PATIENCE) -> None:
+    """``os.replace``, tried again for up to ``patience`` seconds on Windows while it is refused.
+
+    Windows refuses to replace a file another program has open (``PermissionError``, "access denied"
+    or "sharing violation"), e.g. a second memtray or a reader in the middle of reading history.json;
+    readers hold a file for milliseconds, so the rename soon goes through. POSIX replaces at once.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            os.replace(source, target)
+            return
+        except PermissionError:
+            if os.name != "nt" or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _flush(fd: int) -> None:

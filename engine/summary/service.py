@@ -197,6 +197,9 @@ class Summaries:
         """
         messages = self._log.history(session)
         settings = self._settings.reload()
+        # The client first: making it (the SDK's first import) takes seconds on a slow machine, which are
+        # not the service's and must not use up the run's time before its first call.
+        gemini = self.gemini()
         deadline = self._monotonic() + settings.agent_send_timeout_seconds
         with self._log.locks.hold(lock_name(session)):
             with self._guard:
@@ -206,7 +209,7 @@ class Summaries:
                     self._paths,
                     session,
                     messages,
-                    gemini=self.gemini(),
+                    gemini=gemini,
                     settings=settings,
                     deadline=deadline,
                     now=self._clock(),

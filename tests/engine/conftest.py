@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
 from engine.llm.gemini import ClientFactory
+from tests.timezone import reread, set_time_zone
 
 
 class FakeClock:
@@ -53,8 +53,7 @@ def memory(home: Path, clock: FakeClock, client_factory: ClientFactory | None) -
 @pytest.fixture
 def taipei(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The user's time zone is Taipei (UTC+8) for this test."""
-    monkeypatch.setenv("TZ", "Asia/Taipei")
-    time.tzset()
+    set_time_zone(monkeypatch, "Asia/Taipei")
     yield
     monkeypatch.undo()
-    time.tzset()
+    reread()

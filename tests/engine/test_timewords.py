@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -35,7 +34,7 @@ def test_a_weekday_in_words_starts_at_local_midnight(taipei: None) -> None:
     monday = parse_bound("since", "last monday", end=False, now_ns=NOW) // NS
     local = datetime.fromtimestamp(monday)
     assert (local.hour, local.minute, local.weekday()) == (0, 0, 0)
-    assert os.environ["TZ"] == "Asia/Taipei" and monday % 86_400 == 16 * 3600  # 00:00 in Taipei is 16:00 UTC
+    assert monday % 86_400 == 16 * 3600  # 00:00 in Taipei is 16:00 UTC
 
 
 def test_iso_dates_keep_their_meaning_and_nonsense_is_refused() -> None:

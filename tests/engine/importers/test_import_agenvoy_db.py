@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from engine.errors import ImportFormatError
 from engine.importers import agenvoy, agenvoy_headers
 from tests import rawdb
 from tests.engine.agenvoydata import write_db, write_history
+from tests.timezone import set_time_zone
 
 NS = 1_000_000_000
 DISCORD = "dc-000000000000000001"
@@ -96,8 +96,7 @@ def test_a_time_zone_apart_is_still_the_same_message(
     tmp_path: Path, taipei: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = old_home(tmp_path / "agenvoy")
-    monkeypatch.setenv("TZ", "UTC")  # imported on another machine than the one Agenvoy ran on
-    time.tzset()
+    set_time_zone(monkeypatch, "UTC")  # imported on another machine than the one Agenvoy ran on
 
     result = agenvoy.read(home, None)
 

@@ -52,7 +52,9 @@ def make(kind: str, root: Path) -> Path:
         )
     if kind == "markdown":
         path = root / "cli-1.md"
-        path.write_text("".join(markdown_lines("cli-1", [Message("user", "hi", 1_736_600_000 * 10**9)])))
+        path.write_text(
+            "".join(markdown_lines("cli-1", [Message("user", "hi", 1_736_600_000 * 10**9)])), encoding="utf-8"
+        )
         return path
     raise AssertionError(kind)
 

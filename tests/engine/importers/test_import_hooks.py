@@ -4,7 +4,7 @@ imported incrementally, and always exit 0 with exactly one line, even when the h
 from __future__ import annotations
 
 import json
-import resource
+import os
 import signal
 import subprocess
 from pathlib import Path
@@ -111,13 +111,28 @@ def _file_for_home(home: Path) -> None:
 def _no_writes() -> None:
     """In the child: every write of a byte to a file fails (EFBIG), as on a disk that takes nothing."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    import resource  # POSIX only, as is the case that needs it
+
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex"])
 @pytest.mark.parametrize(
     "case",
-    ["file-for-home", "damaged-db", "disk-takes-nothing", "bad-input", "no-path", "missing-transcript"],
+    [
+        "file-for-home",
+        "damaged-db",
+        pytest.param(
+            "disk-takes-nothing",
+            marks=pytest.mark.skipif(
+                os.name != "posix",
+                reason="a full disk is made with RLIMIT_FSIZE in a preexec_fn (POSIX only)",
+            ),
+        ),
+        "bad-input",
+        "no-path",
+        "missing-transcript",
+    ],
 )
 def test_a_hook_always_exits_0_with_one_line(tmp_path: Path, fmt: str, case: str) -> None:
     home = tmp_path / "missing" / "home"

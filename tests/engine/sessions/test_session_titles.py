@@ -85,6 +85,7 @@ def test_the_cli_shows_and_sets_titles(home: Path) -> None:
             [sys.executable, "-c", code, "--home", str(home), *args],
             capture_output=True,
             text=True,
+            encoding="utf-8",  # the CLI writes UTF-8 (on Windows too, where the locale's is cp1252)
             timeout=60,
             env={**os.environ, "MEMTRAY_EMBEDDER": "hash"},
         )

@@ -15,6 +15,7 @@ from engine.summary import files
 from tests.engine.summary.conftest import SECOND, T0, conversation, fast_client
 from tests.engine.summary.hostile import CASES, FENCE_BREAK, INJECTION, KEY
 from tests.fakegemini import FakeGemini
+from tests.timezone import reread, set_time_zone
 
 
 @pytest.fixture
@@ -156,16 +157,12 @@ def test_a_far_future_or_skewed_time_never_freezes_the_cursor(smem: Memory, fake
 def test_a_time_zone_change_loses_nothing(
     smem: Memory, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
-
-    monkeypatch.setenv("TZ", "Asia/Taipei")
-    time.tzset()
+    set_time_zone(monkeypatch, "Asia/Taipei")
     try:
         smem.append("s", conversation(4))
         fake.reply_json({"key_decisions": [], "past_discussions": [], "current_discussion": {"topic": "a"}})
         smem.summaries.generate("s")
-        monkeypatch.setenv("TZ", "America/Los_Angeles")  # 16 hours behind: local times look older
-        time.tzset()
+        set_time_zone(monkeypatch, "America/Los_Angeles")  # 16 hours behind: local times look older
         smem.append("s", conversation(4, start=T0 + 3600 * SECOND, text="after the flight"))
         fake.reply_json({"key_decisions": [], "past_discussions": [], "current_discussion": {"topic": "b"}})
         result = smem.summaries.generate("s")
@@ -174,7 +171,7 @@ def test_a_time_zone_change_loses_nothing(
         assert cursor is not None and cursor.at == T0 + 3600 * SECOND + 3 * SECOND  # UTC, whatever the zone
     finally:
         monkeypatch.delenv("TZ")
-        time.tzset()
+        reread()
 
 
 def test_an_older_local_time_cursor_is_read_once_then_replaced(smem: Memory, fake: FakeGemini) -> None:

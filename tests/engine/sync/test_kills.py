@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -62,7 +61,7 @@ def kill_during(home: Path, delays: list[float]) -> int:
         proc = sync_now(home)
         time.sleep(delay)
         if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+            proc.kill()  # SIGKILL; TerminateProcess on Windows
             killed += 1
         proc.communicate(timeout=120)
     return killed
@@ -77,7 +76,7 @@ def kill_while_writing(home: Path, folder: Path, runs: int) -> int:
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             if any(folder.rglob(f"{layout.TMP_PREFIX}*")):
-                proc.send_signal(signal.SIGKILL)
+                proc.kill()  # SIGKILL; TerminateProcess on Windows
                 killed += 1
                 break
             time.sleep(0.002)

@@ -108,9 +108,9 @@ def test_the_daemon_watches_the_folder_and_applies_within_seconds(tmp_path: Path
         assert "folder watch: on" in text and "laptop" in text and "last applied 20" in text
         found = run_cli(a, "search", "okapi", "--match", "keyword", "--json")
         assert "okapi" in found.stdout
-        daemon.send_signal(signal.SIGTERM)
+        daemon.send_signal(signal.SIGTERM)  # on Windows TerminateProcess: no clean exit to check there
         _out, err = daemon.communicate(timeout=30)
-        assert daemon.returncode == 0 and "Traceback" not in err, err
+        assert os.name != "posix" or (daemon.returncode == 0 and "Traceback" not in err), err
     finally:
         if daemon.poll() is None:
             daemon.kill()
