@@ -158,7 +158,7 @@ def kill_while_filing(home: Path, runs: int) -> int:
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             if any(tmp.glob("*.history.json.*.tmp")):
-                proc.send_signal(signal.SIGKILL)
+                proc.kill()  # SIGKILL on POSIX, TerminateProcess on Windows
                 killed += 1
                 break
             time.sleep(0.002)
