@@ -15,7 +15,6 @@ passages are embedded (:func:`embedded`: a message still queued is not counted).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -77,10 +76,6 @@ def pending(
     before = own_text(previous.sender, previous.content) if PREVIOUS_TURN and previous is not None else None
     parts, digest = passage_split.split(message.content, message.sender, before, window)
     return Pending(message_id, session_id, parts[0].text, digest, parts if len(parts) > 1 else ())
-
-
-def text_hash(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
 
 
 def enqueue(conn: Connection, messages: Sequence[Message], now: int) -> None:

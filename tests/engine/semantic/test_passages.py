@@ -83,7 +83,9 @@ def test_a_message_that_fits_is_one_passage_embedded_as_before() -> None:
     message, previous = Message("user", "the cat sat on the mat", 0, "Ann"), Message("user", "hello", 0, "Bo")
     item = rows.pending(1, "s", message, previous)
     assert not item.passages and item.parts[0].text == rows.document_text(message, previous)
-    assert item.text_hash == rows.text_hash(rows.document_text(message, previous))  # nothing embedded again
+    assert item.text_hash == passages.text_hash(
+        rows.document_text(message, previous)
+    )  # nothing embedded again
 
 
 @pytest.mark.parametrize("seed", range(4))

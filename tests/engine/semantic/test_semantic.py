@@ -16,7 +16,7 @@ from engine import Memory, Message
 from engine.embedders import Vectors
 from engine.embedders.hashing import HashEmbedder
 from engine.errors import InvalidInput
-from engine.semantic import annoyindex, rows
+from engine.semantic import annoyindex, passages, rows
 from tests.engine.conftest import FakeClock
 
 NS = 1_000_000_000
@@ -53,13 +53,13 @@ def test_append_queues_and_worker_embeds(memory: Memory) -> None:
     with memory._store.read() as conn:
         assert rows.queued(conn) == 0
         texts = [r[0] for r in conn.execute("SELECT text_hash FROM vectors ORDER BY message_id")]
-    assert texts[0] == rows.text_hash("Ann: the cat sat on the mat")
+    assert texts[0] == passages.text_hash("Ann: the cat sat on the mat")
     expected = (
         "Ann: the cat sat on the mat\nAnn: dogs bark at night"
         if rows.PREVIOUS_TURN
         else "Ann: dogs bark at night"
     )
-    assert texts[1] == rows.text_hash(expected)
+    assert texts[1] == passages.text_hash(expected)
 
 
 def test_semantic_and_hybrid_sources(memory: Memory) -> None:
