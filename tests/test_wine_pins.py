@@ -2,7 +2,8 @@
 
 Each pin of pyproject.toml that applies on Windows (PySide6 aside: the Windows suite needs no Qt) and each
 test tool of the ``dev`` extra it uses is in the list at the same version, or a commented line says which
-package "replaces" it and why; every other line has the version this venv has installed, or a comment.
+package "replaces" it and why; every other line (a dependency of those, which pyproject.toml leaves free, so
+a fresh Linux venv takes the newest) names a package this venv has installed, or has a comment.
 """
 
 from __future__ import annotations
@@ -72,17 +73,14 @@ def test_every_pyproject_pin_is_in_the_windows_list_or_replaced_with_a_reason() 
     assert set(replaced) <= set(pyproject_pins()), "a 'replaces' names no pin of pyproject.toml"
 
 
-def test_every_other_pin_is_the_linux_venvs_version_or_says_why_not() -> None:
+def test_every_other_pin_is_a_package_of_the_linux_venv_or_says_why_not() -> None:
     wrong = []
     for name, version, comment in lines():
         if comment:
             assert comment.startswith(("windows:", "wine:")), f"{name}: {comment!r}"
             continue
         try:
-            installed = md.version(name)
+            md.version(name)
         except md.PackageNotFoundError:
             wrong.append(f"{name}=={version}: not in the Linux venv, and no comment says why")
-            continue
-        if installed != version:
-            wrong.append(f"{name}=={version}: the Linux venv has {installed}")
     assert not wrong, wrong
