@@ -111,7 +111,9 @@ def _rows(home: Path) -> Counter[tuple[str, str, int]]:
     db = home / ".store" / "history.db"
     if not db.exists():
         return Counter()
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    # Not read-only: after a kill, the first reader of a WAL database may have to rebuild its index (-shm),
+    # which a read-only connection cannot ("attempt to write a readonly database"). It only reads.
+    conn = sqlite3.connect(db, timeout=30)
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone() is None:
             return Counter()
@@ -255,7 +257,7 @@ def forget_loop(work: Path, kills: int, messages: int, rng: random.Random) -> Ta
                 watch.close()
         tally.kills += killed
         tally.acknowledged += not killed
-        db = sqlite3.connect(f"file:{home / '.store' / 'history.db'}?mode=ro", uri=True, timeout=30)
+        db = sqlite3.connect(home / ".store" / "history.db", timeout=30)  # read-write: see _lagging
         tally.mid_work += bool(db.execute("SELECT COUNT(*) FROM forget_intents").fetchone()[0])
         db.close()
         assert run_cli(home, "sessions", env=ENV).returncode == 0  # the next open
@@ -288,7 +290,9 @@ def _lagging(home: Path) -> int:
     db = home / ".store" / "history.db"
     if not db.exists():
         return 0
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    # Not read-only: after a kill, the first reader of a WAL database may have to rebuild its index (-shm),
+    # which a read-only connection cannot ("attempt to write a readonly database"). It only reads.
+    conn = sqlite3.connect(db, timeout=30)
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages'").fetchone() is None:
             return 0
