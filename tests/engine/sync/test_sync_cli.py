@@ -19,22 +19,19 @@ KEYRING = {"PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring"}
 PASS = "a long sync passphrase\n"
 
 
+def enable(home: Path, folder: Path, device: str) -> subprocess.CompletedProcess[str]:
+    """``memtray sync enable FOLDER --device DEVICE``, the passphrase on stdin."""
+    return run_cli(
+        home, "sync", "enable", str(folder), "--device", device, "--passphrase-stdin", stdin=PASS, env=KEYRING
+    )
+
+
 def test_enable_now_status_disable(tmp_path: Path) -> None:
     folder = tmp_path / "Sync"
     folder.mkdir()
     a, b = tmp_path / "a", tmp_path / "b"
     for home, name in ((a, "desk"), (b, "laptop")):
-        done = run_cli(
-            home,
-            "sync",
-            "enable",
-            str(folder),
-            "--device",
-            name,
-            "--passphrase-stdin",
-            stdin=PASS,
-            env=KEYRING,
-        )
+        done = enable(home, folder, name)
         assert done.returncode == 0, done.stderr
         assert f"this device: {name}" in done.stdout
     wrong = run_cli(
@@ -68,17 +65,7 @@ def test_the_daemon_watches_the_folder_and_applies_within_seconds(tmp_path: Path
     folder.mkdir()
     a, b = tmp_path / "a", tmp_path / "b"
     for home, name in ((a, "desk"), (b, "laptop")):
-        enabled = run_cli(
-            home,
-            "sync",
-            "enable",
-            str(folder),
-            "--device",
-            name,
-            "--passphrase-stdin",
-            stdin=PASS,
-            env=KEYRING,
-        )
+        enabled = enable(home, folder, name)
         assert enabled.returncode == 0, enabled.stderr
     off = run_cli(a, "sync", "status", env=KEYRING).stdout
     assert "folder watch: off (no tray app" in off and "nothing applied yet" in off
