@@ -41,7 +41,8 @@ tune on; ``bench/fusion_tune.py`` replays this fusion on them).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from engine.search.query import Query
 
@@ -267,11 +268,98 @@ def prefer_named_senders(
     fused: Sequence[tuple[int, float]], senders: Mapping[int, str], query: Query
 ) -> list[tuple[int, float]]:
     """Add :data:`SENDER_BOOST` to the candidates whose sender ``query`` names; best first again."""
+    return boosted(fused, named_among(senders, query), SENDER_BOOST)
+
+
+def named_among(senders: Mapping[int, str], query: Query) -> set[int]:
+    """The ids of ``senders`` (id -> sender) whose sender ``query`` names."""
     named = {sender: query.names(sender) for sender in set(senders.values()) if sender}
-    if not any(named.values()):
+    return {item for item, sender in senders.items() if named.get(sender, False)}
+
+
+def boosted(fused: Sequence[tuple[int, float]], chosen: Set[int], boost: float) -> list[tuple[int, float]]:
+    """``fused`` with ``boost`` added to the scores of the ``chosen`` ids; best first (ties: newer id)."""
+    if not chosen or not boost:
         return list(fused)
-    boosted = [
-        (item, score + SENDER_BOOST if named.get(senders.get(item, ""), False) else score)
-        for item, score in fused
-    ]
-    return sorted(boosted, key=lambda pair: (pair[1], pair[0]), reverse=True)
+    raised = [(item, score + boost if item in chosen else score) for item, score in fused]
+    return sorted(raised, key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+class Around(Protocol):
+    """What :func:`combine` reads of the messages it ranks: the engine reads the archive
+    (:class:`engine.search.conductor.Search`), ``bench.fusion_tune`` a dump of it."""
+
+    def sessions(self, ids: Set[int]) -> Mapping[int, str]:
+        """The session of each of ``ids`` (those not found are left out)."""
+        ...
+
+    def turns(self, ids: Set[int]) -> Mapping[int, Turn]:
+        """The :class:`Turn` of each of ``ids`` (those not found are left out)."""
+        ...
+
+    def named(self, ids: Sequence[int], query: Query) -> Set[int]:
+        """Those of ``ids`` whose sender ``query`` names (:meth:`engine.search.query.Query.names`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Combined:
+    """What :func:`combine` gives: the fused ranking, best first, and what each message was found by.
+
+    Attributes:
+        ranking: ``(id, score)``, best first.
+        worded: the ids the keyword rankings matched (before any score was handed on).
+        meant: the ids of the vectors' list at the similarity floors (none when the vectors have no weight).
+    """
+
+    ranking: list[tuple[int, float]]
+    worded: frozenset[int] = field(default_factory=frozenset)
+    meant: frozenset[int] = field(default_factory=frozenset)
+
+
+def combine(
+    query: Query,
+    embedder_id: str | None,
+    *,
+    context: Scored,
+    plain: Scored,
+    ranked: Scored,
+    passed: Scored,
+    depth: int,
+    around: Around,
+) -> Combined:
+    """Hybrid search's fusion of one query's rankings, each cut to ``depth``: the keyword rankings
+    (``context``, ``plain``), the nearest vectors without floors (``ranked``, deeper than ``depth`` when the
+    neighbours' cosines or the hand-on read them) and those at the similarity floors (``passed``), with the
+    weights of :func:`weights` for ``query`` and ``embedder_id`` (None: no vectors); the named senders
+    preferred (:func:`prefer_named_senders`). The one place the steps are put together: the engine and the
+    tuning bench both call it."""
+    chosen = weights(query, embedder_id)
+    context, plain = list(context[:depth]), list(plain[:depth])
+    if chosen.neighbours > 0 and passed:
+        cosines = dict(ranked)
+        sessions = around.sessions({i + d for i, _ in passed for d in (-1, 0, 1)} & cosines.keys())
+        passed = neighbour_lifted(passed, cosines, sessions, chosen.neighbours)
+    worded = {i for i, _ in context} | {i for i, _ in plain}
+    if chosen.hands_on and ranked:
+        cosines = dict(ranked)
+        turns = around.turns({i + d for i in worded for d in (0, 1)} & cosines.keys())
+        context = handed_on(context, cosines, turns, chosen)[:depth]
+        plain = handed_on(plain, cosines, turns, chosen)[:depth]
+    ranked, passed = ranked[:depth], passed[:depth]
+    share = keyword_confidence(query, context, chosen)
+    fused = fuse(
+        [
+            (context, chosen.context * share),
+            (
+                supported(ranked, passed, {i for i, _ in context} | {i for i, _ in plain}, chosen),
+                chosen.semantic,
+            ),
+            (plain, (chosen.plain if context else chosen.context) * share),
+        ],
+        (0.0, chosen.span),
+    )
+    if fused:
+        fused = boosted(fused, around.named([i for i, _ in fused], query), SENDER_BOOST)
+    meant = frozenset(i for i, _ in passed) if chosen.semantic > 0 else frozenset()
+    return Combined(fused, frozenset(worded), meant)
