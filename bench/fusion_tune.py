@@ -60,6 +60,10 @@ class Dumped:
     def named(self, ids: Sequence[int], query: Query) -> set[int]:
         return set(self.case["named"]) & set(ids)
 
+    def sent(self, ids: Sequence[int]) -> dict[int, int]:
+        known = self.case.get("sent", {})  # dumps before the dates were read have none
+        return {i: known[str(i)] for i in ids if str(i) in known}
+
 
 def fused(case: Case, embedder_id: str) -> list[int]:
     """The fused ranking's ids, as hybrid search ranks its first :data:`fusion.DEPTH`

@@ -91,6 +91,9 @@ class _Archive:
         found = self._search._messages(list(ids))
         return fusion.named_among({i: m.sender for i, m in found.items()}, query)
 
+    def sent(self, ids: Sequence[int]) -> dict[int, int]:
+        return {i: m.send_at for i, m in self._search._messages(list(ids)).items()}
+
 
 class Search:
     """Keyword, semantic and hybrid search over one store (``semantic``: its vectors, if loaded)."""
