@@ -3,12 +3,12 @@
 People ask about what was said on a day: "what did Maria share on 16 June, 2023?", "what did we decide in
 March?". The words of such a question rarely say the date (a message holds "I just started volunteering",
 not its day), but each message has its time. Hybrid search therefore prefers the messages sent on a date
-the query names (:data:`engine.search.fusion.Weights.dated`); measured on the English evaluation set
+the query names (:attr:`engine.search.fusion.Weights.dated`); measured on the English evaluation set
 (``bench/README.md``).
 
 :func:`named_dates` reads explicit dates only, in English and in CJK notation: a day with its month (and
-year, when given), a month with its year, or a month after "in"/"during"; never a weekday, a relative time
-("last week") or a bare year. A :class:`NamedDate` with no year holds in any year. Messages are placed on
+year, when given), a month with its year, or a month after "in"/"during" ("in May" capitalized: "in may
+break" is no date); never a weekday, a relative time ("last week") or a bare year. A :class:`NamedDate` with no year holds in any year. Messages are placed on
 the calendar in the local time zone (the user's), as the user counts days.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 
@@ -27,17 +28,18 @@ _FULL_MONTH = "(" + "|".join(name.lower() for name in calendar.month_name if nam
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4})"
 
+_I = re.IGNORECASE
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"(?<!\d){_YEAR}-(\d{{1,2}})-(\d{{1,2}})(?!\d)"), "ymd"),
-    (re.compile(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月\s*(\d{{1,2}})\s*[日號号]"), "ymd"),
-    (re.compile(rf"(?<![\w]){_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}(?!\d)"), "dmy"),
-    (re.compile(rf"(?<![\w]){_MONTH}\s+{_DAY},?\s+{_YEAR}(?!\d)"), "mdy"),
-    (re.compile(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月"), "ym"),
-    (re.compile(rf"(?<![\w]){_MONTH},?\s+{_YEAR}(?!\d)"), "my"),
-    (re.compile(rf"(?<![\w])(?:on|since|by|before|after)\s+{_DAY}\s+(?:of\s+)?{_MONTH}(?![\w])"), "dm"),
-    (re.compile(rf"(?<![\w])(?:on|since|by|before|after)\s+{_MONTH}\s+{_DAY}(?![\w])"), "md"),
-    (re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日號号]"), "md"),
-    (re.compile(rf"(?<![\w])(?:in|during)\s+(?:early\s+|mid\s+|late\s+)?{_FULL_MONTH}(?![\w])"), "m"),
+    (re.compile(rf"(?<!\d){_YEAR}-(\d{{1,2}})-(\d{{1,2}})(?!\d)", _I), "ymd"),
+    (re.compile(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月\s*(\d{{1,2}})\s*[日號号]", _I), "ymd"),
+    (re.compile(rf"(?<![\w]){_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}(?!\d)", _I), "dmy"),
+    (re.compile(rf"(?<![\w]){_MONTH}\s+{_DAY},?\s+{_YEAR}(?!\d)", _I), "mdy"),
+    (re.compile(rf"(?<!\d){_YEAR}\s*年\s*(\d{{1,2}})\s*月", _I), "ym"),
+    (re.compile(rf"(?<![\w]){_MONTH},?\s+{_YEAR}(?!\d)", _I), "my"),
+    (re.compile(rf"(?<![\w])(?:on|since|by|before|after)\s+{_DAY}\s+(?:of\s+)?{_MONTH}(?![\w])", _I), "dm"),
+    (re.compile(rf"(?<![\w])(?:on|since|by|before|after)\s+{_MONTH}\s+{_DAY}(?![\w])", _I), "md"),
+    (re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日號号]", _I), "md"),
+    (re.compile(rf"(?<![\w])(?:in|during)\s+(?:early\s+|mid\s+|late\s+)?{_FULL_MONTH}(?![\w])", _I), "m"),
 )
 
 
@@ -81,16 +83,25 @@ def _named(kind: str, groups: tuple[str, ...]) -> NamedDate | None:
     return NamedDate(month, day, year)
 
 
+WORDLIKE_MONTHS = frozenset({"may", "march"})
+"""Months that are also common words: named alone ("in May") only when capitalized ("walked in march
+formation", "what we put in may break" name no month)."""
+
+
 def named_dates(text: str) -> tuple[NamedDate, ...]:
-    """The explicit dates ``text`` names (see the module docstring), each once, in the order found; the
-    text is read in lower case, and a stretch read as one date is not read again as a shorter one."""
-    lowered = text.lower()
+    """The explicit dates ``text`` names (see the module docstring), each once, in the order found. The
+    text is read in NFKC form (full-width digits are digits) and in any case, but a month that is also a word
+    (:data:`WORDLIKE_MONTHS`) counts alone only when capitalized; a stretch read as one date is not read
+    again as a shorter one."""
+    normalized = unicodedata.normalize("NFKC", text)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, NamedDate]] = []
     for pattern, kind in _PATTERNS:
-        for match in pattern.finditer(lowered):
+        for match in pattern.finditer(normalized):
             start, end = match.span()
             if any(start < e and s < end for s, e in taken):
+                continue
+            if kind == "m" and match.group(1).lower() in WORDLIKE_MONTHS and not match.group(1)[0].isupper():
                 continue
             named = _named(kind, match.groups())
             if named is not None:

@@ -97,7 +97,7 @@ def parse(text: str) -> Query:
         phrases=phrases,
         runs=runs,
         has_cjk=cjk.has_cjk(folded),
-        dates=dates.named_dates(folded),
+        dates=dates.named_dates(text),
     )
 
 
