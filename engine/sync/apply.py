@@ -388,39 +388,48 @@ def _apply_titles(store: Store, target: Target, segment: Segment, done: Applied)
     # An earlier build's imported titles, beside the messages: as changes older than any other.
     changes = [export.title_change(s, t, titles.IMPORTED, 0) for s, t in sorted(segment.titles.items())]
     changes += [c for c in segment.changes if c.get("kind") == identity.TITLE]
-    for change in changes:
-        session, title, at = str(change["session"]), str(change.get("title", "")), int(change.get("at", 0))
-        source = str(change.get("source", titles.USER)) if title else ""
-        with store.write() as conn:
+    if not changes:
+        return
+    newer: dict[str, tuple[str, str]] = {}
+    with store.write() as conn:
+        for change in changes:
+            session, title, at = (
+                str(change["session"]),
+                str(change.get("title", "")),
+                int(change.get("at", 0)),
+            )
+            source = str(change.get("source", titles.USER)) if title else ""
             clock = state.title_clock(conn, session)
             if clock is not None and (at, segment.device) <= clock[:2]:
                 continue  # an older change than the one in force
             state.set_title_clock(conn, session, at, segment.device, title, source)
-        _set_title(store, target, session, (title, source), done)
+            newer[session] = (title, source)
+    _set_titles(store, target, newer, done)
 
 
-def _set_title(store: Store, target: Target, session: str, told: tuple[str, str], done: Applied) -> None:
-    if target.exists(session):
-        title, source = told
-        target.set_title(session, title, source=source or titles.USER, told=True)
-        done.titles += 1
-        with store.write() as conn:
-            pending = _pending(conn)
-            if pending.pop(session, None) is not None:
-                _save_pending(conn, pending)
-    else:  # its messages have not arrived yet: set when they do
-        with store.write() as conn:
-            pending = _pending(conn)
-            pending[session] = told
-            _save_pending(conn, pending)
+def _set_titles(store: Store, target: Target, told: dict[str, tuple[str, str]], done: Applied) -> None:
+    """Give sessions the titles in force (session → (title, source)); those whose messages have not
+    arrived yet wait in :data:`PENDING_TITLES`, and are set when they do."""
+    waiting: dict[str, tuple[str, str]] = {}
+    for session, (title, source) in told.items():
+        if target.exists(session):
+            target.set_title(session, title, source=source or titles.USER, told=True)
+            done.titles += 1
+        else:
+            waiting[session] = (title, source)
+    with store.write() as conn:
+        pending = _pending(conn)
+        kept = {s: t for s, t in pending.items() if s not in told} | waiting
+        if kept != pending:
+            _save_pending(conn, kept)
 
 
 def _retry_pending_titles(store: Store, target: Target, done: Applied) -> None:
     with store.read() as conn:
         pending = _pending(conn)
-    for session, told in pending.items():
-        if target.exists(session):
-            _set_title(store, target, session, told, done)
+    arrived = {s: t for s, t in pending.items() if target.exists(s)}
+    if arrived:
+        _set_titles(store, target, arrived, done)
 
 
 PENDING_TITLES = "pending_titles"
