@@ -76,10 +76,11 @@ RANK_DEPTH = MAX_LIMIT
 
 class _Archive:
     """What the fusion reads of the messages it ranks (:class:`engine.search.fusion.Around`), from the
-    archive."""
+    archive (the fused messages are read once for their senders and send times)."""
 
     def __init__(self, search: Search) -> None:
         self._search = search
+        self._read: dict[int, Message] = {}
 
     def sessions(self, ids: Set[int]) -> dict[int, str]:
         return self._search._sessions_of(set(ids))
@@ -87,12 +88,17 @@ class _Archive:
     def turns(self, ids: Set[int]) -> dict[int, fusion.Turn]:
         return self._search._turns(set(ids))
 
+    def _messages(self, ids: Sequence[int]) -> dict[int, Message]:
+        missing = [i for i in ids if i not in self._read]
+        if missing:
+            self._read.update(self._search._messages(missing))
+        return {i: self._read[i] for i in ids if i in self._read}
+
     def named(self, ids: Sequence[int], query: Query) -> set[int]:
-        found = self._search._messages(list(ids))
-        return fusion.named_among({i: m.sender for i, m in found.items()}, query)
+        return fusion.named_among({i: m.sender for i, m in self._messages(ids).items()}, query)
 
     def sent(self, ids: Sequence[int]) -> dict[int, int]:
-        return {i: m.send_at for i, m in self._search._messages(list(ids)).items()}
+        return {i: m.send_at for i, m in self._messages(ids).items()}
 
 
 class Search:
