@@ -62,7 +62,10 @@ class NamedDate:
         the local time zone)."""
         if send_at <= 0:
             return False
-        when = datetime.fromtimestamp(send_at // 1_000_000_000, zone).date()
+        try:
+            when = datetime.fromtimestamp(send_at // 1_000_000_000, zone).date()
+        except (OverflowError, OSError, ValueError):  # beyond what the platform's clock functions take
+            return False
         return (
             when.month == self.month
             and (self.day is None or when.day == self.day)

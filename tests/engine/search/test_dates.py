@@ -60,6 +60,7 @@ def test_a_date_holds_for_the_messages_sent_on_it_in_the_time_zone() -> None:
     assert NamedDate(6).holds(late, UTC) and NamedDate(6, None, 2023).holds(late, UTC)  # any day, any year
     assert not NamedDate(6, None, 2022).holds(late, UTC)
     assert not NamedDate(1, 1, 1970).holds(0, UTC)  # an unknown time is on no date
+    assert NamedDate(4, 11, 2262).holds(2**63 - 1, UTC)  # the latest time a message can hold
 
 
 def _local(year: int, month: int, day: int, hour: int) -> int:
@@ -100,3 +101,6 @@ def test_hybrid_search_prefers_the_messages_sent_on_the_date_the_query_names(tmp
         }  # any year's June
         assert sorted(june) == sorted(plain) and len(plain) == len(ids)  # a preference, not a filter
     assert fusion.WORDS.dated == fusion.CJK.dated == fusion.DATE_BOOST > 0
+    assert (
+        fusion.weights(parse("garden on 3 June, 2023"), None).dated == fusion.DATE_BOOST
+    )  # keywords only too
