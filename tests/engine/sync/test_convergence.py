@@ -165,6 +165,31 @@ def check(world: World, base: Path) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@example(  # an export removed on one device after the other had it, beside a message of its own
+    count=2,
+    ops=[
+        ("append", 1, 3, 0),
+        ("import", 0, 0, 0),
+        ("sync", 0, 0, 0),
+        ("deliver", 0, 0, 9),
+        ("sync", 1, 0, 0),
+        ("remove", 0, 3, 0),
+    ],
+    seed=0,
+    pack_after=2,
+)
+@example(  # an imported title, then the user's, in one segment: the older is not sent back as newer
+    count=2,
+    ops=[("append", 1, 3, 0), ("import", 0, 0, 0), ("title", 0, 3, 2), ("reset", 0, 3, 0)],
+    seed=0,
+    pack_after=pack.PACK_AFTER,
+)
+@example(  # an export imported and reset on one device, while the other appends to its session
+    count=2,
+    ops=[("append", 1, 3, 0), ("import", 0, 0, 0), ("reset", 0, 3, 0)],
+    seed=0,
+    pack_after=2,
+)
 @example(  # a removal packed into a snapshot (told as forgets), then a message in the same session
     count=2,
     ops=[
