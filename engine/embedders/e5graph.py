@@ -6,8 +6,8 @@ Q4_0 blocks dequantized and requantized to int8 with one scale per output column
 column's largest weight, 16x finer than the 4-bit steps they come from); the activations are quantized at
 run time with one scale per token (``QuantizeLinear`` along the rows), so a text's vector does not depend
 on the texts batched with it, and one token's outliers do not coarsen the others. Measured (2 vCPU, see
-bench/README.md): 3.3x the tokens per CPU second of the former 4-bit ``MatMulNBits`` encoder on
-512-token texts, 3.4-3.6x on short turns (the 4-bit kernel at accuracy level 4 ran at about a tenth of
+bench/README.md): 3.1-3.4x the tokens per CPU second of the former 4-bit ``MatMulNBits`` encoder on
+512-token texts, 3.4-3.9x on short turns (the 4-bit kernel at accuracy level 4 ran at about a tenth of
 this integer GEMM's rate), vectors at cosine 0.9985 or more to it. Not taken: per-tensor activation
 scales (``DynamicQuantizeMatMul``; cosine 0.996, LoCoMo hit@1 0.224 against 0.253).
 
