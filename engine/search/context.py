@@ -45,6 +45,8 @@ by ``bench/retrieval.py --sweep``: the next turn's share only lowered hit@1)."""
 
 EXACT_MATCHES = 20_000
 """Up to this many matching rows (of all the words, in all sessions), FTS5 ranks them all (~25 ms)."""
+SCORED = 2.0
+"""Candidates scored by :func:`_bounded_search` per row asked for (at least ``fulltext.RERANK``)."""
 BATCH = 2000
 """Rows written per statement when the whole archive is indexed."""
 
@@ -181,24 +183,36 @@ def search(
 ) -> list[tuple[int, float]]:
     """``(message id, score)`` of the messages ``where`` admits whose own or neighbouring text matches any
     word of ``query``, best first (weighted BM25; higher is better). The filter is part of the FTS query,
-    as in :mod:`engine.search.fulltext`.
+    as in :mod:`engine.search.fulltext`. ``session_id`` is the caller's (it filters the result by it).
 
     FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
     a second for a word in half of a million messages. So each word's matches are counted first (its
     newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their density beyond that); up to
-    :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks the newest
-    candidates the same way (:mod:`engine.search.bm25`).
+    :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks each word's
+    newest candidates with the same scores (measured on LoCoMo forced onto that path: the same figures
+    as the exact path, ``bench/README.md``).
     """
     words = query.words
     if not words:
         return []
     everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
-    matches = sum(
-        everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE)) for word in words
-    )
-    if matches <= EXACT_MATCHES:
+    newest = {word: _column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE) for word in words}
+    if sum(everywhere.matches(newest[word]) for word in words) <= EXACT_MATCHES:
         return _exact_search(conn, words, session_key, where, limit)
-    return _bounded_search(conn, words, session_key, session_id, where, limit)
+    matches = {
+        word: float(len(ids)) if len(ids) < fulltext.CANDIDATES else _count(conn, word)
+        for word, ids in newest.items()
+    }
+    return _bounded_search(conn, words, matches, session_key, where, limit)
+
+
+def _count(conn: Connection, word: str) -> float:
+    """How many rows hold ``word`` in any of :data:`COLUMNS` (in any session): what ``bm25()`` weighs it
+    by. A scan of the word's list of rows without reading them (~5 ms for a word in 100,000 rows): an
+    estimate from the density of its newest matches misjudges a word used in one period far more (a
+    project's name, the people of one conversation) and ranks below the exact path (``bench/README.md``)."""
+    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    return float(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
 
 
 def _exact_search(
@@ -220,54 +234,131 @@ def _exact_search(
 def _bounded_search(
     conn: Connection,
     words: list[str],
+    matches: dict[str, float],
     session_key: str | None,
-    session_id: str | None,
     where: MessageFilter,
     limit: int,
 ) -> list[tuple[int, float]]:
-    """FTS5's weighted BM25 over each word's newest matches per column (see :func:`search`).
+    """FTS5's weighted ``bm25()`` of :func:`_exact_search`, over each word's newest matches per column.
 
-    A word's weight comes from its lists (exact below the cap, estimated from their density above it);
-    the best candidates are loaded and scored as FTS5 would, with each column counting once per word
-    (times its weight) and the row's length in characters. A candidate older than a word's newest
-    matches is checked for that word in its text.
+    The best candidates by a rough score (each word's weight times the weights of the columns whose newest
+    matches hold the row) are scored as FTS5 scores them: a word weighs by the rows of the whole table
+    holding it (``matches``, counted: :func:`_count`); its frequency in a row is the weights of the
+    columns summed over its occurrences, counted by FTS5 itself (:func:`_frequencies`, so a candidate
+    older than a word's newest matches is not missed); the row's length and the mean length are FTS5's
+    own token counts (:func:`_statistics`, :func:`_lengths`). Where each word's newest matches in the
+    searched sessions are all its matches there, the result is the exact path's; else a row holding only
+    words with more matches than that, all older than their newest, is not a candidate.
     """
-    counter = fulltext.RowCounter(conn, fulltext.Bounds(session_key=session_key, session_id=session_id))
-    total = counter.rows_from(0)
+    rows, average = _statistics(conn)
     lists: list[tuple[str, float, list[list[int]]]] = []  # (word, idf, newest ids per column)
     for word in words:
         per_column = [_column_ids(conn, column, word, session_key, where) for column in COLUMNS]
-        matched = set().union(*per_column)
-        if not matched:
-            continue
-        df = max([float(len(matched)), *(counter.matches(ids) for ids in per_column)])
-        lists.append((word, bm25.idf(df, total), per_column))
+        if any(per_column):
+            lists.append((word, bm25.idf(matches[word], rows), per_column))
     rough: dict[int, float] = defaultdict(float)
     for _, weight, per_column in lists:
         for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
             for row_id in ids:
                 rough[row_id] += weight * column_weight
     best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)
-    texts = _texts(conn, best[: max(fulltext.RERANK, 4 * limit)])
-    if not texts:
+    best = best[: max(fulltext.RERANK, int(SCORED * limit))]
+    if not best:
         return []
-    average = sum(sum(len(t) for t in columns) for columns in texts.values()) / len(texts) or 1.0
-    members = [
-        (word, weight, [set(ids) for ids in per_column], per_column) for word, weight, per_column in lists
+    lengths = _lengths(conn, best)
+    held: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for word, weight, per_column in lists:
+        listed = set().union(*per_column)
+        # a candidate holds the word if a column's newest matches list it, or may if it is older than them
+        oldest = max((ids[-1] for ids in per_column if len(ids) >= fulltext.CANDIDATES), default=-1)
+        older = [row_id for row_id in best if row_id not in listed and row_id < oldest]
+        for row_id, tf in _frequencies(conn, word, [i for i in best if i in listed], older).items():
+            held[row_id].append((weight, tf))
+    scored = [
+        (row_id, bm25.score(pairs, lengths.get(row_id, average), average)) for row_id, pairs in held.items()
     ]
-    scored: list[tuple[int, float]] = []
-    for row_id, columns in texts.items():
-        held: list[tuple[float, float]] = []
-        for folded, weight, sets, per_column in members:
-            tf = 0.0
-            for c, (column_weight, text_c) in enumerate(zip(COLUMN_WEIGHTS, columns, strict=True)):
-                older = len(per_column[c]) >= fulltext.CANDIDATES and row_id < per_column[c][-1]
-                if row_id in sets[c] or (older and folded in fold(text_c)):
-                    tf += column_weight
-            held.append((weight, tf))
-        scored.append((row_id, bm25.score(held, sum(len(t) for t in columns), average)))
     scored.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
     return scored[:limit]
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The integers of an FTS5 record (SQLite's variable-length integers, big-endian, 7 bits a byte)."""
+    values: list[int] = []
+    i = 0
+    while i < len(blob):
+        value = 0
+        for n in range(9):
+            byte = blob[i]
+            i += 1
+            if n == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        values.append(value)
+    return values
+
+
+def _statistics(conn: Connection) -> tuple[int, float]:
+    """The table's rows and their mean length in tokens (all columns), as ``bm25()`` reads them: the
+    totals FTS5 keeps in its ``_data`` table (record 1: rows, then the tokens of each column)."""
+    blob = conn.execute(f"SELECT block FROM {TABLE}_data WHERE id = 1").scalar()
+    totals = _varints(bytes(blob)) if blob else []
+    if not totals or totals[0] <= 0:
+        return 1, 1.0
+    return totals[0], (sum(totals[1:]) / totals[0]) or 1.0
+
+
+def _lengths(conn: Connection, ids: list[int]) -> dict[int, float]:
+    """Each row's length in tokens (all columns), from FTS5's ``_docsize`` table."""
+    found: dict[int, float] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize WHERE id IN ({marks})", tuple(chunk)):
+            found[int(row[0])] = float(sum(_varints(bytes(row[1] or b""))))
+    return found
+
+
+_MARK = "\x02\ufdd0\x03"
+"""Where ``highlight()`` marks an occurrence (two control characters around a Unicode noncharacter)."""
+
+
+def _frequencies(conn: Connection, word: str, listed: list[int], older: list[int]) -> dict[int, float]:
+    """The rows of ``listed`` (rows known to hold ``word``) and ``older`` (rows older than its newest
+    matches, which may hold it) that hold it, each with the weights of the columns summed over the word's
+    occurrences (``bm25()``'s frequency), counted by FTS5's ``highlight()``.
+
+    The listed rows are found in one scan of the word's matches between the least and the greatest of
+    them (``rowid + 0`` keeps their list a filter on the scanned rows, so ``highlight()`` reads only those):
+    FTS5 seeks a row id range once, where it looks each id of a list (``rowid IN``) up anew. The older
+    rows are looked up one by one that way, as a scan down to them would read most of a common word's rows.
+    """
+    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    marked = ", ".join(f"highlight({TABLE}, {c}, ?, '')" for c in range(len(COLUMNS)))
+    head = f"SELECT rowid, {marked} FROM {TABLE} WHERE {TABLE} MATCH ?"
+    found: dict[int, float] = {}
+    ordered = sorted(listed)
+    for start in range(0, len(ordered), 2000):
+        chunk = ordered[start : start + 2000]
+        sql = f"{head} AND rowid >= ? AND rowid <= ? AND rowid + 0 IN ({','.join('?' * len(chunk))})"
+        found.update(_counted(conn, sql, (*([_MARK] * len(COLUMNS)), expr, chunk[0], chunk[-1], *chunk)))
+    for start in range(0, len(older), 500):
+        chunk = older[start : start + 500]
+        sql = f"{head} AND rowid IN ({','.join('?' * len(chunk))})"
+        found.update(_counted(conn, sql, (*([_MARK] * len(COLUMNS)), expr, *chunk)))
+    return found
+
+
+def _counted(conn: Connection, sql: str, params: tuple[object, ...]) -> dict[int, float]:
+    """``(rowid, highlighted columns...)`` rows as each row's weighted count of the marks."""
+    found: dict[int, float] = {}
+    for row in conn.execute(sql, params):
+        tf = sum(w * (text or "").count(_MARK) for w, text in zip(COLUMN_WEIGHTS, row[1:], strict=True))
+        if tf > 0:
+            found[int(row[0])] = tf
+    return found
 
 
 def _column_ids(
@@ -282,17 +373,6 @@ def _column_ids(
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = f"SELECT c.rowid FROM {TABLE} c{join} WHERE {TABLE} MATCH ?{filtered} ORDER BY c.rowid DESC LIMIT ?"
     return fulltext.ids_of(conn, sql, (expr, *params, fulltext.CANDIDATES))
-
-
-def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
-    found: dict[int, tuple[str, str, str]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
-        for row in conn.execute(sql, tuple(chunk)):
-            found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
-    return found
 
 
 def neighbour_ranking(conn: Connection, plain: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:

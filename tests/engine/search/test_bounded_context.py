@@ -1,0 +1,111 @@
+"""The context ranking of a large home (each word's newest matches) scores as FTS5's ``bm25()`` does."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine import Memory, Message
+from engine.messages import EVERY_MESSAGE
+from engine.search import context as contextfts
+from engine.search import fulltext
+from engine.search.query import parse
+from engine.sessions import archive
+
+NS = 1_000_000_000
+T0 = 1_700_000_000 * NS
+
+
+def _append(mem: Memory, session: str, texts: list[str]) -> None:
+    senders = ("Caroline", "Melanie")
+    mem.append(
+        session,
+        [Message(("user", "assistant")[i % 2], t, T0 + i * NS, senders[i % 2]) for i, t in enumerate(texts)],
+    )
+
+
+def _both(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch, query: str, session: str | None
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """The context ranking of ``query`` by FTS5 (exact) and on the bounded path of large homes."""
+    with mem._store.read() as conn:
+        key = archive.known_key(conn, session) if session else None
+
+        def ranked() -> list[tuple[int, float]]:
+            return contextfts.search(
+                conn, parse(query), session_key=key, session_id=session, where=EVERY_MESSAGE, limit=100
+            )
+
+        exact = ranked()
+        with monkeypatch.context() as patch:
+            patch.setattr(contextfts, "EXACT_MATCHES", -1)
+            bounded = ranked()
+    return exact, bounded
+
+
+def _assert_same(exact: list[tuple[int, float]], bounded: list[tuple[int, float]]) -> None:
+    """The same rows with the same scores (rows of equal scores may come in another order)."""
+    assert exact, "the query matches"
+    assert sorted(i for i, _ in bounded) == sorted(i for i, _ in exact), (bounded, exact)
+    scores = dict(exact)
+    for row_id, score in bounded:
+        assert math.isclose(score, scores[row_id], rel_tol=1e-9), (row_id, bounded, exact)
+    assert [s for _, s in bounded] == sorted((s for _, s in bounded), reverse=True)
+
+
+def test_the_bounded_path_gives_fts5s_scores(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _append(
+        memory,
+        "s1",
+        [
+            "We went camping by the lake, camping again next month",  # the word twice
+            "The campers camped near the lake",  # stemmed forms
+            "Did you like it?",  # found through its neighbours
+            "Camping " + " ".join(f"word{i}" for i in range(60)),  # long: its length counts
+            "Nothing to do with it",
+            "lake lake lake",
+            "Caroline said camping is fun",
+        ],
+    )
+    _append(memory, "s2", ["camping in another session", "a lake elsewhere", "and more camping"])
+    _append(memory, "s3", [f"small talk {i}" for i in range(30)])  # so that no word is in most rows
+    for query in ("camping", "when did Caroline go camping by the lake", "lake campers"):
+        for session in ("s1", None):
+            _assert_same(*_both(memory, monkeypatch, query, session))
+
+
+def test_a_word_used_long_ago_weighs_what_it_weighs_in_fts5(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "postgres" fills an old conversation and is rare since: the density of its newest matches says
+    # little of how many rows hold it (what the bounded path once weighed it by).
+    _append(memory, "old", [f"postgres tuning note {i}" for i in range(40)])
+    _append(memory, "s2", [f"chat about gardens {i}" for i in range(200)])
+    _append(
+        memory,
+        "s1",
+        ["what about the postgres pooler?", "pgbouncer in transaction mode", "the pooler stays", "lunch"],
+    )
+    monkeypatch.setattr(fulltext, "CANDIDATES", 8)  # "postgres" has more matches than its newest list
+    for query in ("postgres pooler", "what did we decide about the postgres connection pooler"):
+        exact, bounded = _both(memory, monkeypatch, query, "s1")
+        _assert_same(exact, bounded)
+
+
+def test_an_old_candidate_has_every_occurrence_of_a_common_word_counted(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = ["a rare comet with common common common dust"]  # oldest: the common word three times
+    texts += [f"a common thing number {i}" for i in range(12)]
+    texts += ["a rare stamp", "some rare common pair"]
+    texts += [f"filler chat {i}" for i in range(40)]
+    _append(memory, "s1", texts)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 4)  # "common" is truncated to its 4 newest matches
+    exact, bounded = _both(memory, monkeypatch, "rare common", "s1")
+    rare = {i for i, _ in exact[:3]}
+    assert [i for i, _ in bounded[:3]] == [i for i, _ in exact[:3]]  # the rows with "rare" hold the top
+    scores = dict(exact)
+    for row_id, score in bounded:
+        if row_id in rare:
+            assert math.isclose(score, scores[row_id], rel_tol=1e-9)
