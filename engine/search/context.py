@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter, own_text
-from engine.search import bm25, fulltext, terms
+from engine.search import bm25, fts5stats, fulltext, terms
 from engine.search.query import Query
 from engine.sessions import archive
 from engine.storage import fts
@@ -45,8 +45,9 @@ by ``bench/retrieval.py --sweep``: the next turn's share only lowered hit@1)."""
 
 EXACT_MATCHES = 20_000
 """Up to this many matching rows (of all the words, in all sessions), FTS5 ranks them all (~25 ms)."""
-SCORED = 2.0
-"""Candidates scored by :func:`_bounded_search` per row asked for (at least ``fulltext.RERANK``)."""
+SCANNED_ROWS = 20_000
+"""A word's rows that FTS5 may scan to score the candidates (estimated from its share of all rows); where
+more lie between the oldest and the newest candidate, the older candidates are scored in Python."""
 BATCH = 2000
 """Rows written per statement when the whole archive is indexed."""
 
@@ -195,24 +196,22 @@ def search(
     words = query.words
     if not words:
         return []
+    if session_key and session_id and _session_rows(conn, session_id) <= EXACT_MATCHES:
+        return _exact_search(conn, words, session_key, where, limit)  # FTS5 scores the session's rows only
     everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
-    newest = {word: _column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE) for word in words}
-    if sum(everywhere.matches(newest[word]) for word in words) <= EXACT_MATCHES:
-        return _exact_search(conn, words, session_key, where, limit)
     matches = {
-        word: float(len(ids)) if len(ids) < fulltext.CANDIDATES else _count(conn, word)
-        for word, ids in newest.items()
+        word: everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE))
+        for word in words
     }
-    return _bounded_search(conn, words, matches, session_key, where, limit)
+    if sum(matches[word] for word in words) <= EXACT_MATCHES:
+        return _exact_search(conn, words, session_key, where, limit)
+    return _bounded_search(conn, words, matches, everywhere.rows_from(0), session_key, where, limit)
 
 
-def _count(conn: Connection, word: str) -> float:
-    """How many rows hold ``word`` in any of :data:`COLUMNS` (in any session): what ``bm25()`` weighs it
-    by. A scan of the word's list of rows without reading them (~5 ms for a word in 100,000 rows): an
-    estimate from the density of its newest matches misjudges a word used in one period far more (a
-    project's name, the people of one conversation) and ranks below the exact path (``bench/README.md``)."""
-    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
-    return float(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
+def _session_rows(conn: Connection, session_id: str) -> int:
+    """The session's messages, counted up to one more than :data:`EXACT_MATCHES` (bounded work)."""
+    sql = "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)"
+    return int(conn.execute(sql, (session_id, max(EXACT_MATCHES, 0) + 1)).scalar_one())
 
 
 def _exact_search(
@@ -221,143 +220,127 @@ def _exact_search(
     expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(terms.quote(w) for w in words) + ")"
     if session_key:
         expr += f" AND skey : {terms.quote(session_key)}"
-    weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = (
-        f"SELECT c.rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
+        f"SELECT c.rowid, bm25({TABLE}, {_WEIGHTS}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
         f"{filtered} ORDER BY rank LIMIT ?"
     )
     return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, *params, limit))]
+
+
+_WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
+"""``bm25()``'s column weights: :data:`COLUMN_WEIGHTS`, and none for the session key."""
 
 
 def _bounded_search(
     conn: Connection,
     words: list[str],
     matches: dict[str, float],
+    rows: int,
     session_key: str | None,
     where: MessageFilter,
     limit: int,
 ) -> list[tuple[int, float]]:
     """FTS5's weighted ``bm25()`` of :func:`_exact_search`, over each word's newest matches per column.
 
-    The best candidates by a rough score (each word's weight times the weights of the columns whose newest
-    matches hold the row) are scored as FTS5 scores them: a word weighs by the rows of the whole table
-    holding it (``matches``, counted: :func:`_count`); its frequency in a row is the weights of the
-    columns summed over its occurrences, counted by FTS5 itself (:func:`_frequencies`, so a candidate
-    older than a word's newest matches is not missed); the row's length and the mean length are FTS5's
-    own token counts (:func:`_statistics`, :func:`_lengths`). Where each word's newest matches in the
-    searched sessions are all its matches there, the result is the exact path's; else a row holding only
-    words with more matches than that, all older than their newest, is not a candidate.
+    The best candidates by a rough score (each word's weight, from ``matches`` of ``rows``, times the
+    weights of the columns whose newest matches hold the row) are scored by FTS5 itself
+    (:func:`_word_scores`), one word at a time: ``bm25()`` of several words is the sum of each word's, so
+    a candidate scores what the exact path gives it. Where each word's newest matches in the searched
+    sessions are all its matches there, the result is the exact path's. Two bounds keep the work small:
+    a row holding only words with more matches than that, all older than their newest, is not a
+    candidate; and a word whose rows between the oldest and the newest candidate would be more than
+    :data:`SCANNED_ROWS` (a common word, when a rarer one brought old candidates) is scored by FTS5 in the
+    candidates from its own newest matches on, and in the older ones by :func:`_older_scores` (nearly as
+    FTS5 would: its share is small anyway, a word in one row of ten weighs at most ``log 9``).
     """
-    rows, average = _statistics(conn)
-    lists: list[tuple[str, float, list[list[int]]]] = []  # (word, idf, newest ids per column)
-    for word in words:
+    lists: dict[str, tuple[float, list[list[int]]]] = {}  # word -> (idf, newest ids per column)
+    for word in dict.fromkeys(words):
         per_column = [_column_ids(conn, column, word, session_key, where) for column in COLUMNS]
         if any(per_column):
-            lists.append((word, bm25.idf(matches[word], rows), per_column))
+            lists[word] = (bm25.idf(matches[word], rows), per_column)
     rough: dict[int, float] = defaultdict(float)
-    for _, weight, per_column in lists:
+    for weight, per_column in lists.values():
         for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
             for row_id in ids:
                 rough[row_id] += weight * column_weight
     best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)
-    best = best[: max(fulltext.RERANK, int(SCORED * limit))]
-    if not best:
-        return []
-    lengths = _lengths(conn, best)
-    held: dict[int, list[tuple[float, float]]] = defaultdict(list)
-    for word, weight, per_column in lists:
-        listed = set().union(*per_column)
-        # a candidate holds the word if a column's newest matches list it, or may if it is older than them
-        oldest = max((ids[-1] for ids in per_column if len(ids) >= fulltext.CANDIDATES), default=-1)
-        older = [row_id for row_id in best if row_id not in listed and row_id < oldest]
-        for row_id, tf in _frequencies(conn, word, [i for i in best if i in listed], older).items():
-            held[row_id].append((weight, tf))
-    scored = [
-        (row_id, bm25.score(pairs, lengths.get(row_id, average), average)) for row_id, pairs in held.items()
-    ]
-    scored.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
-    return scored[:limit]
+    best = sorted(best[: max(fulltext.RERANK, 4 * limit)])
+    scores: dict[int, float] = defaultdict(float)
+    older: list[tuple[str, list[int]]] = []  # (word, candidates older than its newest matches)
+    for word in words:  # a word given twice counts twice, as in FTS5
+        if word not in lists or not best:
+            continue
+        _, per_column = lists[word]
+        scanned = best
+        if matches[word] * (best[-1] - best[0] + 1) / max(rows, 1) > SCANNED_ROWS:
+            cut = max((ids[-1] for ids in per_column if len(ids) >= fulltext.CANDIDATES), default=0)
+            scanned = [row_id for row_id in best if row_id >= cut]
+            older.append((word, [row_id for row_id in best if row_id < cut]))
+        for row_id, score in _word_scores(conn, word, scanned, session_key):
+            scores[row_id] += score
+    if older:
+        for row_id, score in _older_scores(conn, older, matches).items():
+            scores[row_id] += score
+    ranked = sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
+    return ranked[:limit]
 
 
-def _varints(blob: bytes) -> list[int]:
-    """The integers of an FTS5 record (SQLite's variable-length integers, big-endian, 7 bits a byte)."""
-    values: list[int] = []
-    i = 0
-    while i < len(blob):
-        value = 0
-        for n in range(9):
-            byte = blob[i]
-            i += 1
-            if n == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                break
-        values.append(value)
-    return values
+def _older_scores(
+    conn: Connection, older: list[tuple[str, list[int]]], matches: dict[str, float]
+) -> dict[int, float]:
+    """Each word's ``bm25()`` share in the candidates older than its newest matches, computed here
+    (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the rows' text)."""
+    rows, average = fts5stats.totals(conn, TABLE)
+    ids = sorted({row_id for _, old in older for row_id in old})
+    texts = _texts(conn, ids)
+    lengths = fts5stats.lengths(conn, TABLE, ids)
+    shares: dict[int, float] = defaultdict(float)
+    for word, old in older:
+        weight = bm25.idf(matches[word], rows)
+        for row_id in old:
+            columns = texts.get(row_id, ("", "", ""))
+            tf = sum(
+                w * fts5stats.occurrences(word, text) for w, text in zip(COLUMN_WEIGHTS, columns, strict=True)
+            )
+            if tf > 0:
+                shares[row_id] += bm25.score([(weight, tf)], lengths.get(row_id, average), average)
+    return shares
 
 
-def _statistics(conn: Connection) -> tuple[int, float]:
-    """The table's rows and their mean length in tokens (all columns), as ``bm25()`` reads them: the
-    totals FTS5 keeps in its ``_data`` table (record 1: rows, then the tokens of each column)."""
-    blob = conn.execute(f"SELECT block FROM {TABLE}_data WHERE id = 1").scalar()
-    totals = _varints(bytes(blob)) if blob else []
-    if not totals or totals[0] <= 0:
-        return 1, 1.0
-    return totals[0], (sum(totals[1:]) / totals[0]) or 1.0
-
-
-def _lengths(conn: Connection, ids: list[int]) -> dict[int, float]:
-    """Each row's length in tokens (all columns), from FTS5's ``_docsize`` table."""
-    found: dict[int, float] = {}
+def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+    found: dict[int, tuple[str, str, str]] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for row in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize WHERE id IN ({marks})", tuple(chunk)):
-            found[int(row[0])] = float(sum(_varints(bytes(row[1] or b""))))
+        sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
+        for row in conn.execute(sql, tuple(chunk)):
+            found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
     return found
 
 
-_MARK = "\x02\ufdd0\x03"
-"""Where ``highlight()`` marks an occurrence (two control characters around a Unicode noncharacter)."""
+def _word_scores(
+    conn: Connection, word: str, ids: list[int], session_key: str | None
+) -> list[tuple[int, float]]:
+    """``(row id, bm25())`` of the rows of ``ids`` (ascending) that hold ``word``, scored by FTS5 (the
+    word's weight from all its rows, the rows' lengths in tokens, the column weights).
 
-
-def _frequencies(conn: Connection, word: str, listed: list[int], older: list[int]) -> dict[int, float]:
-    """The rows of ``listed`` (rows known to hold ``word``) and ``older`` (rows older than its newest
-    matches, which may hold it) that hold it, each with the weights of the columns summed over the word's
-    occurrences (``bm25()``'s frequency), counted by FTS5's ``highlight()``.
-
-    The listed rows are found in one scan of the word's matches between the least and the greatest of
-    them (``rowid + 0`` keeps their list a filter on the scanned rows, so ``highlight()`` reads only those):
-    FTS5 seeks a row id range once, where it looks each id of a list (``rowid IN``) up anew. The older
-    rows are looked up one by one that way, as a scan down to them would read most of a common word's rows.
+    One scan of the word's rows between the least and the greatest of the ids: FTS5 seeks a row id range
+    once, where it would look each id of a list (``rowid IN``) up anew, and ``rowid + 0`` keeps the list
+    a filter on the scanned rows, so that only those are scored.
     """
     expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
-    marked = ", ".join(f"highlight({TABLE}, {c}, ?, '')" for c in range(len(COLUMNS)))
-    head = f"SELECT rowid, {marked} FROM {TABLE} WHERE {TABLE} MATCH ?"
-    found: dict[int, float] = {}
-    ordered = sorted(listed)
-    for start in range(0, len(ordered), 2000):
-        chunk = ordered[start : start + 2000]
-        sql = f"{head} AND rowid >= ? AND rowid <= ? AND rowid + 0 IN ({','.join('?' * len(chunk))})"
-        found.update(_counted(conn, sql, (*([_MARK] * len(COLUMNS)), expr, chunk[0], chunk[-1], *chunk)))
-    for start in range(0, len(older), 500):
-        chunk = older[start : start + 500]
-        sql = f"{head} AND rowid IN ({','.join('?' * len(chunk))})"
-        found.update(_counted(conn, sql, (*([_MARK] * len(COLUMNS)), expr, *chunk)))
-    return found
-
-
-def _counted(conn: Connection, sql: str, params: tuple[object, ...]) -> dict[int, float]:
-    """``(rowid, highlighted columns...)`` rows as each row's weighted count of the marks."""
-    found: dict[int, float] = {}
-    for row in conn.execute(sql, params):
-        tf = sum(w * (text or "").count(_MARK) for w, text in zip(COLUMN_WEIGHTS, row[1:], strict=True))
-        if tf > 0:
-            found[int(row[0])] = tf
+    if session_key:  # the key's column weighs 0: it only narrows the scan
+        expr += f" AND skey : {terms.quote(session_key)}"
+    found: list[tuple[int, float]] = []
+    for start in range(0, len(ids), 5000):  # within SQLite's count of parameters
+        chunk = ids[start : start + 5000]
+        sql = (
+            f"SELECT rowid, bm25({TABLE}, {_WEIGHTS}) FROM {TABLE} WHERE {TABLE} MATCH ? "
+            f"AND rowid >= ? AND rowid <= ? AND rowid + 0 IN ({','.join('?' * len(chunk))})"
+        )
+        found += [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, chunk[0], chunk[-1], *chunk))]
     return found
 
 
