@@ -281,15 +281,13 @@ def _bounded_search(
         for row_id, score in _word_scores(conn, word, scanned, session_key):
             scores[row_id] += score
     if older:
-        for row_id, score in _older_scores(conn, older, matches).items():
+        for row_id, score in _older_scores(conn, older).items():
             scores[row_id] += score
     ranked = sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
     return ranked[:limit]
 
 
-def _older_scores(
-    conn: Connection, older: list[tuple[str, list[int]]], matches: dict[str, float]
-) -> dict[int, float]:
+def _older_scores(conn: Connection, older: list[tuple[str, list[int]]]) -> dict[int, float]:
     """Each word's ``bm25()`` share in the candidates older than its newest matches, computed here
     (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the rows' text)."""
     rows, average = fts5stats.totals(conn, TABLE)
@@ -298,7 +296,9 @@ def _older_scores(
     lengths = fts5stats.lengths(conn, TABLE, ids)
     shares: dict[int, float] = defaultdict(float)
     for word, old in older:
-        weight = bm25.idf(matches[word], rows)
+        weight = bm25.idf(
+            _count(conn, word), rows
+        )  # exact: a word used in one period is misjudged by density
         for row_id in old:
             columns = texts.get(row_id, ("", "", ""))
             tf = sum(
@@ -307,6 +307,13 @@ def _older_scores(
             if tf > 0:
                 shares[row_id] += bm25.score([(weight, tf)], lengths.get(row_id, average), average)
     return shares
+
+
+def _count(conn: Connection, word: str) -> int:
+    """How many rows hold ``word`` in any of :data:`COLUMNS`, in any session (what ``bm25()`` weighs it
+    by): a scan of its list of rows without reading them, as ``bm25()`` makes for each word it scores."""
+    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    return int(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
 
 
 def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:

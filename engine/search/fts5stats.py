@@ -18,7 +18,11 @@ import re
 from engine.storage.sql import Connection
 
 _TOKEN = re.compile(r"[^\W_]+")
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("ingly", ""), ("edly", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("es", ""),
+    ("ed", ""), ("ly", ""), ("s", ""),
+)  # fmt: skip
+"""English suffixes taken off a token, and what replaces each."""
 
 
 def varints(blob: bytes) -> list[int]:
@@ -61,17 +65,19 @@ def lengths(conn: Connection, table: str, ids: list[int]) -> dict[int, float]:
     return found
 
 
-def _stem(token: str) -> str:
-    for suffix in _SUFFIXES:
+def _stems(token: str) -> frozenset[str]:
+    """The token, and the token without each of a few English suffixes that it ends with."""
+    found = {token}
+    for suffix, instead in _SUFFIXES:
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            return token[: -len(suffix)]
-    return token
+            found.add(token[: -len(suffix)] + instead)
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=256)
-def _starting(stem: str) -> re.Pattern[str]:
-    """The tokens that begin with ``stem``."""
-    return re.compile(r"(?<![^\W_])" + re.escape(stem) + r"[^\W_]*")
+def _starting(prefix: str) -> re.Pattern[str]:
+    """The tokens that begin with ``prefix``."""
+    return re.compile(r"(?<![^\W_])" + re.escape(prefix) + r"[^\W_]*")
 
 
 def occurrences(word: str, text: str) -> int:
@@ -80,7 +86,8 @@ def occurrences(word: str, text: str) -> int:
     pieces = _TOKEN.findall(word)
     if len(pieces) != 1:
         return text.count(word) if word else 0
-    whole, stem = pieces[0], _stem(pieces[0])
-    if stem not in text:
+    stems = _stems(pieces[0])
+    prefix = min(min(stems, key=len), pieces[0][:3], key=len)
+    if prefix not in text:
         return 0
-    return sum(1 for token in _starting(stem).findall(text) if token == whole or _stem(token) == stem)
+    return sum(1 for token in _starting(prefix).findall(text) if stems & _stems(token))

@@ -109,3 +109,47 @@ def test_an_old_candidate_has_every_occurrence_of_a_common_word_counted(
     for row_id, score in bounded:
         if row_id in rare:
             assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+
+
+def test_older_candidates_of_a_common_word_are_scored_as_fts5_scores_them(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A common word's rows between the oldest and the newest candidate are too many to scan (here: any),
+    # so its share in the candidates older than its newest matches is computed in Python.
+    texts = ["a rare comet with common common common dust", "rare and common again"]
+    texts += [f"a common thing number {i}" for i in range(12)]
+    texts += ["a rare stamp", "some rare common pair"]
+    texts += [f"filler chat {i}" for i in range(40)]
+    _append(memory, "s1", texts)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 4)
+    monkeypatch.setattr(contextfts, "SCANNED_ROWS", -1)
+    exact, bounded = _both(memory, monkeypatch, "rare common", "s1")
+    scores = dict(exact)
+    rare = {i for i, _ in exact[:4]}  # the four rows with "rare"
+    assert {i for i, _ in bounded[:4]} == rare
+    for row_id, score in bounded:
+        if row_id in rare:
+            assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+
+
+def test_a_small_session_of_a_large_home_is_ranked_exactly(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _append(memory, "big", [f"common words number {i}" for i in range(60)])
+    _append(memory, "s1", ["common ground", "a common common view", "nothing here"])
+    monkeypatch.setattr(contextfts, "EXACT_MATCHES", 10)  # the home is large, the session is not
+    called: list[bool] = []
+    bounded = contextfts._bounded_search
+    monkeypatch.setattr(
+        contextfts, "_bounded_search", lambda *a, **k: called.append(True) or bounded(*a, **k)
+    )
+    with memory._store.read() as conn:
+        key = archive.known_key(conn, "s1")
+        ranked = contextfts.search(
+            conn, parse("common"), session_key=key, session_id="s1", where=EVERY_MESSAGE, limit=10
+        )
+        assert len(ranked) == 3 and not called  # "nothing here" through its previous turn
+        contextfts.search(
+            conn, parse("common"), session_key=None, session_id=None, where=EVERY_MESSAGE, limit=10
+        )
+        assert called  # over all sessions: 62 matching rows, the bounded path
