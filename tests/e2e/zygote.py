@@ -7,7 +7,8 @@ Reads one JSON job per line on stdin, forks a child that runs it, kills the chil
 ``delay`` seconds if it is still running, and answers one JSON line ``{"killed": bool, "status": int,
 "armed_s": float}``. The delay counts from the fork, or, when the job has ``after_lines``, from the moment
 the file ``arm_file`` (default: the job's acks file) has that many lines (the acks of a child, or a log
-another process writes); ``armed_s`` is how long the child ran from then.
+another process writes), or, when the job has ``arm_glob``, from the moment a file matches that pattern
+(e.g. a temporary file the child writes); ``armed_s`` is how long the child ran from then.
 Jobs (the child appends a line to the ``acks`` file after each acknowledged step):
 
 - ``{"job": "append", "home", "session", "prefix", "count", "max_bytes", "acks", "delay"}``: appends
@@ -136,9 +137,16 @@ def _lines(path: str) -> int:
         return 0
 
 
+def _matches(pattern: str) -> bool:
+    """Whether a file matches ``pattern`` (a folder and a glob of names in it)."""
+    where = Path(pattern)
+    return any(where.parent.glob(where.name))
+
+
 def _run(job: dict[str, Any]) -> dict[str, Any]:
     """Fork a child for ``job``; kill it ``delay`` seconds after the fork, or, when the job has
-    ``after_lines``, after the file ``arm_file`` (default: the acks file) has that many lines.
+    ``after_lines``, after the file ``arm_file`` (default: the acks file) has that many lines, or with
+    ``arm_glob``, after a file matches that pattern.
     ``armed_s``: how long the child ran from then."""
     pid = os.fork()
     if pid == 0:
@@ -149,14 +157,15 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
             os._exit(code)
     wait_for = job.get("after_lines", 0)
     arm_file = job.get("arm_file", job["acks"])
-    armed = time.monotonic() if not wait_for else None
+    arm_glob = job.get("arm_glob")
+    armed = time.monotonic() if not wait_for and not arm_glob else None
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         now = time.monotonic()
         if done:
             since = None if armed is None else now - armed
             return {"killed": False, "status": os.waitstatus_to_exitcode(status), "armed_s": since}
-        if armed is None and _lines(arm_file) >= wait_for:
+        if armed is None and (_matches(arm_glob) if arm_glob else _lines(arm_file) >= wait_for):
             armed = now
         if armed is not None and now - armed >= job["delay"]:
             break

@@ -21,6 +21,7 @@ print(workers.submit(os.getpid).result(), flush=True)
 workers.submit(time.sleep, 120)
 time.sleep(0.5)  # the task has reached the worker
 print("busy", flush=True)
+sys.stdin.readline()  # the test has seen the worker running
 if sys.argv[1] == "exit":
     os._exit(0)
 time.sleep(120)
@@ -61,15 +62,19 @@ def test_a_worker_ends_with_its_parent(how: str) -> None:
         [sys.executable, "-c", PARENT, how],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert parent.stdout is not None
+    assert parent.stdin is not None and parent.stdout is not None
     worker = int(parent.stdout.readline())
     assert parent.stdout.readline().strip() == "busy"
     assert running(worker)
     if how == "kill":
         parent.kill()
+    else:
+        parent.stdin.write("go\n")
+        parent.stdin.flush()
     parent.wait(timeout=60)
     deadline = time.monotonic() + 30
     while running(worker) and time.monotonic() < deadline:
