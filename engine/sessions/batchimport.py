@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from typing import Any, Protocol
 
 from engine.clock import Clock
@@ -108,9 +107,7 @@ class BatchImport:
         that cannot be written takes back that session's rows, as a failed append does.
         """
         steps = self._steps
-        with ExitStack() as held:
-            for session in sorted({item.session for item in batch}):  # one order: importers never deadlock
-                held.enter_context(self._locks.hold(session))
+        with self._locks.hold_all(item.session for item in batch):  # in one order: never deadlock
             with self._store.read() as conn:
                 buried = tombstones.Buried(self._tomb_keys, conn)  # a gone message is never imported again
                 found = [
