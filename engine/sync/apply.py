@@ -362,11 +362,8 @@ def _mark_arrived(store: Store, gids: Sequence[str], after: int) -> None:
     scan of the new rows, not a look-up of each global id (see :func:`_mark_received`)."""
     wanted = set(gids)
     with store.write() as conn:
-        rows = [
-            (int(i), "received")
-            for i, g in conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,))
-            if g in wanted
-        ]
+        found = conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,)).all()
+        rows = [(i, "received") for i, g in found if g in wanted]
         bulk.insert_rows(conn, "INSERT OR IGNORE INTO sync_received(id, kind) VALUES", rows)
 
 
