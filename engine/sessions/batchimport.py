@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from typing import Any, Protocol
 
 from engine.clock import Clock
-from engine.errors import EngineError
+from engine.errors import EngineError, StoreLocked
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.paths import Paths
@@ -152,7 +152,7 @@ class BatchImport:
                     if pipeline.sessions & sessions:  # its files first: this batch reads them
                         self._finish(pipeline.take())
                     with ExitStack() as held:
-                        held.enter_context(self._locks.hold_all(sessions))  # in one order: never deadlock
+                        self._lock_batch(held, sessions, pipeline)
                         filing = self._stage(batch)
                         filing.locks = held.pop_all()  # held until the batch's files are written
                     try:
@@ -180,6 +180,19 @@ class BatchImport:
                 raise
         return ImportReport(len(imported), added, present, skipped)
 
+    def _lock_batch(self, held: ExitStack, sessions: set[str], pipeline: _Pipeline) -> None:
+        """Take the locks of a batch's sessions into ``held``, in sorted order. With the batch before still
+        holding its own (its files being written), they are taken only if none is held elsewhere; else
+        that batch is finished first and then they are waited for: an importer never waits while it holds
+        locks, so two importers cannot deadlock."""
+        if pipeline.busy:
+            try:
+                held.enter_context(self._locks.hold_all(sessions, wait=False))
+                return
+            except StoreLocked:
+                self._finish(pipeline.take())
+        held.enter_context(self._locks.hold_all(sessions))
+
     def _stage(self, batch: list[ImportedSession]) -> _Filing:
         """The first half of a batch's appends (its sessions' locks held): every session's archive rows
         (and imported title) in one write transaction, committed; the history.json files are
@@ -197,8 +210,12 @@ class BatchImport:
         steps = self._steps
         with self._store.read() as conn:
             buried = tombstones.Buried(self._tomb_keys, conn)  # a gone message is never imported again
+            held = archive.with_rows(conn, (item.session for item in batch))  # the others: nothing to match
             found = [
-                importing.fresh(item, archive.fingerprints(conn, item.session), buried) for item in batch
+                importing.fresh(
+                    item, archive.fingerprints(conn, item.session) if item.session in held else set(), buried
+                )
+                for item in batch
             ]
         news = [new for new, _ in found]
         forgotten = sum(count for _, count in found)

@@ -111,17 +111,21 @@ class SessionLocks:
             thread_lock.release()
 
     @contextmanager
-    def hold_all(self, names: Iterable[str]) -> Iterator[None]:
+    def hold_all(self, names: Iterable[str], *, wait: bool = True) -> Iterator[None]:
         """Hold every lock of ``names`` for the block, taken in sorted order (so batches never deadlock);
         re-entrant, and the same locks as :meth:`hold`: an uncontended file lock is taken by one
         non-blocking ``flock`` of its file (:func:`_flock_now`), a contended one through :meth:`hold`'s
-        path, waiting up to the timeout."""
+        path, waiting up to the timeout. ``wait=False``: a lock held elsewhere raises ``StoreLocked`` at
+        once, none taken (for a caller that holds other locks: it lets them go first, then waits)."""
         taken: list[tuple[str, threading.RLock]] = []
         depth = self._counts()
+        timeout = self._timeout if wait else 0.0
         try:
             for name in sorted(set(names)):
                 thread_lock = self._thread_lock(name)
-                if not thread_lock.acquire(timeout=self._timeout):
+                if not (
+                    thread_lock.acquire(timeout=timeout) if wait else thread_lock.acquire(blocking=False)
+                ):
                     raise StoreLocked(
                         f"session {session_of(name)} is busy in another task; try again in a moment"
                     )
@@ -129,7 +133,7 @@ class SessionLocks:
                     if depth.get(name, 0) == 0:
                         fd = _flock_now(self._dir / f"{name}.lock")
                         if fd is None:
-                            _acquire(self._pair(name)[1], self._timeout, name)
+                            _acquire(self._pair(name)[1], timeout, name)
                         else:
                             self._flocked[name] = fd
                     depth[name] = depth.get(name, 0) + 1

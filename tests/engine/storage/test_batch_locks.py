@@ -178,3 +178,25 @@ def test_a_cli_appending_while_an_import_writes_the_session_loses_nothing(tmp_pa
     assert sum(1 for c in contents if c.startswith("import-")) == 50 * imported
     assert len(contents) == 1 + CLI_APPENDS + 50 * imported
     assert history == [r[1] for r in rows if r[0] >= cut]  # history.json is the archive after the cut
+
+
+def test_hold_all_without_waiting_takes_none_when_one_is_held_elsewhere(tmp_path: Path) -> None:
+    table = SessionLocks(tmp_path / "locks", timeout=30)
+    (tmp_path / "locks").mkdir()
+    proc = holder(tmp_path / "locks", "b", 5, 30)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with pytest.raises(StoreLocked), table.hold_all(["a", "b", "c"], wait=False):
+            pass
+        assert time.monotonic() - started < 2  # at once, not after the 30 s timeout
+        with table.hold_all(["a", "c"], wait=False):  # "a" was let go when "b" could not be had
+            pass
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    other = SessionLocks(tmp_path / "locks", timeout=0.5)  # another table of the same folder
+    with table.hold_all(["a"]), pytest.raises(StoreLocked), other.hold_all(["a"], wait=False):
+        pass
+    with other.hold_all(["a", "b"], wait=False):  # nothing held any more
+        pass
