@@ -38,6 +38,7 @@ from engine.search.conductor import Search
 from engine.search.hits import Hit, SearchResult, check_arguments
 from engine.semantic.tier import SemanticStatus, SemanticTier
 from engine.sessions import folders as session_files
+from engine.sessions import titles
 from engine.sessions.compaction import CompactResult
 from engine.sessions.folders import SessionInfo
 from engine.sessions.listeners import ResetResult
@@ -301,9 +302,10 @@ class Memory:
         """
         return self._log.session_info(session)
 
-    def set_title(self, session: str, title: str) -> str:
-        """Give a session the user's title ("" goes back to its first user message); return it as stored."""
-        return self._log.set_title(session, title)
+    def set_title(self, session: str, title: str, *, source: str = titles.USER, told: bool = False) -> str:
+        """Give a session the user's title ("" goes back to its first user message); return it as stored.
+        ``told``: a title of another device's (``source`` its kind) that a sync applies, not sent back."""
+        return self._log.set_title(session, title, source=source, told=told)
 
     # -- writing ----------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from engine.errors import EngineError, StoreLocked
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.paths import Paths
-from engine.sessions import archive, importing, titles, tombstones
+from engine.sessions import archive, identity, importing, titles, tombstones
 from engine.sessions.folders import is_private
 from engine.sessions.recovery import Recovery
 from engine.sessions.staged import Staged
@@ -268,7 +268,9 @@ class BatchImport:
         cleaned = titles.clean(title)
         current = archive.stats_title(conn, session)
         if cleaned and current != (cleaned, titles.IMPORTED) and current[1] != titles.USER:
-            archive.set_title(conn, session, cleaned, titles.IMPORTED, self._clock())
+            now = self._clock()
+            archive.set_title(conn, session, cleaned, titles.IMPORTED, now)
+            identity.record_title(conn, session, cleaned, titles.IMPORTED, now)
 
     def _install_summary(self, session: str, summary: dict[str, object]) -> None:
         path = self._paths.summary_file(session)

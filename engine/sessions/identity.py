@@ -105,6 +105,12 @@ def record_change(conn: Connection, kind: str, session: str, detail: dict[str, A
     )
 
 
+def record_title(conn: Connection, session: str, title: str, source: str, at: int) -> None:
+    """Journal a session's new title (``source``: ``user`` or ``imported``; "" when cleared): a sync sends
+    every title change, whatever its kind, and the newest wins on every device."""
+    record_change(conn, TITLE, session, {"title": title, "source": source if title else ""}, at)
+
+
 def drop_titles(conn: Connection, session: str) -> None:
     """Delete the journal's title changes of a session being removed (no title of it stays behind)."""
     conn.execute("DELETE FROM session_changes WHERE kind = ? AND session_id = ?", (TITLE, session))

@@ -194,8 +194,11 @@ class SessionLog:
             file_activity=0 if session_files.believed(activity, now) else self._file_activity(sid),
         )
 
-    def set_title(self, session: str, title: str) -> str:
+    def set_title(self, session: str, title: str, *, source: str = titles.USER, told: bool = False) -> str:
         """Give a session a title of the user's (an empty one goes back to the first user message).
+
+        ``told``: a title another device set, which a sync applies (``source`` says its kind): stored, and
+        not journaled, so it is not sent back as a change of this device's.
 
         Returns:
             The title as stored (one line, at most :data:`engine.sessions.titles.MAX_TITLE` characters).
@@ -210,8 +213,9 @@ class SessionLog:
         cleaned = titles.clean(title)
         with self.locks.hold(session), self._store.write() as conn:
             now = self._clock()
-            archive.set_title(conn, session, cleaned, titles.USER, now)
-            identity.record_change(conn, identity.TITLE, session, {"title": cleaned}, now)
+            archive.set_title(conn, session, cleaned, source, now)
+            if not told:
+                identity.record_title(conn, session, cleaned, source, now)
         return cleaned
 
     # -- writing ----------------------------------------------------------------------------------
@@ -674,8 +678,9 @@ class SessionLog:
                     cleared["summary"] = True
                 if cleared["gids"] or cleared["graves"]:
                     identity.record_change(conn, kind, session, cleared, now)
-            if unregister:
+            if unregister:  # its titles go with it, on every device (a removal is a change of title)
                 identity.drop_titles(conn, session)
+                identity.record_title(conn, session, "", "", self._clock())
             for listener in self.listeners:
                 listener.session_cleared(conn, session)
             deleted = archive.delete_session(conn, session)

@@ -13,7 +13,9 @@ In each segment, in this order:
    id, or by import key: the same message captured on two devices is one, and both keep the smaller
    global id) are stored by the memory's import, which writes history.json, the archive, the FTS indexes
    and the embedding queue, keyword-searchable at once;
-3. **titles**: the newest change by (time, device) wins on every device;
+3. **titles**: the newest change by (time, device) wins on every device, whatever its kind: a user's
+   title, an import's (sent when the import stores it, not with the messages, so a reset before the
+   next sync does not keep it from the others) or a removal's "no title";
 4. **summaries**: the newest summary and its cursor win (:mod:`engine.sync.summaries`).
 
 Then the device's applied cursor moves past the segment, in one transaction. Every step is idempotent, so
@@ -32,11 +34,11 @@ from typing import TYPE_CHECKING, Protocol
 from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
-from engine.sessions import archive, identity, tombkeys, tombstones
+from engine.sessions import archive, identity, titles, tombkeys, tombstones
 from engine.storage import bulk
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, state, summaries
+from engine.sync import errorrecords, export, state, summaries
 from engine.sync.segment import Row, Segment
 
 if TYPE_CHECKING:
@@ -60,7 +62,7 @@ class Target(Protocol):
     def forget_message(self, message_id: int) -> Message: ...
     def reset(self, session: str, *, include_summary: bool = False) -> ResetResult: ...
     def remove(self, session: str) -> ResetResult: ...
-    def set_title(self, session: str, title: str) -> str: ...
+    def set_title(self, session: str, title: str, *, source: str = ..., told: bool = ...) -> str: ...
     def order_by_time(self, session: str) -> bool: ...
     @property
     def errors(self) -> ErrorMemory: ...
@@ -287,7 +289,7 @@ def _apply_messages(
             local[key] = gid
         if fresh:
             fresh.sort(key=lambda m: (m.send_at, m.gid))  # untimed first: their times stay 0
-            imported.append(ImportedSession(session, fresh, title=segment.titles.get(session)))
+            imported.append(ImportedSession(session, fresh))  # its title comes as a change of its own
             wanted.extend(m.gid for m in fresh)
     if merges:
         with store.write() as conn:
@@ -383,48 +385,65 @@ def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") ->
 
 
 def _apply_titles(store: Store, target: Target, segment: Segment, done: Applied) -> None:
-    for change in segment.changes:
-        if change.get("kind") != identity.TITLE:
-            continue
-        session, title, at = str(change["session"]), str(change.get("title", "")), int(change.get("at", 0))
-        with store.write() as conn:
+    # An earlier build's imported titles, beside the messages: as changes older than any other.
+    changes = [export.title_change(s, t, titles.IMPORTED, 0) for s, t in sorted(segment.titles.items())]
+    changes += [c for c in segment.changes if c.get("kind") == identity.TITLE]
+    if not changes:
+        return
+    newer: dict[str, tuple[str, str]] = {}
+    with store.write() as conn:
+        for change in changes:
+            session, title, at = (
+                str(change["session"]),
+                str(change.get("title", "")),
+                int(change.get("at", 0)),
+            )
+            source = str(change.get("source", titles.USER)) if title else ""
             clock = state.title_clock(conn, session)
             if clock is not None and (at, segment.device) <= clock[:2]:
                 continue  # an older change than the one in force
-            state.set_title_clock(conn, session, at, segment.device, title)
-        _set_title(store, target, session, title, done)
+            state.set_title_clock(conn, session, at, segment.device, title, source)
+            newer[session] = (title, source)
+    _set_titles(store, target, newer, done)
 
 
-def _set_title(store: Store, target: Target, session: str, title: str, done: Applied) -> None:
-    if target.exists(session):
-        target.set_title(session, title)
-        done.titles += 1
-        with store.write() as conn:
-            pending = _pending(conn)
-            if pending.pop(session, None) is not None:
-                _save_pending(conn, pending)
-    else:  # its messages have not arrived yet: set when they do
-        with store.write() as conn:
-            pending = _pending(conn)
-            pending[session] = title
-            _save_pending(conn, pending)
+def _set_titles(store: Store, target: Target, told: dict[str, tuple[str, str]], done: Applied) -> None:
+    """Give sessions the titles in force (session → (title, source)); those whose messages have not
+    arrived yet wait in :data:`PENDING_TITLES`, and are set when they do."""
+    waiting: dict[str, tuple[str, str]] = {}
+    for session, (title, source) in told.items():
+        if target.exists(session):
+            target.set_title(session, title, source=source or titles.USER, told=True)
+            done.titles += 1
+        else:
+            waiting[session] = (title, source)
+    with store.write() as conn:
+        pending = _pending(conn)
+        kept = {s: t for s, t in pending.items() if s not in told} | waiting
+        if kept != pending:
+            _save_pending(conn, kept)
 
 
 def _retry_pending_titles(store: Store, target: Target, done: Applied) -> None:
     with store.read() as conn:
         pending = _pending(conn)
-    for session, title in pending.items():
-        if target.exists(session):
-            _set_title(store, target, session, title, done)
+    arrived = {s: t for s, t in pending.items() if target.exists(s)}
+    if arrived:
+        _set_titles(store, target, arrived, done)
 
 
 PENDING_TITLES = "pending_titles"
 
 
-def _pending(conn: Connection) -> dict[str, str]:
-    raw = state.get(conn, PENDING_TITLES, "{}")
-    return {str(k): str(v) for k, v in json.loads(raw or "{}").items()}
+def _pending(conn: Connection) -> dict[str, tuple[str, str]]:
+    """Titles whose session has not arrived yet: session → (title, source); an earlier build kept the
+    title alone (a user's)."""
+    raw = json.loads(state.get(conn, PENDING_TITLES, "{}") or "{}")
+    return {
+        str(k): (str(v), titles.USER) if isinstance(v, str) else (str(v[0]), str(v[1]))
+        for k, v in raw.items()
+    }
 
 
-def _save_pending(conn: Connection, pending: dict[str, str]) -> None:
+def _save_pending(conn: Connection, pending: dict[str, tuple[str, str]]) -> None:
     state.put(conn, PENDING_TITLES, json.dumps(pending, ensure_ascii=False))

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.sessions import identity, tombstones
+from engine.sessions import identity, titles, tombstones
 from engine.storage.sql import Connection
 from engine.sync import state
 from engine.sync.segment import Row
@@ -28,16 +28,15 @@ class Batch:
     """The content of the next segment and the cursors it moves to once written."""
 
     messages: list[Row] = field(default_factory=list)
-    titles: dict[str, str] = field(default_factory=dict)
     changes: list[dict[str, Any]] = field(default_factory=list)
     last_id: int = 0
     last_change: int = 0
     graves: list[tuple[str, list[tombstones.Grave]]] = field(default_factory=list)
-    title_clocks: list[tuple[str, int, str]] = field(default_factory=list)
+    title_clocks: list[tuple[str, int, str, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.messages or self.changes or self.titles)
+        return not (self.messages or self.changes)
 
 
 def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
@@ -59,15 +58,6 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
     if len(rows) < limit:  # every message written so far is in: the cursor may pass received ones too
         top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").scalar_one()
         batch.last_id = max(batch.last_id, int(top))
-    sessions = sorted({row[1] for row in batch.messages})
-    for start in range(0, len(sessions), 500):
-        chunk = sessions[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for sid, title in conn.execute(
-            f"SELECT id, title FROM sessions WHERE title_source = 'imported' AND id IN ({marks})",
-            tuple(chunk),
-        ):
-            batch.titles[str(sid)] = str(title)
     scope = state.get(conn, state.FOLDER_ID)
     for seq, kind, session, detail, at in conn.execute(
         "SELECT seq, kind, session_id, detail, at FROM session_changes WHERE seq > ? ORDER BY seq",
@@ -76,14 +66,14 @@ def collect(conn: Connection, me: str, limit: int = MAX_MESSAGES) -> Batch:
         batch.last_change = int(seq)
         data = json.loads(detail)
         if kind == identity.TITLE:
-            title = str(data.get("title", ""))
+            title, source = str(data.get("title", "")), str(data.get("source", titles.USER))
             clock = state.title_clock(conn, str(session))
-            if clock is not None and clock[2] == state.title_key(title):
+            if clock is not None and clock[2] == state.title_key(title, source):
                 continue  # the title in force already (one that arrived, applied here)
             # A title set here after one that arrived wins, whatever the clocks say (a Lamport clock).
             when = max(int(at), clock[0] + 1) if clock is not None else int(at)
-            batch.changes.append({"kind": kind, "session": session, "title": title, "at": when})
-            batch.title_clocks.append((str(session), when, title))
+            batch.changes.append(title_change(str(session), title, source, when))
+            batch.title_clocks.append((str(session), when, title, source))
             continue
         # Tombstones under this folder's key (one made before sync was on, or under another folder's key,
         # cannot be told: the apply re-keys it when the message arrives, engine.sync.apply).
@@ -110,10 +100,15 @@ def commit(conn: Connection, me: str, batch: Batch, next_seq: int, now: int) -> 
     scope = state.get(conn, state.FOLDER_ID)
     for session, graves in batch.graves:
         tombstones.add(conn, scope, session, graves, now, synced=True)
-    for session, at, title in batch.title_clocks:
+    for session, at, title, source in batch.title_clocks:
         clock = state.title_clock(conn, session)
         if clock is None or (at, me) >= clock[:2]:
-            state.set_title_clock(conn, session, at, me, title)
+            state.set_title_clock(conn, session, at, me, title, source)
+
+
+def title_change(session: str, title: str, source: str, at: int) -> dict[str, Any]:
+    """A title change as a segment tells it (``source``: ``user``, ``imported``, or "" for no title)."""
+    return {"kind": identity.TITLE, "session": session, "title": title, "source": source, "at": at}
 
 
 def _grave(raw: list[object]) -> tombstones.Grave:

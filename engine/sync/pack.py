@@ -3,7 +3,7 @@ it knows has applied them.
 
 A snapshot ``snap-<S>.mts`` stands for the device's segments 1 to S: every message it sent that is still
 in its archive (a forgotten one is not: packing is also when its ciphertext leaves the folder), the
-tombstones under the folder's key known here by session, its titles in force, the live error-memory
+tombstones under the folder's key known here by session, the title changes made here still in force, the live error-memory
 records and the summaries in force here that it wrote. A new device applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
 since applying is idempotent, a device that had applied part of the range applies the snapshot as well.
 
@@ -23,7 +23,7 @@ from engine.paths import Paths
 from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, state, summaries
+from engine.sync import errorrecords, export, state, summaries
 from engine.sync import folder as layout
 from engine.sync.segment import Row, Segment, decode_manifest, encode
 
@@ -46,30 +46,22 @@ def collect(conn: Connection, me: str, now: int, paths: Paths) -> dict[str, Any]
             (exported,),
         )
     ]
-    sessions = {row[1] for row in messages}
-    titles = {
-        str(sid): str(title)
-        for sid, title in conn.execute("SELECT id, title FROM sessions WHERE title_source = 'imported'")
-        if sid in sessions
-    }
     changes: list[dict[str, Any]] = []
     for session, graves in sorted(tombstones.shared(conn, state.get(conn, state.FOLDER_ID)).items()):
         kind = identity.FORGET if session else identity.ERROR_FORGET
         changes.append(
             {"kind": kind, "session": session, "gids": [], "graves": [list(g) for g in sorted(graves)]}
         )
-    for session, at, title_key, title in conn.execute(
-        "SELECT t.session_id, t.at, t.title_key, s.title FROM sync_titles t JOIN sessions s ON s.id = t.session_id "
-        "WHERE t.device = ?",
+    for session, at, title_key, title, source in conn.execute(
+        "SELECT t.session_id, t.at, t.title_key, COALESCE(s.title, ''), COALESCE(s.title_source, '') "
+        "FROM sync_titles t LEFT JOIN sessions s ON s.id = t.session_id WHERE t.device = ?",
         (me,),
-    ):
-        if state.title_key(str(title)) == str(title_key):
-            changes.append(
-                {"kind": identity.TITLE, "session": str(session), "title": str(title), "at": int(at)}
-            )
+    ):  # the changes of title made here still in force (a removal's "no title" too)
+        if state.title_key(str(title), str(source)) == str(title_key):
+            changes.append(export.title_change(str(session), str(title), str(source), int(at)))
     records, _ = errorrecords.collect_since(conn, 0, now)
     told, _ = summaries.collect(conn, paths, me, every=True)
-    return {"messages": messages, "titles": titles, "changes": changes, "errors": records, "summaries": told}
+    return {"messages": messages, "changes": changes, "errors": records, "summaries": told}
 
 
 def pack(store: Store, folder: Path, key: bytes, me: str, now: int, paths: Paths) -> tuple[int, int]:
@@ -91,10 +83,9 @@ def pack(store: Store, folder: Path, key: bytes, me: str, now: int, paths: Paths
                 schema,
                 now,
                 content["messages"],
-                content["titles"],
-                content["changes"],
-                content["errors"],
-                content["summaries"],
+                changes=content["changes"],
+                errors=content["errors"],
+                summaries=content["summaries"],
             )
             layout.write_atomically(
                 layout.device_dir(folder, me) / layout.snapshot_name(top),

@@ -6,10 +6,10 @@ the name ``seg:<device>:<seq>``) of zlib-compressed JSON::
     {"format": "memtray-sync-segment", "version": 2, "schema": "m015_…", "device": "…", "seq": 7,
      "written_at": ns,
      "messages": [[gid, session, role, content, send_at, sender], …],   # oldest first
-     "titles": {session: imported title},
+     "titles": {session: imported title},                             # older segments only
      "changes": [{"kind": "forget"|"reset"|"remove", "session": …, "gids": […],
                   "graves": [[role, archived time, keyed hash of the text], …]},
-                 {"kind": "title", "session": …, "title": …, "at": ns},
+                 {"kind": "title", "session": …, "title": …, "source": "user"|"imported"|"", "at": ns},
                  {"kind": "error-forget", "session": "", "graves": [["error", 0, keyed hash]]}],
      "errors": [{error-memory record …, "dedupe": duplicate key}],
      "summaries": [{"session": …, "summary": {summary.json}, "cursor": {"gid": …, "after": …, "at": ns,
@@ -17,7 +17,9 @@ the name ``seg:<device>:<seq>``) of zlib-compressed JSON::
 
 Version 2 carries tombstones keyed with the folder's shared tombstone key (:mod:`engine.sync.tombkey`)
 instead of version 1's unkeyed import keys (a version-1 segment is read; its tombstones match nothing), and
-summaries (:mod:`engine.sync.summaries`).
+summaries (:mod:`engine.sync.summaries`). Every title change, an import's or a removal's too, travels as a
+``title`` change with its clock; the ``titles`` map of imported titles written beside the messages by
+earlier builds is read as title changes older than any other.
 
 Why not SQLite changesets (the session extension): a changeset replays rows by primary key, and a
 message's primary key is a local row id that differs on every device; applying one would need a shadow

@@ -281,7 +281,14 @@ class Sync:
                     summaries.commit(conn, me, told, scanned)
                 return
             segment = Segment(
-                me, seq, schema, self._clock(), batch.messages, batch.titles, batch.changes, records, told
+                me,
+                seq,
+                schema,
+                self._clock(),
+                batch.messages,
+                changes=batch.changes,
+                errors=records,
+                summaries=told,
             )
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:

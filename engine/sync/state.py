@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from engine.sessions import titles
 from engine.storage.sql import Connection
 
 FOLDER, NAME, NEXT_SEQ, EXPORTED_ID, EXPORTED_CHANGE, FOLDER_ID = (
@@ -60,9 +61,11 @@ def set_applied(conn: Connection, device: str, seq: int, now: int) -> None:
     )
 
 
-def title_key(title: str) -> str:
+def title_key(title: str, source: str = titles.USER) -> str:
+    """A digest of a title and its kind (an imported title and the same text given by the user differ)."""
+    kind = titles.IMPORTED + "\0" if title and source == titles.IMPORTED else ""
     return hashlib.blake2b(
-        title.encode("utf-8", "surrogatepass"), digest_size=16, person=b"memtray-title"
+        (kind + title).encode("utf-8", "surrogatepass"), digest_size=16, person=b"memtray-title"
     ).hexdigest()
 
 
@@ -74,12 +77,14 @@ def title_clock(conn: Connection, session: str) -> tuple[int, str, str] | None:
     return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
 
 
-def set_title_clock(conn: Connection, session: str, at: int, device: str, title: str) -> None:
+def set_title_clock(
+    conn: Connection, session: str, at: int, device: str, title: str, source: str = titles.USER
+) -> None:
     conn.execute(
         "INSERT INTO sync_titles(session_id, at, device, title_key) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(session_id) DO UPDATE SET at = excluded.at, device = excluded.device, "
         "title_key = excluded.title_key",
-        (session, at, device, title_key(title)),
+        (session, at, device, title_key(title, source)),
     )
 
 

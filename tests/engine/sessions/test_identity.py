@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from unittest.mock import ANY
 
 from engine import Memory
 from engine.embedders.hashing import HashEmbedder
@@ -85,8 +86,8 @@ def test_the_journal_records_changes_without_text(memory: Memory) -> None:
     memory.reset("s1")
     memory.remove("s2")
     kinds = [(k, s) for k, s, _ in changes(memory)]
-    assert kinds == [("title", "s1"), ("forget", "s1"), ("reset", "s1"), ("remove", "s2")]
-    _, forget, reset, remove = (d for _, _, d in changes(memory))
+    assert kinds == [("title", "s1"), ("forget", "s1"), ("reset", "s1"), ("remove", "s2"), ("title", "s2")]
+    _, forget, reset, remove, _ = (d for _, _, d in changes(memory))
     assert forget["gids"] == [f"{device(memory)}.{stored[0].id}"] and forget["graves"] == {}  # sync off
     assert reset["gids"] == [f"{device(memory)}.{stored[1].id}"]
     assert remove["gids"] and remove["graves"] == {}
@@ -101,9 +102,27 @@ def test_the_journal_records_changes_without_text(memory: Memory) -> None:
 def test_a_title_is_journaled_and_a_removal_drops_it(memory: Memory) -> None:
     memory.append("s3", [Message("user", "x", 1)])
     memory.set_title("s3", "Private plans")
-    assert [(k, d) for k, _, d in changes(memory)] == [("title", {"title": "Private plans"})]
-    memory.remove("s3")
-    assert [k for k, _, _ in changes(memory)] == ["remove"]
+    assert [(k, d) for k, _, d in changes(memory)] == [
+        ("title", {"title": "Private plans", "source": "user"})
+    ]
+    memory.remove("s3")  # the title's text leaves the journal; "no title" is the change now
+    assert [(k, d) for k, _, d in changes(memory)] == [
+        ("remove", ANY),
+        ("title", {"title": "", "source": ""}),
+    ]
+
+
+def test_an_imported_title_is_journaled_once_and_a_told_one_not(memory: Memory) -> None:
+    export = [ImportedSession("chat-7", [Message("user", "hello", 10)], title="From the export")]
+    memory.import_sessions(export)
+    memory.import_sessions(export)  # the same title again: no change
+    expected = [("title", "chat-7", {"title": "From the export", "source": "imported"})]
+    assert changes(memory) == expected
+    memory.set_title("chat-7", "Renamed elsewhere", told=True)  # what a sync applies
+    assert changes(memory) == expected
+    assert [(s.title, s.title_source) for s in memory.sessions() if s.id == "chat-7"] == [
+        ("Renamed elsewhere", "user")
+    ]
 
 
 def test_a_forgotten_message_is_never_imported_again(memory: Memory) -> None:

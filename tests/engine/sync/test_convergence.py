@@ -1,14 +1,16 @@
 """Convergence: two or three homes, each with its own copy of the shared folder kept by a misbehaving sync
 engine (tests/engine/sync/fakeengine.py: late, reordered, duplicated, partial delivery, conflict litter),
 random interleavings of appends, imports of one export, forgets, resets, removals, title changes,
-compactions and syncs, with the devices' clocks hours apart. After everything is delivered, every device
-holds the same messages, titles and tombstones, the same windows, and no forgotten text is in any file."""
+compactions, summaries (by the real SDK against the fake Gemini server) and syncs, with the devices'
+clocks hours apart. After everything is delivered, every device holds the same messages, titles,
+tombstones and summaries, the same windows, and no forgotten text is in any file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +20,10 @@ from engine.messages import Message
 from engine.sessions import tombstones
 from engine.sync import pack, state
 from tests.engine.conftest import FakeClock
+from tests.engine.summary.conftest import fast_client, summary_json
 from tests.engine.sync.conftest import Homes
 from tests.engine.sync.fakeengine import FakeEngine
+from tests.fakegemini import FakeGemini
 
 PASS = "shared passphrase"
 SESSIONS = ("alpha", "beta", "gamma", "chatgpt-1")
@@ -57,11 +61,24 @@ OPS = st.tuples(
     st.integers(0, 10**6),
 )
 
+SUMMARY_OPS = st.tuples(
+    st.sampled_from(
+        [
+            *("append", "append", "import", "forget", "reset", "reset-all", "remove"),
+            *("summarize", "summarize", "compact", "sync", "sync", "deliver"),
+        ]
+    ),
+    st.integers(0, 2),
+    st.integers(0, len(SESSIONS) - 1),
+    st.integers(0, 10**6),
+)
+
 
 class World:
     """The homes, their clocks (hours apart), the engine, and what was forgotten."""
 
-    def __init__(self, base: Path, count: int, seed: int) -> None:
+    def __init__(self, base: Path, count: int, seed: int, gemini: FakeGemini | None = None) -> None:
+        self.gemini = gemini
         self.homes = Homes(base / "homes")
         self.engine = FakeEngine(base / "folders", [f"d{i}" for i in range(count)], seed)
         self.clocks = [FakeClock(1_700_000_000 * 10**9 + (i - 1) * 3 * HOUR) for i in range(count)]
@@ -69,8 +86,12 @@ class World:
         self.counter = 0
         self.forgotten: set[str] = set()
         for i in range(count):
-            mem = self.homes.open(f"h{i}", clock=self.clocks[i])
-            mem.update_settings(max_history_bytes=4096)
+            if gemini is None:
+                mem = self.homes.open(f"h{i}", clock=self.clocks[i])
+                mem.update_settings(max_history_bytes=4096)
+            else:  # summaries by the real SDK against the fake Gemini server
+                mem = self.homes.open(f"h{i}", clock=self.clocks[i], client_factory=fast_client)
+                mem.update_settings(max_history_bytes=4096, gemini_base_url=gemini.url, decision_model="")
             if i:
                 self.engine.settle()  # sync.json reaches the new device
             mem.sync.enable(self.engine.folder(f"d{i}"), PASS, f"device-{i}")
@@ -100,10 +121,16 @@ class World:
                 self._forgotten(target.content)
                 assert target.id is not None
                 mem.forget_message(target.id)
-        elif op in ("reset", "remove") and mem.exists(session):
+        elif op in ("reset", "reset-all", "remove") and mem.exists(session):
             for message in mem.archived(session):
                 self._forgotten(message.content)
-            (mem.reset if op == "reset" else mem.remove)(session)
+            if op == "remove":
+                mem.remove(session)
+            else:
+                mem.reset(session, include_summary=op == "reset-all")
+        elif op == "summarize" and self.gemini is not None and mem.exists(session) and mem.history(session):
+            self.gemini.reply_json(summary_json(f"topic {self.token()}"))
+            mem.summaries.generate(session)
         elif op == "title" and mem.exists(session):
             mem.set_title(session, f"title {extra % 7}")
         elif op == "compact" and mem.exists(session):
@@ -140,7 +167,19 @@ def state_of(mem: Memory) -> dict[str, Any]:
         }
         dead = tombstones.shared(conn, state.get(conn, state.FOLDER_ID))  # under the folder's shared key
     windows = {s: [m.content for m in mem.window(s)] for s in with_messages}
-    return {"messages": messages, "titles": titles, "tombstones": dead, "windows": windows}
+    summaries = {s: _topic(mem, s) for s in with_messages}
+    return {
+        "messages": messages,
+        "titles": titles,
+        "tombstones": dead,
+        "windows": windows,
+        "summaries": summaries,
+    }
+
+
+def _topic(mem: Memory, session: str) -> str | None:
+    summary = mem.summaries.load(session)
+    return None if summary is None else summary.current_discussion.topic
 
 
 def files_holding(base: Path, needle: str) -> list[Path]:
@@ -156,6 +195,7 @@ def check(world: World, base: Path) -> None:
         assert other["messages"] == first["messages"]
         assert other["titles"] == first["titles"]
         assert other["tombstones"] == first["tombstones"]
+        assert other["summaries"] == first["summaries"]
         for session, window in first["windows"].items():
             shorter, longer = sorted((window, other["windows"][session]), key=len)
             assert longer[len(longer) - len(shorter) :] == shorter, session  # compaction may keep fewer
@@ -165,6 +205,31 @@ def check(world: World, base: Path) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@example(  # an export removed on one device after the other had it, beside a message of its own
+    count=2,
+    ops=[
+        ("append", 1, 3, 0),
+        ("import", 0, 0, 0),
+        ("sync", 0, 0, 0),
+        ("deliver", 0, 0, 9),
+        ("sync", 1, 0, 0),
+        ("remove", 0, 3, 0),
+    ],
+    seed=0,
+    pack_after=2,
+)
+@example(  # an imported title, then the user's, in one segment: the older is not sent back as newer
+    count=2,
+    ops=[("append", 1, 3, 0), ("import", 0, 0, 0), ("title", 0, 3, 2), ("reset", 0, 3, 0)],
+    seed=0,
+    pack_after=pack.PACK_AFTER,
+)
+@example(  # an export imported and reset on one device, while the other appends to its session
+    count=2,
+    ops=[("append", 1, 3, 0), ("import", 0, 0, 0), ("reset", 0, 3, 0)],
+    seed=0,
+    pack_after=2,
+)
 @example(  # a removal packed into a snapshot (told as forgets), then a message in the same session
     count=2,
     ops=[
@@ -210,6 +275,37 @@ def test_every_device_converges(
     finally:
         pack.PACK_AFTER = default
         world.close()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    count=st.sampled_from([2, 3]),
+    ops=st.lists(SUMMARY_OPS, max_size=30),
+    seed=st.integers(0, 10**6),
+    pack_after=st.sampled_from([2, pack.PACK_AFTER]),
+)
+def test_summaries_converge_too(
+    tmp_path_factory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    count: int,
+    ops: list[tuple[str, int, int, int]],
+    seed: int,
+    pack_after: int,
+) -> None:
+    """The same property with summaries written by Gemini on any device and resets that drop them: every
+    device ends with the same summary of each session, or none (and no forgotten text in any file)."""
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    base = tmp_path_factory.mktemp("world")
+    with FakeGemini() as gemini:
+        world = World(base, count, seed, gemini)
+        default, pack.PACK_AFTER = pack.PACK_AFTER, pack_after
+        try:
+            for op in ops:
+                world.run(*op)
+            check(world, base)
+        finally:
+            pack.PACK_AFTER = default
+            world.close()
 
 
 def test_a_fixed_busy_story_converges(tmp_path: Path) -> None:
