@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import socket
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,6 @@ from engine.sync import crypto, errorrecords, export, gcpause, pack, state, summ
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
-from engine.sync.readahead import ReadAhead
 from engine.sync.segment import (
     Manifest,
     NewerFormat,
@@ -318,14 +316,10 @@ class Sync:
                 if not done:
                     continue
                 seq = max(snapshots) + 1
-            with ReadAhead(partial(self._read, folder, key, device)) as ahead:
-                while seq in found:  # the next segment is read in a thread while this one is applied
-                    segment = ahead.take(seq, seq + 1 if seq + 1 in found else None)
-                    if isinstance(segment, str):
-                        report.waiting.append(segment)
-                        break
-                    self._apply_segment(key, segment, report)
-                    seq += 1
+            while seq in found:
+                if not self._apply_file(folder, key, device, seq, report):
+                    break
+                seq += 1
             later = [s for s in found if s > seq]
             if later and seq not in found:
                 report.waiting.append(
@@ -336,32 +330,22 @@ class Sync:
         self, folder: Path, key: bytes, device: str, seq: int, report: SyncReport, *, snapshot: bool = False
     ) -> bool:
         """Apply one segment (or snapshot) of ``device``; False when it cannot be read yet."""
-        segment = self._read(folder, key, device, seq, snapshot=snapshot)
-        if isinstance(segment, str):
-            report.waiting.append(segment)
-            return False
-        self._apply_segment(key, segment, report)
-        return True
-
-    def _read(
-        self, folder: Path, key: bytes, device: str, seq: int, *, snapshot: bool = False
-    ) -> Segment | str:
-        """One segment (or snapshot) of ``device``, or why it cannot be read yet (reads only)."""
         name = layout.snapshot_name(seq) if snapshot else layout.segment_name(seq)
         what = f"{'snapshot' if snapshot else 'segment'} {seq} of device {device}"
         try:
-            return decode(
+            segment = decode(
                 (layout.device_dir(folder, device) / name).read_bytes(), key, device, seq, snapshot=snapshot
             )
         except NewerFormat as exc:
-            return str(exc)
+            report.waiting.append(str(exc))
+            return False
         except (SyncError, OSError):
-            return f"{what} is still arriving (or damaged)"
-
-    def _apply_segment(self, key: bytes, segment: Segment, report: SyncReport) -> None:
+            report.waiting.append(f"{what} is still arriving (or damaged)")
+            return False
         tomb = (self.folder_id, tombkey.derive(key))
         report.applied.add(apply_segment(self._store, self._target, segment, self._clock(), tomb))
         report.segments_applied += 1
+        return True
 
     def _pack(self, folder: Path, key: bytes, report: SyncReport) -> None:
         report.packed, report.removed = pack.pack(
