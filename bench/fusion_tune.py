@@ -5,8 +5,8 @@
 
 Each dump holds, per question, the rankings hybrid search fuses (the context and plain keyword rankings,
 the nearest vectors without floors and the query's cosine with the centroid). The replay is the engine's
-fusion (:func:`fused`: :mod:`engine.search.fusion`'s functions, as :class:`engine.search.conductor.Search`
-calls them for the first :data:`engine.search.fusion.DEPTH`), so with the engine's constants it prints
+fusion (:func:`fused` calls :func:`engine.search.fusion.combine`, as :class:`engine.search.conductor.Search`
+does for the first :data:`engine.search.fusion.DEPTH`), so with the engine's constants it prints
 ``bench.retrieval``'s hybrid figures again, in seconds instead of a re-import.
 
 ``--grid`` varies :class:`engine.search.fusion.Weights` fields, e.g.
@@ -22,13 +22,14 @@ import argparse
 import itertools
 import json
 import random
+from collections.abc import Sequence, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bench.retrieval import Scores
 from engine.search import fusion
-from engine.search.query import parse
+from engine.search.query import Query, parse
 from engine.semantic import floors
 
 Case = dict[str, Any]
@@ -39,40 +40,47 @@ def pairs(items: list[list[float]]) -> Ranking:
     return [(int(i), float(s)) for i, s in items]
 
 
-def fused(case: Case, embedder_id: str) -> list[int]:
-    """The fused ranking's ids, as hybrid search ranks its first :data:`fusion.DEPTH`, with the weights
-    :func:`engine.search.fusion.weights` gives now (:func:`using` sets them)."""
-    depth = fusion.DEPTH
-    query = parse(case["text"])
-    context, plain = pairs(case["context"])[:depth], pairs(case["plain"])[:depth]
-    ranked = pairs(case["semantic"])
-    passed = floors.above(ranked, embedder_id, case["base"])
-    chosen = fusion.weights(query, embedder_id)
-    if chosen.neighbours > 0 and passed:
-        sessions = {int(i): s for i, s in case["sessions"].items()}
-        passed = fusion.neighbour_lifted(passed, dict(ranked), sessions, chosen.neighbours)
-    if chosen.hands_on and ranked:
-        cosines, asking = dict(ranked), set(case["asks"])
-        turns = {
-            int(i): fusion.Turn(session, case["roles"][i], int(i) in asking)
-            for i, session in case["sessions"].items()
+class Dumped:
+    """What the fusion reads of the messages it ranks (:class:`engine.search.fusion.Around`), from a dump."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+
+    def sessions(self, ids: Set[int]) -> dict[int, str]:
+        known = self.case["sessions"]
+        return {i: known[str(i)] for i in ids if str(i) in known}
+
+    def turns(self, ids: Set[int]) -> dict[int, fusion.Turn]:
+        asking = set(self.case["asks"])
+        roles = self.case["roles"]
+        return {
+            i: fusion.Turn(session, roles[str(i)], i in asking) for i, session in self.sessions(ids).items()
         }
-        context = fusion.handed_on(context, cosines, turns, chosen)[:depth]
-        plain = fusion.handed_on(plain, cosines, turns, chosen)[:depth]
-    ranked, passed = ranked[:depth], passed[:depth]
-    worded = {i for i, _ in context} | {i for i, _ in plain}
-    share = fusion.keyword_confidence(query, context, chosen)
-    scores = fusion.fuse(
-        [
-            (context, chosen.context * share),
-            (fusion.supported(ranked, passed, worded, chosen), chosen.semantic),
-            (plain, (chosen.plain if context else chosen.context) * share),
-        ],
-        (0.0, chosen.span),
+
+    def named(self, ids: Sequence[int], query: Query) -> set[int]:
+        return set(self.case["named"]) & set(ids)
+
+    def sent(self, ids: Sequence[int]) -> dict[int, int]:
+        known = self.case.get("sent", {})  # dumps before the dates were read have none
+        return {i: known[str(i)] for i in ids if str(i) in known}
+
+
+def fused(case: Case, embedder_id: str) -> list[int]:
+    """The fused ranking's ids, as hybrid search ranks its first :data:`fusion.DEPTH`
+    (:func:`engine.search.fusion.combine`, with the weights :func:`engine.search.fusion.weights` gives now:
+    :func:`using` sets them)."""
+    ranked = pairs(case["semantic"])
+    combined = fusion.combine(
+        parse(case["text"]),
+        embedder_id,
+        context=pairs(case["context"]),
+        plain=pairs(case["plain"]),
+        ranked=ranked,
+        passed=floors.above(ranked, embedder_id, case["base"]),
+        depth=fusion.DEPTH,
+        around=Dumped(case),
     )
-    named = set(case["named"])
-    boosted = [(i, s + fusion.SENDER_BOOST if i in named else s) for i, s in scores]
-    return [i for i, _ in sorted(boosted, key=lambda p: (p[1], p[0]), reverse=True)]
+    return [i for i, _ in combined.ranking]
 
 
 def figures(cases: list[Case], rank: Any) -> tuple[float, float, float, float]:

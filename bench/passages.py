@@ -18,7 +18,8 @@ each question's rank of its reply by its best passage's cosine, no floors (e5 di
 assistant replies of 200-20,000 characters); its passages and e5 tokens, before (one text per message cut
 at 2,000 characters and at the model's 512 tokens) and after; then the real background embedder
 (``Memory`` with e5, its worker) on the export's newest messages for ``--sample-s`` seconds: messages,
-passages and tokens per second, and the time until the whole export is covered at that rate.
+passages and tokens per second (wall, and per CPU second of the process: steadier on a shared machine),
+and the time until the whole export is covered at that rate (and in CPU hours).
 
 ``scale``: hybrid (and semantic, keyword) search p50/p95 over a home of 200,000 messages of which 5 % are
 long replies embedded as passages. The vectors are the hash embedder's (e5 would take hours to embed
@@ -30,7 +31,9 @@ queries are hash-embedded words of the corpus. Built once under ``--home``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
 import statistics
 import tempfile
 import time
@@ -209,11 +212,11 @@ def run_cost(messages: int, sample_s: float) -> None:
         with mem._store.read() as conn:
             queued = rows.queued(conn)
         mem.semantic.set_paused(False)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu_seconds()
         time.sleep(sample_s)
         mem.semantic.set_paused(True)
         assert mem.wait_idle(timeout=600)
-        spent = time.perf_counter() - started
+        spent, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
         with mem._store.read() as conn:
             done = rows.embedded(conn, embedder.id, None)
             passage_rows = int(conn.execute("SELECT COUNT(*) FROM passages").scalar_one())
@@ -237,12 +240,23 @@ def run_cost(messages: int, sample_s: float) -> None:
     rate = tokens / spent
     print(
         f"background embedder, {spent:.0f} s: {done:,} of {queued:,} queued messages covered "
-        f"({passage_rows:,} passage rows), {done / spent:.1f} messages/s, {tokens / spent:,.0f} tokens/s"
+        f"({passage_rows:,} passage rows), {done / spent:.1f} messages/s, {tokens / spent:,.0f} tokens/s; "
+        f"{cpu:.0f} CPU s = {tokens / cpu:,.0f} tokens per CPU s; load average {_load()}"
     )
     print(
         f"time until the {len(texts):,}-message export is covered at that rate: {new_tokens / rate / 3600:.2f} h "
-        f"(one text per message, before: {old_tokens / rate / 3600:.2f} h at the same tokens/s)"
+        f"(one text per message, before: {old_tokens / rate / 3600:.2f} h at the same tokens/s); "
+        f"{new_tokens / (tokens / cpu) / 3600:.2f} CPU h (on 2 idle cores: {new_tokens / (tokens / cpu) / 7200:.2f} h)"
     )
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 # -- scale ------------------------------------------------------------------------------------------

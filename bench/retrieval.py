@@ -298,6 +298,7 @@ def dump_rankings(mem: Memory, case: Case) -> dict[str, object]:
         "named": sorted(i for i, s in senders.items() if s and query.names(s)),
         "sessions": {str(i): m.session for i, m in found.items()},
         "roles": {str(i): m.role for i, m in found.items()},
+        "sent": {str(i): m.send_at for i, m in found.items()},
         "asks": sorted(i for i, m in found.items() if fusion.asks(m.content)),
     }  # fmt: skip
 

@@ -6,25 +6,33 @@ Q4_0 blocks dequantized and requantized to int8 with one scale per output column
 column's largest weight, 16x finer than the 4-bit steps they come from); the activations are quantized at
 run time with one scale per token (``QuantizeLinear`` along the rows), so a text's vector does not depend
 on the texts batched with it, and one token's outliers do not coarsen the others. Measured (2 vCPU, see
-bench/README.md): 2.8x the tokens per CPU second of the former 4-bit ``MatMulNBits`` encoder on
-512-token texts, 2.6x on short turns (the 4-bit kernel at accuracy level 4 ran at about a tenth of this
-integer GEMM's rate), vectors at cosine 0.9985 or more to it. Not taken: per-tensor activation scales (``DynamicQuantizeMatMul``; cosine 0.996, LoCoMo hit@1
-0.224 against 0.253).
+bench/README.md): 3.1-3.4x the tokens per CPU second of the former 4-bit ``MatMulNBits`` encoder on
+512-token texts, 3.4-3.9x on short turns (the 4-bit kernel at accuracy level 4 ran at about a tenth of
+this integer GEMM's rate), vectors at cosine 0.9985 or more to it. Not taken: per-tensor activation
+scales (``DynamicQuantizeMatMul``; cosine 0.996, LoCoMo hit@1 0.224 against 0.253).
+
+A batch holds texts of any lengths packed one after the other: every tensor but attention's is 2-D
+``(tokens, width)``, so the linears, LayerNorms and GELUs never see a text's boundaries (nor padding).
+Only attention does: texts of one length run as one ``(batch, length, hidden)`` call, texts of several
+lengths one at a time in a ``Loop`` over their rows, each unmasked (onnxruntime's CPU flash attention;
+its masked attention over a padded batch took twice the CPU time). A text's vector is the one it gets
+alone, to the last bit.
 
 Per layer: the layer's input quantized once for the three projections Q, K and V (three integer GEMMs,
-each straight into ``MultiHeadAttention``'s inputs: the former fused QKV GEMM's ``Split`` copy cost more
-than the one bigger GEMM saved), ``MultiHeadAttention`` without a mask (a batch holds texts of one
-length, so there is no padding, and onnxruntime's unmasked CPU attention is about 1.6x faster than its
-masked one), the output projection ``ao``, the residual ``Add`` and ``LayerNormalization``, the FFN
-(``fi`` with ``BiasGelu``, then ``fo``), another residual and LayerNorm. Every tensor but attention's is
-2-D ``(tokens, width)``: on 3-D tensors onnxruntime fuses ``Add`` + ``LayerNormalization`` into its
-``SkipLayerNormalization``, which its CPU provider runs 3x slower than the two ops apart (measured
-on 1.32.0). The model starts after the embedding lookup and ends before pooling (both are done
-in numpy):
+each straight into attention's inputs: the former fused QKV GEMM's ``Split`` copy cost more than the one
+bigger GEMM saved), ``MultiHeadAttention``, the output projection ``ao``, the residual ``Add`` and
+``LayerNormalization``, the FFN (``fi`` with ``BiasGelu``, then ``fo``), another residual and LayerNorm.
+The per-token scale is ``MatMulIntegerToFloat``'s own input (a ``(tokens, 1)`` scale, broadcast in the
+kernel: no ``Mul`` node after each GEMM). 2-D tensors also keep onnxruntime from fusing ``Add`` +
+``LayerNormalization`` into its ``SkipLayerNormalization``, which its CPU provider runs 3x slower than
+the two ops apart (measured on 1.32.0). The model starts after the embedding lookup and ends before
+pooling (both are done in numpy):
 
-- input ``x`` float32 ``(batch, length, hidden)``: word + position + token-type embeddings, before the
-  embedding LayerNorm, every text of the batch ``length`` tokens long;
-- output ``h`` float32 ``(batch, length, hidden)``: the last hidden states.
+- input ``x`` float32 ``(tokens, hidden)``: word + position + token-type embeddings, before the
+  embedding LayerNorm, the batch's texts one after the other;
+- inputs ``starts`` and ``ends`` int64 ``(texts,)``: each text's rows in ``x``;
+- input ``ragged`` bool: whether the texts' lengths differ (then attention loops over them);
+- output ``h`` float32 ``(tokens, hidden)``: the last hidden states.
 """
 
 from __future__ import annotations
@@ -36,8 +44,9 @@ import numpy.typing as npt
 
 from engine.embedders.e5weights import E5Weights, dequantize
 
-VERSION = 3
+VERSION = 4
 """Bumped whenever the built model changes, so that cached models of an older builder are rebuilt."""
+MS = "com.microsoft"
 GELU_FLOOR = 0.17
 """Just above ``-min GELU(x)`` (0.16997, at x = -0.752)."""
 
@@ -64,7 +73,7 @@ def build(weights: E5Weights) -> bytes:
         return constant(name, weights.dense(name, size))
 
     def node(op: str, inputs: list[str], output: str, **attributes: Any) -> str:
-        domain = "com.microsoft" if op in ("MatMulIntegerToFloat", "BiasGelu") else ""
+        domain = MS if op in ("MatMulIntegerToFloat", "BiasGelu") else ""
         nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attributes))
         return output
 
@@ -91,17 +100,18 @@ def build(weights: E5Weights) -> bytes:
         quantized: tuple[str, str], name: str, parts: list[str], rows: int, columns: int
     ) -> tuple[str, str]:
         """``x @ W`` (without the bias) of ``quantized`` (from ``quantize``), and the bias' name; ``W``
-        stacks ``parts``' rows. The int32 sums of the int8 weights are scaled back by both scales."""
+        stacks ``parts``' rows. The int32 sums of the int8 weights are scaled back by both scales: the
+        weights' per column and the activations' per token (``MatMulIntegerToFloat`` takes a ``(tokens,
+        1)`` scale for its input and broadcasts it: no ``Mul`` node)."""
         blocks = np.concatenate([weights.blocks(f"{p}.w", rows, columns) for p in parts])
         bias = np.concatenate([weights.dense(f"{p}.b", rows) for p in parts])
         weight, column_scales = requantize(blocks)
         values, scale = quantized
-        sums = node(
+        out = node(
             "MatMulIntegerToFloat",
-            [values, constant(f"{name}.wq", weight), "c1", constant(f"{name}.ws", column_scales), "u128"],
-            f"{name}.acc",
+            [values, constant(f"{name}.wq", weight), scale, constant(f"{name}.ws", column_scales), "u128"],
+            f"{name}.mm",
         )
-        out = node("Mul", [sums, scale], f"{name}.mm")
         return out, constant(f"{name}.b", bias.astype(np.float32))
 
     def linear(source: str, name: str, parts: list[str], rows: int, columns: int) -> tuple[str, str]:
@@ -112,9 +122,11 @@ def build(weights: E5Weights) -> bytes:
         ("tiny", np.array(1e-12, np.float32)),
         ("gelu_floor", np.array(GELU_FLOOR, np.float32)),
         ("c127", np.array(127.0, np.float32)),
-        ("c1", np.array(1.0, np.float32)),
         ("u128", np.array(128, np.uint8)),
         ("axis1", np.array([-1], np.int64)),
+        ("axis0", np.array([0], np.int64)),
+        ("minus1", np.array([-1], np.int64)),
+        ("no_rows", np.zeros((0, hidden), np.float32)),
         ("rows", np.array([-1, hidden], np.int64)),
         ("qkv_width", np.array([hidden], np.int64)),
     ]
@@ -122,12 +134,12 @@ def build(weights: E5Weights) -> bytes:
         constant(name, value)
     # every tensor but attention's is (tokens, width): 2-D, so that onnxruntime does not fuse the
     # residual Add and LayerNormalization into its SkipLayerNormalization (3x slower on CPU)
-    node("Concat", [node("Shape", ["x"], "batch_length", start=0, end=2), "qkv_width"], "qkv_shape", axis=0)
+    node("Concat", [node("Shape", ["starts"], "batch"), "minus1", "qkv_width"], "qkv_shape", axis=0)
+    node("Squeeze", [node("Shape", ["starts"], "batch1")], "texts")
     gamma, beta = dense("emb.ln.w", hidden), dense("emb.ln.b", hidden)
-    flat = node("Reshape", ["x", "rows"], "x2")
     # QuantizeLinear along the rows wants a zero point per row: 128 for each token, made once
-    node("Expand", ["u128", node("Shape", [flat], "tokens", start=0, end=1)], "zero_points")
-    nodes.append(helper.make_node("LayerNormalization", [flat, gamma, beta], ["h0"], axis=-1, epsilon=eps))
+    node("Expand", ["u128", node("Shape", ["x"], "tokens", start=0, end=1)], "zero_points")
+    nodes.append(helper.make_node("LayerNormalization", ["x", gamma, beta], ["h0"], axis=-1, epsilon=eps))
     state = "h0"
 
     def add_norm(out: str, bias: str, residual: str, ln: str, result: str) -> str:
@@ -136,25 +148,67 @@ def build(weights: E5Weights) -> bytes:
         nodes.append(helper.make_node("LayerNormalization", [added, *norm], [result], axis=-1, epsilon=eps))
         return result
 
+    def attention(qkv: list[str], p: str) -> str:
+        """The attention's context ``(tokens, hidden)`` of the packed ``qkv`` ``(tokens, hidden)``: texts of
+        one length as one ``(batch, length, hidden)`` call, texts of several lengths one at a time in a
+        ``Loop`` (each call unmasked: onnxruntime's flash attention; its masked attention over a padded
+        batch took 2x the CPU time)."""
+        heads = shape.heads
+        even = helper.make_graph(
+            [
+                *(helper.make_node("Reshape", [t, "qkv_shape"], [f"{t}3"]) for t in qkv),
+                helper.make_node(
+                    "MultiHeadAttention", [f"{t}3" for t in qkv], [f"{p}.ctx3"], domain=MS, num_heads=heads
+                ),
+                helper.make_node("Reshape", [f"{p}.ctx3", "rows"], [f"{p}.ctxe"]),
+            ],
+            f"{p}.even",
+            [],
+            [helper.make_tensor_value_info(f"{p}.ctxe", TensorProto.FLOAT, None)],
+        )
+        # one text a turn: its rows starts[i]:ends[i] of q, k and v; the contexts concatenated in order
+        step = helper.make_graph(
+            [
+                helper.make_node("Gather", ["starts", f"{p}.i"], [f"{p}.a"], axis=0),
+                helper.make_node("Gather", ["ends", f"{p}.i"], [f"{p}.e"], axis=0),
+                helper.make_node("Unsqueeze", [f"{p}.a", "axis0"], [f"{p}.a1"]),
+                helper.make_node("Unsqueeze", [f"{p}.e", "axis0"], [f"{p}.e1"]),
+                *(helper.make_node("Slice", [t, f"{p}.a1", f"{p}.e1", "axis0"], [f"{t}.s"]) for t in qkv),
+                *(helper.make_node("Unsqueeze", [f"{t}.s", "axis0"], [f"{t}.s3"]) for t in qkv),
+                helper.make_node(
+                    "MultiHeadAttention", [f"{t}.s3" for t in qkv], [f"{p}.o3"], domain=MS, num_heads=heads
+                ),
+                helper.make_node("Squeeze", [f"{p}.o3", "axis0"], [f"{p}.o"]),
+                helper.make_node("Concat", [f"{p}.acc", f"{p}.o"], [f"{p}.acc1"], axis=0),
+                helper.make_node("Identity", [f"{p}.go"], [f"{p}.go1"]),
+            ],
+            f"{p}.step",
+            [
+                helper.make_tensor_value_info(f"{p}.i", TensorProto.INT64, []),
+                helper.make_tensor_value_info(f"{p}.go", TensorProto.BOOL, []),
+                helper.make_tensor_value_info(f"{p}.acc", TensorProto.FLOAT, None),
+            ],
+            [
+                helper.make_tensor_value_info(f"{p}.go1", TensorProto.BOOL, []),
+                helper.make_tensor_value_info(f"{p}.acc1", TensorProto.FLOAT, None),
+            ],
+        )
+        ragged = helper.make_graph(
+            [helper.make_node("Loop", ["texts", "", "no_rows"], [f"{p}.ctxr"], body=step)],
+            f"{p}.ragged",
+            [],
+            [helper.make_tensor_value_info(f"{p}.ctxr", TensorProto.FLOAT, None)],
+        )
+        return node("If", ["ragged"], f"{p}.ctx", then_branch=ragged, else_branch=even)
+
     for layer in range(shape.layers):
         p = f"l{layer}"
         xq = quantize(state, f"{p}.in")
         qkv = []
         for part in "qkv":
             out, bias = project(xq, f"{p}.{part}", [f"{p}.{part}"], hidden, hidden)
-            qkv.append(
-                node("Reshape", [node("Add", [out, bias], f"{p}.{part}b"), "qkv_shape"], f"{p}.{part}3")
-            )
-        nodes.append(
-            helper.make_node(
-                "MultiHeadAttention",
-                qkv,
-                [f"{p}.ctx3"],
-                domain="com.microsoft",
-                num_heads=shape.heads,
-            )
-        )
-        ctx = node("Reshape", [f"{p}.ctx3", "rows"], f"{p}.ctx")
+            qkv.append(node("Add", [out, bias], f"{p}.{part}b"))
+        ctx = attention(qkv, p)
         out, bias = linear(ctx, f"{p}.ao", [f"{p}.ao"], hidden, hidden)
         attended = add_norm(out, bias, state, f"{p}.aln", f"{p}.a")
         out, bias = linear(attended, f"{p}.fi", [f"{p}.fi"], shape.ffn, hidden)
@@ -163,14 +217,17 @@ def build(weights: E5Weights) -> bytes:
             quantize(f"{p}.g", f"{p}.fo", gelu=True), f"{p}.fo", [f"{p}.fo"], hidden, shape.ffn
         )
         state = add_norm(out, bias, attended, f"{p}.oln", f"{p}.o")
-    nodes.append(helper.make_node("Reshape", [state, node("Shape", ["x"], "x_shape")], ["h"]))
+    nodes.append(helper.make_node("Identity", [state], ["h"]))
     graph = helper.make_graph(
         nodes,
         "multilingual-e5-small",
         [
-            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "length", hidden]),
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["tokens", hidden]),
+            helper.make_tensor_value_info("starts", TensorProto.INT64, ["batch"]),
+            helper.make_tensor_value_info("ends", TensorProto.INT64, ["batch"]),
+            helper.make_tensor_value_info("ragged", TensorProto.BOOL, []),
         ],
-        [helper.make_tensor_value_info("h", TensorProto.FLOAT, ["batch", "length", hidden])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, ["tokens", hidden])],
         initializers,
     )
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]

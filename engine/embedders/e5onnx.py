@@ -17,8 +17,8 @@ more CPU per token than one, and their hand-offs (spinning off) left two free co
 
 Encoding: texts get the model's ``passage: `` (documents) or ``query: `` (queries) prefix and are
 tokenized (:mod:`engine.embedders.sentencepiece`), keeping the first ``max_tokens`` tokens; texts are
-sorted by length and batched only with texts of their own length (:func:`batches`: no padding, so the
-encoder's attention needs no mask), the batches run ``threads`` at a time; the word rows are
+sorted by length and packed into batches of about :data:`BATCH_TOKENS` tokens (:func:`batches`: no
+padding; the encoder's attention reads each text alone), the batches run ``threads`` at a time; the word rows are
 dequantized from the 4-bit table, the position and type embeddings added, the encoder run, and the
 tokens' states mean-pooled and L2-normalised. Only loading holds the model's lock: an onnxruntime
 session runs calls from several threads at once, so a search's query is embedded while the background
@@ -187,34 +187,45 @@ def build_apart(path: Path, weights: E5Weights) -> bytes:
 
 
 def batches(lengths: Sequence[int]) -> list[list[int]]:
-    """Indexes of ``lengths`` grouped into batches of texts of one length, in order of length.
+    """Indexes of ``lengths`` grouped into batches, in order of length.
 
     A batch holds at most :data:`BATCH_TEXTS` texts and :data:`BATCH_TOKENS` tokens (a longer text is
-    alone). Texts are never padded: the encoder has no attention mask.
+    alone); the texts that fit are spread evenly over as few batches as hold them (no small last batch:
+    a run's fixed cost weighs most on few tokens). Texts of any lengths share a batch, packed one after
+    the other (:func:`_run`).
     """
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    fitting = [i for i in order if lengths[i] <= BATCH_TOKENS]
+    left = sum(lengths[i] for i in fitting)
     groups: list[list[int]] = []
-    for index in order:
-        group = groups[-1] if groups else None
-        if (
-            group is not None
-            and lengths[group[0]] == lengths[index]
-            and len(group) < BATCH_TEXTS
-            and (len(group) + 1) * lengths[index] <= BATCH_TOKENS
-        ):
-            group.append(index)
-        else:
-            groups.append([index])
-    return groups
+    at = 0
+    while at < len(fitting):
+        target = left / -(-left // BATCH_TOKENS)  # the tokens left, over as few batches as hold them
+        group, tokens = [fitting[at]], lengths[fitting[at]]
+        at += 1
+        while at < len(fitting) and len(group) < BATCH_TEXTS:
+            size = lengths[fitting[at]]
+            if tokens + size > BATCH_TOKENS or tokens + size / 2 > target:
+                break
+            group.append(fitting[at])
+            tokens += size
+            at += 1
+        groups.append(group)
+        left -= tokens
+    return groups + [[i] for i in order if lengths[i] > BATCH_TOKENS]
 
 
 def _run(model: _Model, ids: list[list[int]]) -> np.ndarray:
-    """Mean-pooled last hidden states of one batch of texts of one length."""
-    tokens = np.array(ids, dtype=np.int64)
-    count, length = tokens.shape
-    hidden = model.words.shape[1] * e5weights.BLOCK
-    x = dequantize(model.words[tokens.reshape(-1)]).reshape(count, length, hidden)
-    x += model.positions[:length] + model.token_type
-    states = model.session.run(["h"], {"x": x})[0]
-    pooled: np.ndarray = states.mean(axis=1)
+    """Mean-pooled last hidden states of one batch of texts, packed one after the other (the encoder's
+    ``x``, ``starts``, ``ends`` and ``ragged``: :mod:`engine.embedders.e5graph`)."""
+    lengths = np.array([len(row) for row in ids], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    tokens = np.fromiter((t for row in ids for t in row), dtype=np.int64, count=int(ends[-1]))
+    positions = np.arange(len(tokens)) - np.repeat(starts, lengths)
+    x = dequantize(model.words[tokens])
+    x += model.positions[positions] + model.token_type
+    ragged = np.array(lengths.min() != lengths.max())
+    states = model.session.run(["h"], {"x": x, "starts": starts, "ends": ends, "ragged": ragged})[0]
+    pooled: np.ndarray = np.add.reduceat(states, starts, axis=0) / lengths[:, None]
     return pooled

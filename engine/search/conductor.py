@@ -28,7 +28,7 @@ through the same hooks as the vectors (a new message gets its row and becomes it
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 
 from engine.errors import InvalidInput, VectorIndexError
@@ -72,6 +72,33 @@ class Request:
 
 RANK_DEPTH = MAX_LIMIT
 """How many nearest vectors semantic search ranks, whatever its limit (the most a search may return)."""
+
+
+class _Archive:
+    """What the fusion reads of the messages it ranks (:class:`engine.search.fusion.Around`), from the
+    archive (the fused messages are read once for their senders and send times)."""
+
+    def __init__(self, search: Search) -> None:
+        self._search = search
+        self._read: dict[int, Message] = {}
+
+    def sessions(self, ids: Set[int]) -> dict[int, str]:
+        return self._search._sessions_of(set(ids))
+
+    def turns(self, ids: Set[int]) -> dict[int, fusion.Turn]:
+        return self._search._turns(set(ids))
+
+    def _messages(self, ids: Sequence[int]) -> dict[int, Message]:
+        missing = [i for i in ids if i not in self._read]
+        if missing:
+            self._read.update(self._search._messages(missing))
+        return {i: self._read[i] for i in ids if i in self._read}
+
+    def named(self, ids: Sequence[int], query: Query) -> set[int]:
+        return fusion.named_among({i: m.sender for i, m in self._messages(ids).items()}, query)
+
+    def sent(self, ids: Sequence[int]) -> dict[int, int]:
+        return {i: m.send_at for i, m in self._messages(ids).items()}
 
 
 class Search:
@@ -211,32 +238,18 @@ class Search:
             except VectorIndexError as exc:
                 log.warning("hybrid search without vectors (%s): keyword results only", exc)
                 ranked, pairs, embedder_id = [], [], None
-        weights = fusion.weights(query, embedder_id)
-        if weights.neighbours > 0 and pairs:
-            cosines = dict(ranked)
-            sessions = self._sessions_of({i + d for i, _ in pairs for d in (-1, 0, 1)} & cosines.keys())
-            pairs = fusion.neighbour_lifted(pairs, cosines, sessions, weights.neighbours)
-        worded = {i for i, _ in context} | {i for i, _ in plain}
-        if weights.hands_on and ranked:
-            cosines = dict(ranked)
-            turns = self._turns({i + d for i in worded for d in (0, 1)} & cosines.keys())
-            context = fusion.handed_on(context, cosines, turns, weights)[:depth]
-            plain = fusion.handed_on(plain, cosines, turns, weights)[:depth]
-        ranked, pairs = ranked[:depth], pairs[:depth]
-        matched, worded = worded, {i for i, _ in context} | {i for i, _ in plain}
-        share = fusion.keyword_confidence(query, context, weights)
-        fused = fusion.fuse(
-            [
-                (context, weights.context * share),
-                (fusion.supported(ranked, pairs, worded, weights), weights.semantic),
-                (plain, (weights.plain if context else weights.context) * share),
-            ],
-            (0.0, weights.span),
+        combined = fusion.combine(
+            query,
+            embedder_id,
+            context=context,
+            plain=plain,
+            ranked=ranked,
+            passed=pairs,
+            depth=depth,
+            around=_Archive(self),
         )
-        found = self._messages([i for i, _ in fused])
-        meant = {i for i, _ in pairs} if weights.semantic > 0 else set()
-        kinds = {i: kind_of(i in matched, i in meant) for i, _ in fused}
-        return fusion.prefer_named_senders(fused, {i: m.sender for i, m in found.items()}, query), kinds
+        kinds = {i: kind_of(i in combined.worded, i in combined.meant) for i, _ in combined.ranking}
+        return combined.ranking, kinds
 
     def keyword_ranking(
         self,

@@ -202,7 +202,7 @@ def rank(
             for index, (term, _) in enumerate(found)
             if row_id in members[index] or (row_id < oldest[index] and _contains(term, message.content))
         ]
-        scored.append((message, bm25.score(held, len(message.content), average)))
+        scored.append((message, bm25.score(held, len(message.content), average, bm25.PLAIN_B)))
     scored.sort(key=lambda item: (item[1], item[0].id or 0), reverse=True)
     return scored
 

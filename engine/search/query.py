@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from engine import cjk
-from engine.search import terms
+from engine.search import dates, terms
+from engine.search.dates import NamedDate
 from engine.search.terms import Term
 from engine.textfold import fold
 
@@ -52,6 +53,7 @@ class Query:
         runs: the CJK runs outside the phrases, whole (their terms are the bigrams of their pieces between
             stop characters).
         has_cjk: whether the text holds a CJK character.
+        dates: the calendar dates the text names (:func:`engine.search.dates.named_dates`).
     """
 
     text: str
@@ -60,6 +62,7 @@ class Query:
     phrases: tuple[str, ...]
     runs: tuple[str, ...]
     has_cjk: bool
+    dates: tuple[NamedDate, ...] = ()
 
     @property
     def words(self) -> list[str]:
@@ -94,6 +97,7 @@ def parse(text: str) -> Query:
         phrases=phrases,
         runs=runs,
         has_cjk=cjk.has_cjk(folded),
+        dates=dates.named_dates(text),
     )
 
 

@@ -6,6 +6,7 @@ The model is built once for the module (a few seconds). Tests that compare with 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import sys
@@ -250,23 +251,37 @@ def test_bad_weight_file_is_a_vector_index_error(tmp_path: Path) -> None:
         OnnxE5Embedder(cache_folder=tmp_path, weights=bad).load()
 
 
-def test_batches_hold_texts_of_one_length_within_limits() -> None:
+def test_batches_pack_texts_of_near_lengths_within_limits() -> None:
     lengths = [70, 12, 512, 30, 31, 29, 200, 12, 13, 14, 400, 72, 68, 90] * 5 + [12] * 40 + [6] * 40
     groups = batches(lengths)
     assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
     for group in groups:
-        assert len({lengths[i] for i in group}) == 1  # never padded: the encoder has no mask
         assert len(group) <= e5onnx.BATCH_TEXTS
-        assert len(group) == 1 or len(group) * lengths[group[0]] <= e5onnx.BATCH_TOKENS
-    assert [lengths[g[0]] for g in groups] == sorted(lengths[g[0]] for g in groups)
-    assert [len(g) for g in groups if lengths[g[0]] == 6] == [e5onnx.BATCH_TEXTS, 8]  # at most 32 texts
-    assert [len(g) for g in groups if lengths[g[0]] == 12] == [
-        21,
-        21,
-        8,
-    ]  # 50 texts, at most 256 tokens a batch
-    assert [len(g) for g in groups if lengths[g[0]] == 512] == [1] * 5  # a longer text is alone
+        assert len(group) == 1 or sum(lengths[i] for i in group) <= e5onnx.BATCH_TOKENS
+    order = [i for group in groups for i in group]
+    assert [lengths[i] for i in order] == sorted(lengths)  # texts of near lengths together
+    assert next(len(g) for g in groups if lengths[g[0]] == 6) == e5onnx.BATCH_TEXTS  # at most 32 texts
+    assert [len(g) for g in groups if lengths[g[0]] in (400, 512)] == [1] * 10  # a longer text is alone
+    # no two neighbouring batches would fit in one
+    for one, two in itertools.pairwise(groups):
+        together = sum(lengths[i] for i in one + two)
+        assert together > e5onnx.BATCH_TOKENS or len(one) + len(two) > e5onnx.BATCH_TEXTS
+    sixteen = [33, 40, 25, 61, 18, 30, 44, 29, 52, 35, 27, 38, 31, 47, 22, 36]  # a call of short turns
+    sizes = sorted(sum(sixteen[i] for i in g) for g in batches(sixteen))
+    assert len(sizes) == 3 and sizes[-1] - sizes[0] <= max(sixteen), sizes  # even: no small last batch
     assert batches([]) == []
+
+
+def test_a_text_in_a_packed_batch_gets_its_vector_alone(embedder: OnnxE5Embedder) -> None:
+    """Texts of different lengths share a run (packed, each attending only to itself): a text's vector is
+    exactly the one it gets alone, whatever it is batched with."""
+    texts = [f"{SENTENCES[i % len(SENTENCES)]} {'more ' * (i % 5)}{i}" for i in range(12)]
+    lengths = [len(embedder.token_ids(t)) for t in texts]
+    groups = batches(lengths)
+    assert any(len({lengths[i] for i in g}) > 1 for g in groups)  # some batch mixes lengths
+    together = embedder.encode_documents(texts)
+    alone = np.stack([embedder.encode_documents([t])[0] for t in texts])
+    assert np.abs(together - alone).max() <= 1e-6
 
 
 def test_a_query_is_embedded_while_a_batch_of_documents_runs(
@@ -332,7 +347,14 @@ def test_onnxruntime_keeps_residual_and_layernorm_apart(weights: E5Weights, tmp_
     options = onnxruntime.SessionOptions()
     options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
     onnxruntime.InferenceSession(built, options, providers=["CPUExecutionProvider"])
-    ran = [n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx")).graph.node]
+    ran: list[str] = []
+    graphs = [onnx.load(str(tmp_path / "optimized.onnx")).graph]
+    while graphs:  # the graph and its subgraphs (attention's If branches and Loop body)
+        for n in graphs.pop().node:
+            ran.append(n.op_type)
+            graphs += [a.g for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
     assert "SkipLayerNormalization" not in ran
     assert ran.count("LayerNormalization") == 1 + 2 * weights.shape.layers
-    assert ran.count("MultiHeadAttention") == weights.shape.layers
+    # per layer: texts of one length in one call, texts of several lengths one at a time (a Loop)
+    assert ran.count("MultiHeadAttention") == 2 * weights.shape.layers
+    assert ran.count("Loop") == weights.shape.layers

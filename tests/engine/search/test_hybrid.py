@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -169,7 +170,7 @@ def test_hybrid_search_prefers_the_messages_of_the_sender_the_query_names(
     )
     memory.wait_idle(timeout=60)
     query = "what did Alice say about the budget"
-    monkeypatch.setattr(fusion, "SENDER_BOOST", 0.0)
+    monkeypatch.setattr(fusion, "WORDS", replace(fusion.WORDS, named=0.0))
     unboosted = memory.search(query, session="s1", match="hybrid", limit=4)
     monkeypatch.undo()
     boosted = memory.search(query, session="s1", match="hybrid", limit=4)
