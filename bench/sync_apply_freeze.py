@@ -41,7 +41,8 @@ def measure(messages: int, per: int, snapshot: bool = False) -> None:
     from PySide6.QtWidgets import QApplication
 
     from bench.desktop_freeze import Probe, spin
-    from bench.sync import corpus, open_home
+    from bench.homes import marked as corpus
+    from bench.homes import open_home
     from desktop.tasks import TaskRunner
     from engine.sync import crypto, pack
 

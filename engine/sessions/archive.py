@@ -224,6 +224,21 @@ def at_offset(conn: Connection, session_id: str, offset: int, limit: int) -> lis
     return [to_message(r) for r in result]
 
 
+def with_rows(conn: Connection, sessions: Iterable[str]) -> set[str]:
+    """Those of ``sessions`` that have archived messages (one look-up per 500, so a batch of sessions new
+    here costs no query each)."""
+    wanted = sorted(set(sessions))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT DISTINCT session_id FROM messages WHERE session_id IN ({marks})", tuple(chunk)
+        )
+        found.update(str(r[0]) for r in rows)
+    return found
+
+
 def fingerprints(conn: Connection, session_id: str) -> set[tuple[str, str, int]]:
     """``(role, content, send_at)`` of every archived message of the session (import de-duplication)."""
     rows = conn.execute("SELECT role, content, send_at FROM messages WHERE session_id = ?", (session_id,))

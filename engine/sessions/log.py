@@ -265,8 +265,12 @@ class SessionLog:
         done what history.json holds, backfill a file that predates the archive) and see whether it is a
         failed try's retry (:func:`retried`: it takes that try's rows); then insert every other batch, in
         the same statements, and tell the listeners."""
-        plans = []
+        plans: list[tuple[str, list[Message], list[Message], list[Message], bool]] = []
+        stocked = archive.with_rows(conn, (s for s, _, records in appends if not records))
         for session, batch, records in appends:
+            if not records and session not in stocked:  # new here: no append before it to finish or retry
+                plans.append((session, batch, [], [], False))
+                continue
             meta = archive.meta(conn, session)
             pending = self._recovery.pending(conn, session, meta, records)
             if pending.written:  # the finished appends before this one: history.json holds them

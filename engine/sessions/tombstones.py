@@ -232,6 +232,7 @@ class Buried:
         self._held: dict[str, bytes] | None = None
         self._sessions: dict[str, dict[str, set[Grave]]] = {}
         self._sessionless: set[Grave] | None = None
+        self._marked: set[str] | None = None  # the sessions with a tombstone of their own
 
     def __call__(self, session: str, message: Message, archived_time: int) -> bool:
         return self.scope(session, message.role, message.content, archived_time) is not None
@@ -272,7 +273,16 @@ class Buried:
                     (IMPORTED, ERROR),
                 )
             }
+        if self._marked is None:  # one query, not one per session (most have no tombstone)
+            self._marked = {
+                str(s)
+                for (s,) in self._conn.execute(
+                    "SELECT DISTINCT session_id FROM forgotten WHERE session_id != ''"
+                )
+            }
         found: dict[str, set[Grave]] = {IMPORTED: set(self._sessionless)} if self._sessionless else {}
+        if session not in self._marked:
+            return found
         for scope, role, send_at, hashed in self._conn.execute(
             "SELECT scope, role, send_at, digest FROM forgotten WHERE session_id = ?", (session,)
         ):

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Protocol
 from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
-from engine.sessions import identity, titles, tombkeys, tombstones
+from engine.sessions import archive, identity, titles, tombkeys, tombstones
 from engine.storage import bulk
 from engine.storage.sql import Connection
 from engine.storage.store import Store
@@ -264,9 +264,12 @@ def _apply_messages(
     merges: list[tuple[str, str]] = []
     imported: list[ImportedSession] = []
     wanted: list[str] = []
+    with store.read() as conn:
+        held = archive.with_rows(conn, by_session)  # the others have no message here to match
     for session, rows in by_session.items():
         local: dict[object, str] = {}
-        local.update(_local_keys(store, session, sorted({row[4] for row in rows})))
+        if session in held:
+            local.update(_local_keys(store, session, sorted({row[4] for row in rows})))
         # Without local messages at those times, a message's (role, text, time) tells the segment's own
         # repeats apart as its import key would (the session is the same), without a digest.
         hashed = bool(local)
@@ -364,11 +367,8 @@ def _mark_arrived(store: Store, gids: Sequence[str], after: int) -> None:
     scan of the new rows, not a look-up of each global id (see :func:`_mark_received`)."""
     wanted = set(gids)
     with store.write() as conn:
-        rows = [
-            (int(i), "received")
-            for i, g in conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,))
-            if g in wanted
-        ]
+        found = conn.execute("SELECT id, gid FROM message_gids WHERE id > ?", (after,)).all()
+        rows = [(i, "received") for i, g in found if g in wanted]
         bulk.insert_rows(conn, "INSERT OR IGNORE INTO sync_received(id, kind) VALUES", rows)
 
 

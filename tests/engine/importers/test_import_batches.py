@@ -3,7 +3,8 @@
 Each batch is one write transaction for the archive, then every session's history.json: what comes out
 must be what one append per conversation gave: every message once, history.json equal to the archive,
 titles, a re-import adding nothing, keyword search finding the last conversation as soon as the import
-returns, and a history.json that cannot be written taking back that session's messages only.
+returns, and a history.json that cannot be written taking back that session's messages only (the batch
+stored while those files were written keeps its messages and gets its files).
 """
 
 from __future__ import annotations
@@ -116,11 +117,18 @@ def test_a_history_file_that_cannot_be_written_takes_back_its_session_only(
     assert list(memory.iter_archive("gpt-c-05")) == []  # taken back
     assert len(list(memory.iter_archive("gpt-c-04"))) == 3  # its batch companion is stored
     assert not list((memory.paths.store_dir / "tmp").glob("*.tmp"))  # no temporary file left behind
+    # The next batch's rows were stored while the failed batch's files were written (two batches
+    # overlap): its files are written before the error is raised.
+    for n in (6, 7):
+        archived = [m.content for m in memory.iter_archive(f"gpt-c-{n:02d}")]
+        assert len(archived) == 3 and on_disk(memory, f"gpt-c-{n:02d}") == archived
+    assert not memory.exists("gpt-c-08")  # nothing after it
 
     monkeypatch.setattr(atomic, "_write_tmp", real_write)
     report = memory.import_sessions(chatgpt.read(export(tmp_path), None).sessions)
-    # Stored before: c-00 to c-03 (two batches) and c-04, c-05's companion in the failed batch.
-    assert (report.messages_added, report.messages_already_present) == (3 * (CONVERSATIONS - 5), 3 * 5)
+    # Stored before: c-00 to c-03 (two batches), c-04 (c-05's companion in the failed batch), and the
+    # batch stored while that one's files were written: c-06 and c-07.
+    assert (report.messages_added, report.messages_already_present) == (3 * (CONVERSATIONS - 7), 3 * 7)
     for n in range(CONVERSATIONS):
         archived = [m.content for m in memory.iter_archive(f"gpt-c-{n:02d}")]
         assert len(archived) == 3 and on_disk(memory, f"gpt-c-{n:02d}") == archived
