@@ -5,7 +5,8 @@
 On a home built by ``bench.mcp`` (200,000 messages; any home with the context index will do), times
 ``engine.search.context.search`` (what hybrid search asks for: 150 rows) for three-word queries drawn from
 the home's corpus and for longer questions, over all sessions and within one session: as the engine
-chooses (the bounded path above ``EXACT_MATCHES`` matching rows, unless a session that small is searched) and forced onto FTS5's exact ranking.
+chooses (the bounded path above ``EXACT_MATCHES`` matching rows, unless a session that small is
+searched) and forced onto FTS5's exact ranking.
 Prints p50/p95 per class and path, how many queries took the bounded path, and how far the bounded
 ranking agrees with the exact one: the share of the exact top 10 in the bounded top 10 and whether the
 two first rows are the same.

@@ -184,14 +184,15 @@ def search(
 ) -> list[tuple[int, float]]:
     """``(message id, score)`` of the messages ``where`` admits whose own or neighbouring text matches any
     word of ``query``, best first (weighted BM25; higher is better). The filter is part of the FTS query,
-    as in :mod:`engine.search.fulltext`. ``session_id`` is the caller's (it filters the result by it).
+    as in :mod:`engine.search.fulltext`. ``session_key`` is the key of the session ``session_id``.
 
-    FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
-    a second for a word in half of a million messages. So each word's matches are counted first (its
-    newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their density beyond that); up to
-    :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks each word's
-    newest candidates with the same scores (measured on LoCoMo forced onto that path: the same figures
-    as the exact path, ``bench/README.md``).
+    FTS5's ``bm25()`` scores every row that matches any word in the searched sessions: cheap for rare
+    words, about a second for a word in half of a million messages. A session of at most
+    :data:`EXACT_MATCHES` messages is ranked by FTS5 whatever the home's size. Otherwise each word's
+    matches are counted first (its newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their
+    density beyond that); up to :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else
+    :func:`_bounded_search` ranks each word's newest candidates with the same scores (measured on LoCoMo
+    forced onto that path: the same figures as the exact path, ``bench/README.md``).
     """
     words = query.words
     if not words:
