@@ -78,7 +78,7 @@ def main() -> None:
         "three words": [" ".join(corpus.english().split()[:3]) for _ in range(args.queries)],
         "questions": list(QUESTIONS),
     }
-    with Memory.open(args.home, embedder=HashEmbedder()) as mem, mem._store.read() as conn:
+    with Memory.open(args.home, embedder=HashEmbedder(), background=False) as mem, mem._store.read() as conn:
         top = conn.execute("SELECT COUNT(*) FROM messages").scalar_one()
         session = conn.execute("SELECT session_id FROM messages ORDER BY id LIMIT 1 OFFSET ?", (top // 2,))
         middle = str(session.scalar_one())
