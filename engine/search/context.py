@@ -269,18 +269,21 @@ def _bounded_search(
     best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)
     best = sorted(best[: max(fulltext.RERANK, 4 * limit)])
     scores: dict[int, float] = defaultdict(float)
-    older: list[tuple[str, list[int]]] = []  # (word, candidates older than its newest matches)
+    older: list[tuple[str, float, list[int]]] = []  # (word, idf, candidates older than its newest matches)
     for word in words:  # a word given twice counts twice, as in FTS5
         if word not in lists or not best:
             continue
         _, per_column = lists[word]
-        scanned = best
+        scanned, old = best, []
         if matches[word] * (best[-1] - best[0] + 1) / max(rows, 1) > SCANNED_ROWS:
             cut = max((ids[-1] for ids in per_column if len(ids) >= fulltext.CANDIDATES), default=0)
             scanned = [row_id for row_id in best if row_id >= cut]
-            older.append((word, [row_id for row_id in best if row_id < cut]))
-        for row_id, score in _word_scores(conn, word, scanned, session_key):
+            old = [row_id for row_id in best if row_id < cut]
+        found = _word_scores(conn, word, scanned, session_key)
+        for row_id, score in found:
             scores[row_id] += score
+        if old:
+            older.append((word, _weight(conn, word, found), old))
     if older:
         for row_id, score in _older_scores(conn, older).items():
             scores[row_id] += score
@@ -288,31 +291,50 @@ def _bounded_search(
     return ranked[:limit]
 
 
-def _older_scores(conn: Connection, older: list[tuple[str, list[int]]]) -> dict[int, float]:
-    """Each word's ``bm25()`` share in the candidates older than its newest matches, computed here
-    (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the rows' text)."""
-    rows, average = fts5stats.totals(conn, TABLE)
-    ids = sorted({row_id for _, old in older for row_id in old})
+def _older_scores(conn: Connection, older: list[tuple[str, float, list[int]]]) -> dict[int, float]:
+    """Each word's ``bm25()`` share (its weight given) in the candidates older than its newest matches,
+    computed here (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the
+    rows' text)."""
+    _, average = fts5stats.totals(conn, TABLE)
+    ids = sorted({row_id for _, _, old in older for row_id in old})
     texts = _texts(conn, ids)
     lengths = fts5stats.lengths(conn, TABLE, ids)
     shares: dict[int, float] = defaultdict(float)
-    for word, old in older:
-        weight = bm25.idf(
-            _count(conn, word), rows
-        )  # exact: a word used in one period is misjudged by density
+    for word, weight, old in older:
         for row_id in old:
             columns = texts.get(row_id, ("", "", ""))
-            tf = sum(
-                w * fts5stats.occurrences(word, text) for w, text in zip(COLUMN_WEIGHTS, columns, strict=True)
-            )
+            tf = sum(w * fts5stats.occurrences(word, t) for w, t in zip(COLUMN_WEIGHTS, columns, strict=True))
             if tf > 0:
                 shares[row_id] += bm25.score([(weight, tf)], lengths.get(row_id, average), average)
     return shares
 
 
+def _weight(conn: Connection, word: str, scored: list[tuple[int, float]]) -> float:
+    """The word's weight (idf) in ``bm25()``: read back from FTS5's score of one row (``scored``) whose
+    occurrences ``highlight()`` counts, as FTS5 has just counted all its rows for it; else from a count of
+    them. (A word used in one period is misjudged by the density of its newest matches.)"""
+    rows, average = fts5stats.totals(conn, TABLE)
+    if scored:
+        row_id, score = scored[0]
+        expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+        marked = ", ".join(f"highlight({TABLE}, {c}, ?, '')" for c in range(len(COLUMNS)))
+        sql = f"SELECT {marked} FROM {TABLE} WHERE {TABLE} MATCH ? AND rowid = ?"
+        row = conn.execute(sql, (*([_MARK] * len(COLUMNS)), expr, row_id)).first()
+        tf = sum(w * (t or "").count(_MARK) for w, t in zip(COLUMN_WEIGHTS, row or (), strict=False))
+        length = fts5stats.lengths(conn, TABLE, [row_id]).get(row_id)
+        unit = bm25.score([(1.0, tf)], length, average) if tf > 0 and length is not None else 0.0
+        if unit > 0:
+            return score / unit
+    return bm25.idf(_count(conn, word), rows)
+
+
+_MARK = "\x02\ufdd0\x03"
+"""Where ``highlight()`` marks an occurrence (two control characters around a Unicode noncharacter)."""
+
+
 def _count(conn: Connection, word: str) -> int:
-    """How many rows hold ``word`` in any of :data:`COLUMNS`, in any session (what ``bm25()`` weighs it
-    by): a scan of its list of rows without reading them, as ``bm25()`` makes for each word it scores."""
+    """How many rows hold ``word`` in any of :data:`COLUMNS`, in any session (a scan of its list of rows
+    without reading them)."""
     expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
     return int(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
 

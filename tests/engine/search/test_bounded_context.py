@@ -153,3 +153,27 @@ def test_a_small_session_of_a_large_home_is_ranked_exactly(
             conn, parse("common"), session_key=None, session_id=None, where=EVERY_MESSAGE, limit=10
         )
         assert called  # over all sessions: 62 matching rows, the bounded path
+
+
+def test_a_common_words_weight_is_counted_when_none_of_its_newest_rows_is_a_candidate(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = ["a rare comet with common common common dust", "rare and common again"]
+    texts += [f"a common thing number {i}" for i in range(12)]
+    texts += ["a rare stamp", "some rare common pair"]
+    texts += [f"filler chat {i}" for i in range(40)]
+    _append(memory, "s1", texts)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 4)
+    monkeypatch.setattr(contextfts, "SCANNED_ROWS", -1)
+    scored = contextfts._word_scores
+
+    def without_common(conn: object, word: str, *rest: object) -> list[tuple[int, float]]:
+        return [] if word == "common" else scored(conn, word, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(contextfts, "_word_scores", without_common)  # no row to read its weight back from
+    exact, bounded = _both(memory, monkeypatch, "rare common", "s1")
+    ids = {m.content: m.id for m in memory.archive_page("s1")}
+    scores, got = dict(exact), dict(bounded)
+    for text in texts[:2]:  # the oldest rows: "rare" by FTS5, "common" in Python with its counted weight
+        row_id = ids[text]
+        assert row_id is not None and math.isclose(got[row_id], scores[row_id], rel_tol=1e-9)
