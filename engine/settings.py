@@ -23,6 +23,21 @@ EMBEDDERS = ("auto", "e5", "use", "gemini", "hash")
 """The embedder choices: ``auto`` picks the best local one that loads."""
 UI_LANGUAGES = ("auto", "en", "zh_TW")
 """The desktop app's languages: ``auto`` follows the system."""
+SHARED = frozenset(
+    {
+        "max_history_messages",
+        "summary_model",
+        "chat_model",
+        "decision_model",
+        "reply_lang",
+        "summaries_enabled",
+        "redact_secrets",
+    }
+)
+"""The settings every device of a sync folder shares (:mod:`engine.sync.sharedsettings`): how much of a
+session the LLM sees, how summaries are written and in which language, what is redacted before text
+goes to Gemini. The others belong to a device: its files and folders, its keyboard, its language, its
+embedder and CPU, its network (``gemini_base_url``, timeouts)."""
 FLASH, FLASH_LITE, PRO = "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro"
 GEMINI_MODELS = (FLASH, FLASH_LITE, PRO)
 """The Gemini models offered for the model settings (any other model name may be set)."""

@@ -16,7 +16,8 @@ In each segment, in this order:
 3. **titles**: the newest change by (time, device) wins on every device, whatever its kind: a user's
    title, an import's (sent when the import stores it, not with the messages, so a reset before the
    next sync does not keep it from the others) or a removal's "no title";
-4. **summaries**: the newest summary and its cursor win (:mod:`engine.sync.summaries`).
+4. **summaries**: the newest summary and its cursor win (:mod:`engine.sync.summaries`);
+5. **shared settings**: the newest change wins (:mod:`engine.sync.sharedsettings`).
 
 Then the device's applied cursor moves past the segment, in one transaction. Every step is idempotent, so
 a segment whose apply was interrupted (a killed process) is applied again whole.
@@ -29,7 +30,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import InvalidInput, NotFound
 from engine.imported import ImportedSession, ImportReport
@@ -38,7 +39,7 @@ from engine.sessions import archive, identity, titles, tombkeys, tombstones
 from engine.storage import bulk
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, export, state, summaries
+from engine.sync import errorrecords, export, sharedsettings, state, summaries
 from engine.sync.segment import Row, Segment
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from engine.errormemory import ErrorMemory
     from engine.paths import Paths
     from engine.sessions.listeners import ResetResult
+    from engine.settings import Settings
 
 log = logging.getLogger("memtray.sync")
 
@@ -64,6 +66,7 @@ class Target(Protocol):
     def remove(self, session: str) -> ResetResult: ...
     def set_title(self, session: str, title: str, *, source: str = ..., told: bool = ...) -> str: ...
     def order_by_time(self, session: str) -> bool: ...
+    def update_settings(self, **changes: Any) -> Settings: ...
     @property
     def errors(self) -> ErrorMemory: ...
     @property
@@ -86,6 +89,7 @@ class Applied:
     sessions: set[str] = field(default_factory=set)
     errors_changed: int = 0
     summaries: int = 0
+    settings: int = 0
 
     def add(self, other: Applied) -> None:
         self.messages += other.messages
@@ -96,6 +100,7 @@ class Applied:
         self.sessions |= other.sessions
         self.errors_changed += other.errors_changed
         self.summaries += other.summaries
+        self.settings += other.settings
 
 
 def apply_segment(store: Store, target: Target, segment: Segment, now: int, tomb: tombkeys.Scoped) -> Applied:
@@ -108,6 +113,9 @@ def apply_segment(store: Store, target: Target, segment: Segment, now: int, tomb
     _retry_pending_titles(store, target, done)
     _apply_errors(store, target, segment, now, done, tomb)
     done.summaries += summaries.apply(store, target, segment.device, segment.summaries, tomb[0])
+    told = [c for c in segment.changes if c.get("kind") == sharedsettings.KIND]
+    if told:
+        done.settings += sharedsettings.apply(store, target, segment.device, told)
     with store.write() as conn:
         state.set_applied(conn, segment.device, segment.seq, now)
         state.add_unordered(conn, done.sessions)

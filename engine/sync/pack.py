@@ -3,7 +3,7 @@ it knows has applied them.
 
 A snapshot ``snap-<S>.mts`` stands for the device's segments 1 to S: every message it sent that is still
 in its archive (a forgotten one is not: packing is also when its ciphertext leaves the folder), the
-tombstones under the folder's key known here by session, the title changes made here still in force, the live error-memory
+tombstones under the folder's key known here by session, the title and shared-setting changes made here still in force, the live error-memory
 records and the summaries in force here that it wrote. A new device applies the newest snapshot and then the segments after it, instead of replaying thousands of small files;
 since applying is idempotent, a device that had applied part of the range applies the snapshot as well.
 
@@ -23,7 +23,7 @@ from engine.paths import Paths
 from engine.sessions import identity, tombstones
 from engine.storage.sql import Connection
 from engine.storage.store import Store
-from engine.sync import errorrecords, export, state, summaries
+from engine.sync import errorrecords, export, sharedsettings, state, summaries
 from engine.sync import folder as layout
 from engine.sync.segment import Row, Segment, decode_manifest, encode
 
@@ -59,6 +59,7 @@ def collect(conn: Connection, me: str, now: int, paths: Paths) -> dict[str, Any]
     ):  # the changes of title made here still in force (a removal's "no title" too)
         if state.title_key(str(title), str(source)) == str(title_key):
             changes.append(export.title_change(str(session), str(title), str(source), int(at)))
+    changes += sharedsettings.in_force(conn, me)
     records, _ = errorrecords.collect_since(conn, 0, now)
     told, _ = summaries.collect(conn, paths, me, every=True)
     return {"messages": messages, "changes": changes, "errors": records, "summaries": told}

@@ -16,7 +16,7 @@ from engine.errors import EngineError, StoreLocked, SyncError
 from engine.llm.keys import Keys
 from engine.sessions import identity, tombkeys
 from engine.storage.store import Store
-from engine.sync import crypto, errorrecords, export, gcpause, pack, state, summaries, tombkey
+from engine.sync import crypto, errorrecords, export, gcpause, pack, sharedsettings, state, summaries, tombkey
 from engine.sync import folder as layout
 from engine.sync.apply import Applied, Target, apply_segment, order_sessions
 from engine.sync.keystore import SyncKeys
@@ -108,7 +108,7 @@ class SyncReport:
             f"sent {self.messages_sent} messages and {self.changes_sent} changes in {self.segments_written} segments",
             f"applied {self.segments_applied} segments: {a.messages} new messages ({a.present} known), "
             f"{a.forgotten} deleted, {a.titles} titles, {a.errors_changed} error records, "
-            f"{a.summaries} summaries",
+            f"{a.summaries} summaries, {a.settings} settings",
         ]
         return "; ".join(parts) + "".join(f"\n{w}" for w in self.waiting + a.errors)
 
@@ -139,6 +139,7 @@ class Sync:
         """
         path = self._existing(folder)
         config = crypto.read_config(path)
+        joining = config is not None
         if config is None:
             config, key = crypto.create(path, passphrase)
         else:
@@ -154,6 +155,8 @@ class Sync:
             state.put(conn, state.FOLDER, str(path))
             state.put(conn, state.FOLDER_ID, config.folder_id)
             state.put(conn, state.NAME, (name or socket.gethostname() or "device").strip()[:80])
+            if joining:  # the folder's shared settings replace this device's (sharedsettings)
+                sharedsettings.joined(conn, identity.device_id(conn))
         self._write_manifest(path, key)
         log.info("sync enabled with folder %s", path)
         self.follow_folder()  # a program that watches (the tray app) watches the new folder at once
@@ -267,6 +270,8 @@ class Sync:
         while True:
             with self._store.read() as conn:
                 batch = export.collect(conn, me)
+                shared = sharedsettings.collect(conn, self._clock())
+                batch.changes += shared
                 records, watermark = errorrecords.collect(conn, self._clock())
                 told, scanned = summaries.collect(conn, self._target.paths, me)
                 written = layout.segments(folder, me) | layout.segments(folder, me, layout.SNAPSHOT)
@@ -291,6 +296,7 @@ class Sync:
             layout.write_atomically(directory / layout.segment_name(seq), encode(segment, key))
             with self._store.write() as conn:
                 export.commit(conn, me, batch, seq + 1, self._clock())
+                sharedsettings.commit(conn, me, shared)
                 summaries.commit(conn, me, told, scanned)
                 state.add_unordered(conn, {row[1] for row in batch.messages})
                 state.put(conn, errorrecords.WATERMARK, watermark)

@@ -3,7 +3,7 @@ engine (tests/engine/sync/fakeengine.py: late, reordered, duplicated, partial de
 random interleavings of appends, imports of one export, forgets, resets, removals, title changes,
 compactions, summaries (by the real SDK against the fake Gemini server) and syncs, with the devices'
 clocks hours apart. After everything is delivered, every device holds the same messages, titles,
-tombstones and summaries, the same windows, and no forgotten text is in any file."""
+tombstones, summaries and shared settings, the same windows, and no forgotten text is in any file."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from engine import Memory
 from engine.imported import ImportedSession
 from engine.messages import Message
 from engine.sessions import tombstones
+from engine.settings import SHARED
 from engine.sync import pack, state
 from tests.engine.conftest import FakeClock
 from tests.engine.summary.conftest import fast_client, summary_json
@@ -51,6 +52,7 @@ OPS = st.tuples(
             "remove",
             "title",
             "compact",
+            "setting",
             "sync",
             "sync",
             "deliver",
@@ -65,7 +67,7 @@ SUMMARY_OPS = st.tuples(
     st.sampled_from(
         [
             *("append", "append", "import", "forget", "reset", "reset-all", "remove"),
-            *("summarize", "summarize", "compact", "sync", "sync", "deliver"),
+            *("summarize", "summarize", "compact", "setting", "sync", "sync", "deliver"),
         ]
     ),
     st.integers(0, 2),
@@ -135,6 +137,8 @@ class World:
             mem.set_title(session, f"title {extra % 7}")
         elif op == "compact" and mem.exists(session):
             mem.compact(session)
+        elif op == "setting":  # a shared one and a device's own
+            mem.update_settings(reply_lang=f"l{extra % 4}", search_shortcut=f"Ctrl+Alt+{extra % 9}")
         elif op == "sync":
             mem.sync.now()
         elif op == "deliver":
@@ -168,12 +172,14 @@ def state_of(mem: Memory) -> dict[str, Any]:
         dead = tombstones.shared(conn, state.get(conn, state.FOLDER_ID))  # under the folder's shared key
     windows = {s: [m.content for m in mem.window(s)] for s in with_messages}
     summaries = {s: _topic(mem, s) for s in with_messages}
+    shared = {name: value for name, value in mem.settings.as_dict().items() if name in SHARED}
     return {
         "messages": messages,
         "titles": titles,
         "tombstones": dead,
         "windows": windows,
         "summaries": summaries,
+        "settings": shared,
     }
 
 
@@ -196,6 +202,7 @@ def check(world: World, base: Path) -> None:
         assert other["titles"] == first["titles"]
         assert other["tombstones"] == first["tombstones"]
         assert other["summaries"] == first["summaries"]
+        assert other["settings"] == first["settings"]
         for session, window in first["windows"].items():
             shorter, longer = sorted((window, other["windows"][session]), key=len)
             assert longer[len(longer) - len(shorter) :] == shorter, session  # compaction may keep fewer
