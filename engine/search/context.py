@@ -364,8 +364,8 @@ def _word_scores(
     if session_key:  # the key's column weighs 0: it only narrows the scan
         expr += f" AND skey : {terms.quote(session_key)}"
     found: list[tuple[int, float]] = []
-    for start in range(0, len(ids), 5000):  # within SQLite's count of parameters
-        chunk = ids[start : start + 5000]
+    for start in range(0, len(ids), 990):  # within the 999 parameters of an older SQLite
+        chunk = ids[start : start + 990]
         sql = (
             f"SELECT rowid, bm25({TABLE}, {_WEIGHTS}) FROM {TABLE} WHERE {TABLE} MATCH ? "
             f"AND rowid >= ? AND rowid <= ? AND rowid + 0 IN ({','.join('?' * len(chunk))})"

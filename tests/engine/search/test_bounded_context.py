@@ -177,3 +177,35 @@ def test_a_common_words_weight_is_counted_when_none_of_its_newest_rows_is_a_cand
     for text in texts[:2]:  # the oldest rows: "rare" by FTS5, "common" in Python with its counted weight
         row_id = ids[text]
         assert row_id is not None and math.isclose(got[row_id], scores[row_id], rel_tol=1e-9)
+
+
+def test_more_candidates_than_one_statement_takes_score_as_fts5(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"{('alpha', 'beta', 'gamma')[i % 3]} talk {i}" for i in range(1500)]
+    _append(memory, "s1", texts)
+    _append(memory, "s2", [f"other {i}" for i in range(3000)])  # so that no word is in most rows
+    monkeypatch.setattr(fulltext, "RERANK", 1500)  # more candidates than one statement's parameters
+    with memory._store.read() as conn:
+        exact = contextfts.search(
+            conn,
+            parse("alpha beta gamma"),
+            session_key=None,
+            session_id=None,
+            where=EVERY_MESSAGE,
+            limit=1500,
+        )
+        with monkeypatch.context() as patch:
+            patch.setattr(contextfts, "EXACT_MATCHES", -1)
+            bounded = contextfts.search(
+                conn,
+                parse("alpha beta gamma"),
+                session_key=None,
+                session_id=None,
+                where=EVERY_MESSAGE,
+                limit=1500,
+            )
+    assert len(bounded) > 990
+    scores = dict(exact)
+    for row_id, score in bounded:
+        assert math.isclose(score, scores[row_id], rel_tol=1e-9)
