@@ -353,7 +353,16 @@ def main() -> None:
     parser.add_argument(
         "--dump", type=Path, default=None, help="write every question's rankings (JSON) for offline tuning"
     )
+    parser.add_argument(
+        "--exact-matches",
+        type=int,
+        default=None,
+        help="rows up to which the context ranking is exact (engine.search.context.EXACT_MATCHES); "
+        "-1 forces the bounded path of large homes on every query",
+    )
     args = parser.parse_args()
+    if args.exact_matches is not None:
+        contextfts.EXACT_MATCHES = args.exact_matches
     if args.previous_turn is not None:
         rows.PREVIOUS_TURN = args.previous_turn == "on"
     for name in args.embedders.split(","):

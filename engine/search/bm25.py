@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable
 
 K1, B = 1.2, 0.75
-"""FTS5's constants (the context index's bounded path uses them, so it ranks as FTS5's ``bm25()`` does)."""
+"""FTS5's constants (the context index scores a few rows in Python with them, as FTS5's ``bm25()`` would)."""
 PLAIN_B = 0.2
 """``b`` of plain keyword search, which ranks each message alone and only ever here: short chat turns gain
 less from being short. Measured (``bench/README.md``; 0.1-0.4 alike): keyword hit@1 / hit@10 0.339 / 0.648 →

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from engine.messages import EVERY_MESSAGE, Message, MessageFilter, own_text
-from engine.search import bm25, fulltext, terms
+from engine.search import bm25, fts5stats, fulltext, terms
 from engine.search.query import Query
 from engine.sessions import archive
 from engine.storage import fts
@@ -45,6 +45,9 @@ by ``bench/retrieval.py --sweep``: the next turn's share only lowered hit@1)."""
 
 EXACT_MATCHES = 20_000
 """Up to this many matching rows (of all the words, in all sessions), FTS5 ranks them all (~25 ms)."""
+SCANNED_ROWS = 20_000
+"""A word's rows that FTS5 may scan to score the candidates (estimated from its share of all rows); where
+more lie between the oldest and the newest candidate, the older candidates are scored in Python."""
 BATCH = 2000
 """Rows written per statement when the whole archive is indexed."""
 
@@ -181,24 +184,35 @@ def search(
 ) -> list[tuple[int, float]]:
     """``(message id, score)`` of the messages ``where`` admits whose own or neighbouring text matches any
     word of ``query``, best first (weighted BM25; higher is better). The filter is part of the FTS query,
-    as in :mod:`engine.search.fulltext`.
+    as in :mod:`engine.search.fulltext`. ``session_key`` is the key of the session ``session_id``.
 
-    FTS5's ``bm25()`` scores every row that matches any word, in any session: cheap for rare words, about
-    a second for a word in half of a million messages. So each word's matches are counted first (its
-    newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their density beyond that); up to
-    :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else :func:`_bounded_search` ranks the newest
-    candidates the same way (:mod:`engine.search.bm25`).
+    FTS5's ``bm25()`` scores every row that matches any word in the searched sessions: cheap for rare
+    words, about a second for a word in half of a million messages. A session of at most
+    :data:`EXACT_MATCHES` messages is ranked by FTS5 whatever the home's size. Otherwise each word's
+    matches are counted first (its newest :data:`~engine.search.fulltext.CANDIDATES`, estimated from their
+    density beyond that); up to :data:`EXACT_MATCHES` in all, FTS5 ranks exactly, else
+    :func:`_bounded_search` ranks each word's newest candidates with the same scores (measured on LoCoMo
+    forced onto that path: the same figures as the exact path, ``bench/README.md``).
     """
     words = query.words
     if not words:
         return []
+    if session_key and session_id and _session_rows(conn, session_id) <= EXACT_MATCHES:
+        return _exact_search(conn, words, session_key, where, limit)  # FTS5 scores the session's rows only
     everywhere = fulltext.RowCounter(conn, fulltext.Bounds())
-    matches = sum(
-        everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE)) for word in words
-    )
-    if matches <= EXACT_MATCHES:
+    matches = {
+        word: everywhere.matches(_column_ids(conn, " ".join(COLUMNS), word, None, EVERY_MESSAGE))
+        for word in words
+    }
+    if sum(matches[word] for word in words) <= EXACT_MATCHES:
         return _exact_search(conn, words, session_key, where, limit)
-    return _bounded_search(conn, words, session_key, session_id, where, limit)
+    return _bounded_search(conn, words, matches, everywhere.rows_from(0), session_key, where, limit)
+
+
+def _session_rows(conn: Connection, session_id: str) -> int:
+    """The session's messages, counted up to one more than :data:`EXACT_MATCHES` (bounded work)."""
+    sql = "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)"
+    return int(conn.execute(sql, (session_id, max(EXACT_MATCHES, 0) + 1)).scalar_one())
 
 
 def _exact_search(
@@ -207,67 +221,157 @@ def _exact_search(
     expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(terms.quote(w) for w in words) + ")"
     if session_key:
         expr += f" AND skey : {terms.quote(session_key)}"
-    weights = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
     filtered, params = fulltext.filter_sql(conn, where, "m")
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = (
-        f"SELECT c.rowid, bm25({TABLE}, {weights}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
+        f"SELECT c.rowid, bm25({TABLE}, {_WEIGHTS}) AS rank FROM {TABLE} c{join} WHERE {TABLE} MATCH ?"
         f"{filtered} ORDER BY rank LIMIT ?"
     )
     return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, *params, limit))]
 
 
+_WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
+"""``bm25()``'s column weights: :data:`COLUMN_WEIGHTS`, and none for the session key."""
+
+
 def _bounded_search(
     conn: Connection,
     words: list[str],
+    matches: dict[str, float],
+    rows: int,
     session_key: str | None,
-    session_id: str | None,
     where: MessageFilter,
     limit: int,
 ) -> list[tuple[int, float]]:
-    """FTS5's weighted BM25 over each word's newest matches per column (see :func:`search`).
+    """FTS5's weighted ``bm25()`` of :func:`_exact_search`, over each word's newest matches per column.
 
-    A word's weight comes from its lists (exact below the cap, estimated from their density above it);
-    the best candidates are loaded and scored as FTS5 would, with each column counting once per word
-    (times its weight) and the row's length in characters. A candidate older than a word's newest
-    matches is checked for that word in its text.
+    The best candidates by a rough score (each word's weight, from ``matches`` of ``rows``, times the
+    weights of the columns whose newest matches hold the row) are scored by FTS5 itself
+    (:func:`_word_scores`), one word at a time: ``bm25()`` of several words is the sum of each word's, so
+    a candidate scores what the exact path gives it. Where each word's newest matches in the searched
+    sessions are all its matches there, the result is the exact path's. Two bounds keep the work small:
+    a row holding only words with more matches than that, all older than their newest, is not a
+    candidate; and a word whose rows between the oldest and the newest candidate would be more than
+    :data:`SCANNED_ROWS` (a common word, when a rarer one brought old candidates) is scored by FTS5 in the
+    candidates from its own newest matches on, and in the older ones by :func:`_older_scores` (nearly as
+    FTS5 would: its share is small anyway, a word in one row of ten weighs at most ``log 9``).
     """
-    counter = fulltext.RowCounter(conn, fulltext.Bounds(session_key=session_key, session_id=session_id))
-    total = counter.rows_from(0)
-    lists: list[tuple[str, float, list[list[int]]]] = []  # (word, idf, newest ids per column)
-    for word in words:
+    lists: dict[str, tuple[float, list[list[int]]]] = {}  # word -> (idf, newest ids per column)
+    for word in dict.fromkeys(words):
         per_column = [_column_ids(conn, column, word, session_key, where) for column in COLUMNS]
-        matched = set().union(*per_column)
-        if not matched:
-            continue
-        df = max([float(len(matched)), *(counter.matches(ids) for ids in per_column)])
-        lists.append((word, bm25.idf(df, total), per_column))
+        if any(per_column):
+            lists[word] = (bm25.idf(matches[word], rows), per_column)
     rough: dict[int, float] = defaultdict(float)
-    for _, weight, per_column in lists:
+    for weight, per_column in lists.values():
         for column_weight, ids in zip(COLUMN_WEIGHTS, per_column, strict=True):
             for row_id in ids:
                 rough[row_id] += weight * column_weight
     best = sorted(rough, key=lambda row_id: (rough[row_id], row_id), reverse=True)
-    texts = _texts(conn, best[: max(fulltext.RERANK, 4 * limit)])
-    if not texts:
-        return []
-    average = sum(sum(len(t) for t in columns) for columns in texts.values()) / len(texts) or 1.0
-    members = [
-        (word, weight, [set(ids) for ids in per_column], per_column) for word, weight, per_column in lists
-    ]
-    scored: list[tuple[int, float]] = []
-    for row_id, columns in texts.items():
-        held: list[tuple[float, float]] = []
-        for folded, weight, sets, per_column in members:
-            tf = 0.0
-            for c, (column_weight, text_c) in enumerate(zip(COLUMN_WEIGHTS, columns, strict=True)):
-                older = len(per_column[c]) >= fulltext.CANDIDATES and row_id < per_column[c][-1]
-                if row_id in sets[c] or (older and folded in fold(text_c)):
-                    tf += column_weight
-            held.append((weight, tf))
-        scored.append((row_id, bm25.score(held, sum(len(t) for t in columns), average)))
-    scored.sort(key=lambda pair: (pair[1], pair[0]), reverse=True)
-    return scored[:limit]
+    best = sorted(best[: max(fulltext.RERANK, 4 * limit)])
+    scores: dict[int, float] = defaultdict(float)
+    older: list[tuple[str, float, list[int]]] = []  # (word, idf, candidates older than its newest matches)
+    for word in words:  # a word given twice counts twice, as in FTS5
+        if word not in lists or not best:
+            continue
+        _, per_column = lists[word]
+        scanned, old = best, []
+        if matches[word] * (best[-1] - best[0] + 1) / max(rows, 1) > SCANNED_ROWS:
+            cut = max((ids[-1] for ids in per_column if len(ids) >= fulltext.CANDIDATES), default=0)
+            scanned = [row_id for row_id in best if row_id >= cut]
+            old = [row_id for row_id in best if row_id < cut]
+        found = _word_scores(conn, word, scanned, session_key)
+        for row_id, score in found:
+            scores[row_id] += score
+        if old:
+            older.append((word, _weight(conn, word, found), old))
+    if older:
+        for row_id, score in _older_scores(conn, older).items():
+            scores[row_id] += score
+    ranked = sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
+    return ranked[:limit]
+
+
+def _older_scores(conn: Connection, older: list[tuple[str, float, list[int]]]) -> dict[int, float]:
+    """Each word's ``bm25()`` share (its weight given) in the candidates older than its newest matches,
+    computed here (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the
+    rows' text)."""
+    _, average = fts5stats.totals(conn, TABLE)
+    ids = sorted({row_id for _, _, old in older for row_id in old})
+    texts = _texts(conn, ids)
+    lengths = fts5stats.lengths(conn, TABLE, ids)
+    shares: dict[int, float] = defaultdict(float)
+    for word, weight, old in older:
+        for row_id in old:
+            columns = texts.get(row_id, ("", "", ""))
+            tf = sum(w * fts5stats.occurrences(word, t) for w, t in zip(COLUMN_WEIGHTS, columns, strict=True))
+            if tf > 0:
+                shares[row_id] += bm25.score([(weight, tf)], lengths.get(row_id, average), average)
+    return shares
+
+
+def _weight(conn: Connection, word: str, scored: list[tuple[int, float]]) -> float:
+    """The word's weight (idf) in ``bm25()``: read back from FTS5's score of one row (``scored``) whose
+    occurrences ``highlight()`` counts, as FTS5 has just counted all its rows for it; else from a count of
+    them. (A word used in one period is misjudged by the density of its newest matches.)"""
+    rows, average = fts5stats.totals(conn, TABLE)
+    if scored:
+        row_id, score = scored[0]
+        expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+        marked = ", ".join(f"highlight({TABLE}, {c}, ?, '')" for c in range(len(COLUMNS)))
+        sql = f"SELECT {marked} FROM {TABLE} WHERE {TABLE} MATCH ? AND rowid = ?"
+        row = conn.execute(sql, (*([_MARK] * len(COLUMNS)), expr, row_id)).first()
+        tf = sum(w * (t or "").count(_MARK) for w, t in zip(COLUMN_WEIGHTS, row or (), strict=False))
+        length = fts5stats.lengths(conn, TABLE, [row_id]).get(row_id)
+        unit = bm25.score([(1.0, tf)], length, average) if tf > 0 and length is not None else 0.0
+        if unit > 0:
+            return score / unit
+    return bm25.idf(_count(conn, word), rows)
+
+
+_MARK = "\x02\ufdd0\x03"
+"""Where ``highlight()`` marks an occurrence (two control characters around a Unicode noncharacter)."""
+
+
+def _count(conn: Connection, word: str) -> int:
+    """How many rows hold ``word`` in any of :data:`COLUMNS`, in any session (a scan of its list of rows
+    without reading them)."""
+    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    return int(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
+
+
+def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+    found: dict[int, tuple[str, str, str]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
+        for row in conn.execute(sql, tuple(chunk)):
+            found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
+    return found
+
+
+def _word_scores(
+    conn: Connection, word: str, ids: list[int], session_key: str | None
+) -> list[tuple[int, float]]:
+    """``(row id, bm25())`` of the rows of ``ids`` (ascending) that hold ``word``, scored by FTS5 (the
+    word's weight from all its rows, the rows' lengths in tokens, the column weights).
+
+    One scan of the word's rows between the least and the greatest of the ids: FTS5 seeks a row id range
+    once, where it would look each id of a list (``rowid IN``) up anew, and ``rowid + 0`` keeps the list
+    a filter on the scanned rows, so that only those are scored.
+    """
+    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    if session_key:  # the key's column weighs 0: it only narrows the scan
+        expr += f" AND skey : {terms.quote(session_key)}"
+    found: list[tuple[int, float]] = []
+    for start in range(0, len(ids), 990):  # within the 999 parameters of an older SQLite
+        chunk = ids[start : start + 990]
+        sql = (
+            f"SELECT rowid, bm25({TABLE}, {_WEIGHTS}) FROM {TABLE} WHERE {TABLE} MATCH ? "
+            f"AND rowid >= ? AND rowid <= ? AND rowid + 0 IN ({','.join('?' * len(chunk))})"
+        )
+        found += [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, chunk[0], chunk[-1], *chunk))]
+    return found
 
 
 def _column_ids(
@@ -282,17 +386,6 @@ def _column_ids(
     join = " JOIN messages m ON m.id = c.rowid" if filtered else ""
     sql = f"SELECT c.rowid FROM {TABLE} c{join} WHERE {TABLE} MATCH ?{filtered} ORDER BY c.rowid DESC LIMIT ?"
     return fulltext.ids_of(conn, sql, (expr, *params, fulltext.CANDIDATES))
-
-
-def _texts(conn: Connection, ids: list[int]) -> dict[int, tuple[str, str, str]]:
-    found: dict[int, tuple[str, str, str]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT rowid, prev, own, next FROM {TABLE} WHERE rowid IN ({marks})"
-        for row in conn.execute(sql, tuple(chunk)):
-            found[int(row[0])] = (row[1] or "", row[2] or "", row[3] or "")
-    return found
 
 
 def neighbour_ranking(conn: Connection, plain: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
