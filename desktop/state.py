@@ -32,7 +32,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from desktop.backlog import Backlog
 from engine import SessionInfo, Settings
-from engine.errors import CorruptStore
+from engine.errors import CorruptStore, MemoryClosed
 
 if TYPE_CHECKING:
     from desktop.seams import ErrorSource, KeyStore, SummarySource
@@ -83,11 +83,15 @@ def read_snapshot(mem: Memory, summaries: SummarySource | None) -> Snapshot:
     embedding: SemanticStatus | None = None
     try:
         embedding = mem.semantic.status()
+    except MemoryClosed:  # the app is quitting (or a repair took the memory's place): no snapshot at all
+        raise
     except Exception:  # the backlog is a nicety; it must not hide the sessions
         log.exception("could not read the embedding status")
     sync: SyncStatus | None = None
     try:
         sync = mem.sync.status()
+    except MemoryClosed:
+        raise
     except Exception:  # the sync's status is a nicety too
         log.exception("could not read the sync status")
     return Snapshot(sessions, settings, last, note, embedding, mem.embedding_paused, sync)
@@ -333,6 +337,9 @@ class AppState(QObject):
 
     def _on_snapshot_failed(self, exc: BaseException) -> None:
         self._refreshing = False
+        if isinstance(exc, MemoryClosed):  # closed while the refresh ran: nothing to show any more
+            log.debug("state not refreshed: %s", exc)
+            return
         log.warning("could not refresh the state: %s", exc)
 
     def set_settings(self, settings: Settings) -> None:

@@ -155,12 +155,13 @@ def runner(qapp: Any) -> Iterator[TaskRunner]:
 
 
 @pytest.fixture
-def state(runner: TaskRunner, memory: Memory, qtbot: Any) -> AppState:
+def state(runner: TaskRunner, memory: Memory, qtbot: Any) -> Iterator[AppState]:
     app_state = AppState(runner)
     app_state.set_memory(memory, summaries=None, errors=None, keys=None, semantic=False)
     with qtbot.waitSignal(app_state.state_did_change, timeout=5000):
         app_state.refresh()
-    return app_state
+    yield app_state
+    runner.shutdown()  # its workers end before the memory closes, as when the app quits
 
 
 @pytest.fixture
