@@ -54,15 +54,26 @@ def sync_now(home: Path) -> subprocess.Popen[str]:
     )
 
 
-def kill_during(home: Path, delays: list[float]) -> int:
-    """Start ``sync now`` and SIGKILL it after each delay; how many runs were killed before finishing."""
+def kill_while_applying(home: Path, runs: int) -> int:
+    """Start ``sync now`` and SIGKILL it as soon as it has stored a batch of this run (a session folder
+    more than when it started), ``runs`` times; how many runs were killed before finishing. Waiting for
+    the work itself, not for a fixed delay, keeps the kills inside it however fast applying is."""
+    sessions = home / "sessions"
+
+    def count() -> int:
+        return sum(1 for _ in sessions.iterdir()) if sessions.is_dir() else 0
+
     killed = 0
-    for delay in delays:
+    for _ in range(runs):
+        before = count()
         proc = sync_now(home)
-        time.sleep(delay)
-        if proc.poll() is None:
-            proc.kill()  # SIGKILL; TerminateProcess on Windows
-            killed += 1
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if count() > before:
+                proc.kill()  # SIGKILL; TerminateProcess on Windows
+                killed += 1
+                break
+            time.sleep(0.002)
         proc.communicate(timeout=120)
     return killed
 
@@ -134,9 +145,10 @@ def test_killed_while_writing_then_while_applying(tmp_path: Path) -> None:
     whole_segments(folder)
     finish(home_a)
     whole_segments(folder)
-    killed += kill_during(home_b, [1.5, 3.0, 5.0])
+    killed_applying = kill_while_applying(home_b, 3)
     finish(home_b)
-    assert killed >= 2, "the kills came too late to interrupt anything"
+    assert killed + killed_applying >= 2, "the kills came too late to interrupt anything"
+    assert killed_applying >= 1, "no kill came while applying"
     with Memory.open(home_b, background=False) as mem:
         with mem._store.read() as conn:
             total, distinct = conn.execute("SELECT COUNT(*), COUNT(DISTINCT content) FROM messages").one()
