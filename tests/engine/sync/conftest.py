@@ -67,6 +67,17 @@ class Homes:
                 mem.close()
 
 
+def pair(
+    homes: Homes, folder: Path, passphrase: str, names: tuple[str, str] = ("a", "b"), **options: Any
+) -> tuple[Memory, Memory]:
+    """Two homes named ``names`` (their device names too) syncing through ``folder`` (made if missing)."""
+    folder.mkdir(exist_ok=True)
+    a, b = homes.open(names[0], **options), homes.open(names[1], **options)
+    a.sync.enable(folder, passphrase, names[0])
+    b.sync.enable(folder, passphrase, names[1])
+    return a, b
+
+
 @pytest.fixture
 def homes(tmp_path: Path) -> Iterator[Homes]:
     made = Homes(tmp_path / "homes")

@@ -11,7 +11,7 @@ from engine import Memory
 from engine.messages import Message
 from engine.sync import folder as layout
 from engine.sync import pack
-from tests.engine.sync.conftest import Homes
+from tests.engine.sync.conftest import Homes, pair
 
 PASS = "pack it"
 
@@ -29,10 +29,7 @@ def test_packing_removing_and_joining_from_a_snapshot(
 ) -> None:
     monkeypatch.setattr(pack, "PACK_AFTER", 3)
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
+    a, b = pair(homes, folder, PASS)
     secret = a.append("s1", [Message("user", "the vault code is 0451", 1)])[0]
     a.set_title("s1", "Vault")
     b.append("s1", [Message("assistant", "noted from b", 2)])
@@ -73,10 +70,7 @@ def test_a_silent_device_does_not_hold_segments_past_the_horizon(
     monkeypatch.setattr(pack, "PACK_AFTER", 2)
     monkeypatch.setattr(pack, "HORIZON_NS", 0)  # every manifest is older than the horizon
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")  # and never syncs
+    a, b = pair(homes, folder, PASS)  # b never syncs
     for i in range(3):
         a.append("s", [Message("user", f"m{i}", i + 1)])
         a.sync.now()
@@ -92,10 +86,7 @@ def test_after_disable_and_enable_no_segment_number_is_used_twice(
     monkeypatch.setattr(pack, "PACK_AFTER", 2)
     monkeypatch.setattr(pack, "HORIZON_NS", 0)
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
+    a, b = pair(homes, folder, PASS)
     for i in range(3):
         a.append("s", [Message("user", f"m{i}", i + 1)])
         a.sync.now()

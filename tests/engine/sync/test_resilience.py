@@ -7,25 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from engine import Memory
 from engine.messages import Message
 from engine.sync import folder as layout
 from engine.sync import pack, segment
-from tests.engine.sync.conftest import Homes
+from tests.engine.sync.conftest import Homes, pair
 
 PASS = "resilient"
 
 
-def pair(homes: Homes, folder: Path) -> tuple[Memory, Memory]:
-    folder.mkdir(exist_ok=True)
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
-    return a, b
-
-
 def test_a_device_offline_for_ten_thousand_messages_catches_up(homes: Homes, tmp_path: Path) -> None:
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS)
     b.append("b-side", [Message("user", "written while apart", 5)])
     for batch in range(100):
         a.append(
@@ -52,7 +43,7 @@ def test_a_device_offline_for_ten_thousand_messages_catches_up(homes: Homes, tmp
 
 def test_conflict_copies_and_partial_downloads_are_never_applied(homes: Homes, tmp_path: Path) -> None:
     folder = tmp_path / "shared"
-    a, b = pair(homes, folder)
+    a, b = pair(homes, folder, PASS)
     a.append("s", [Message("user", "first", 1)])
     a.sync.now()
     directory = layout.device_dir(folder, a.sync.device)
@@ -84,7 +75,7 @@ def test_conflict_copies_and_partial_downloads_are_never_applied(homes: Homes, t
 
 def test_an_altered_segment_is_refused(homes: Homes, tmp_path: Path) -> None:
     folder = tmp_path / "shared"
-    a, b = pair(homes, folder)
+    a, b = pair(homes, folder, PASS)
     a.append("s", [Message("user", "authentic", 1)])
     a.sync.now()
     path = layout.device_dir(folder, a.sync.device) / layout.segment_name(1)
@@ -104,7 +95,7 @@ def test_a_segment_of_a_newer_memtray_waits_for_an_update(
     homes: Homes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "shared"
-    a, b = pair(homes, folder)
+    a, b = pair(homes, folder, PASS)
     a.append("s", [Message("user", "old format", 1)])
     a.sync.now()
     monkeypatch.setattr(segment, "VERSION", segment.VERSION + 1)  # A was updated: it writes version 2

@@ -14,7 +14,7 @@ from engine.embedders.hashing import HashEmbedder
 from engine.settings import DEFAULTS, SHARED
 from engine.sync import pack, sharedsettings
 from tests.engine.conftest import FakeClock
-from tests.engine.sync.conftest import Homes
+from tests.engine.sync.conftest import Homes, pair
 
 PASS = "settings travel too"
 T0 = 1_700_000_000 * 10**9
@@ -52,10 +52,7 @@ def test_the_creating_devices_settings_reach_a_joining_one_and_per_device_ones_s
 
 def test_a_change_on_either_device_reaches_the_other(homes: Homes, tmp_path: Path) -> None:
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
+    a, b = pair(homes, folder, PASS)
     b.update_settings(max_history_messages=24, redact_secrets=False)
     report = b.sync.now()
     assert report.changes_sent == 2
@@ -91,10 +88,7 @@ def test_concurrent_changes_converge_on_one_value(homes: Homes, tmp_path: Path) 
 
 def test_a_change_made_by_another_program_or_before_a_kill_is_sent(homes: Homes, tmp_path: Path) -> None:
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
+    a, b = pair(homes, folder, PASS)
     with Memory.open(homes.base / "a", embedder=HashEmbedder(), background=False) as other:  # `config set`
         other.update_settings(decision_model="")
     assert a.settings.decision_model == DEFAULTS.decision_model  # a's copy in use is older: not what is sent
@@ -107,10 +101,7 @@ def test_a_device_joining_from_a_snapshot_gets_the_settings(
 ) -> None:
     monkeypatch.setattr(pack, "PACK_AFTER", 2)
     folder = tmp_path / "shared"
-    folder.mkdir()
-    a, b = homes.open("a"), homes.open("b")
-    a.sync.enable(folder, PASS, "a")
-    b.sync.enable(folder, PASS, "b")
+    a, b = pair(homes, folder, PASS)
     a.update_settings(reply_lang="nl")
     for i in range(4):
         a.update_settings(max_history_messages=20 + i)

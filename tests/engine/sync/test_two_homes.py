@@ -4,7 +4,6 @@ titles follow; the folder holds no plaintext."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -12,7 +11,7 @@ from engine import Memory
 from engine.errors import SyncError, WrongPassphrase
 from engine.messages import Message
 from tests.engine.conftest import FakeClock
-from tests.engine.sync.conftest import Homes
+from tests.engine.sync.conftest import Homes, pair
 
 PASS = "correct horse battery staple"
 
@@ -21,16 +20,11 @@ def texts(mem: Memory, session: str) -> list[str]:
     return [m.content for m in mem.archived(session)] if mem.exists(session) else []
 
 
-def pair(homes: Homes, folder: Path, **options: Any) -> tuple[Memory, Memory]:
-    folder.mkdir(exist_ok=True)
-    a, b = homes.open("a", **options), homes.open("b", **options)
-    a.sync.enable(folder, PASS, "laptop-a")
-    b.sync.enable(folder, PASS, "laptop-b")
-    return a, b
+LAPTOPS = ("laptop-a", "laptop-b")
 
 
 def test_a_message_written_on_a_is_searchable_on_b(homes: Homes, tmp_path: Path) -> None:
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS)
     a.append("s1", [Message("user", "the zebra crossing", 1), Message("assistant", "noted", 2)])
     report = a.sync.now()
     assert report.messages_sent == 2 and report.segments_written == 1
@@ -47,7 +41,7 @@ def test_a_message_written_on_a_is_searchable_on_b(homes: Homes, tmp_path: Path)
 
 
 def test_forget_reset_remove_and_titles_follow(homes: Homes, tmp_path: Path) -> None:
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS)
     stored = a.append("s1", [Message("user", "my password is hunter2", 1), Message("assistant", "ok", 2)])
     a.append("s2", [Message("user", "second session", 3)])
     a.append("s3", [Message("user", "third session", 4)])
@@ -75,7 +69,7 @@ def test_forget_reset_remove_and_titles_follow(homes: Homes, tmp_path: Path) -> 
 def test_the_same_import_on_both_is_one_message(homes: Homes, tmp_path: Path) -> None:
     from engine.imported import ImportedSession
 
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS)
     export = [ImportedSession("chatgpt-1", [Message("user", "hello", 10), Message("assistant", "hi", 11)])]
     a.import_sessions(export)
     b.import_sessions(export)
@@ -87,7 +81,7 @@ def test_the_same_import_on_both_is_one_message(homes: Homes, tmp_path: Path) ->
 
 def test_the_folder_holds_no_plaintext(homes: Homes, tmp_path: Path) -> None:
     folder = tmp_path / "shared"
-    a, b = pair(homes, folder)
+    a, b = pair(homes, folder, PASS, LAPTOPS)
     a.append("project-zanzibar", [Message("user", "quetzalcoatl feathers", 1)])
     a.set_title("project-zanzibar", "Operation Marmalade")
     a.sync.now()
@@ -118,7 +112,7 @@ def test_a_wrong_passphrase_is_refused_and_nothing_is_enabled(homes: Homes, tmp_
 def test_the_window_is_the_newest_by_time_on_both(homes: Homes, tmp_path: Path) -> None:
     """A session written on both devices: each history.json holds the merged messages in time order
     (ties by global id), the same on both, whichever arrived first."""
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS)
     a.append("s", [Message("user", "a1", 100), Message("assistant", "a2", 300)])
     b.append("s", [Message("user", "b1", 200), Message("assistant", "b2", 400)])
     b.append("s", [Message("user", "tie-b", 500)])
@@ -137,7 +131,7 @@ def test_the_window_is_the_newest_by_time_on_both(homes: Homes, tmp_path: Path) 
 
 def test_error_records_follow_newest_write_wins_and_forget(homes: Homes, tmp_path: Path) -> None:
     clock = FakeClock()
-    a, b = pair(homes, tmp_path / "shared", clock=clock)
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS, clock=clock)
     first = a.errors.remember("fetch_page", "timeout after 30s", "retry with 60s", "failed").record
     a.sync.now()
     assert b.sync.now().applied.errors_changed == 1
@@ -189,7 +183,7 @@ def test_one_message_captured_two_ways_is_one_with_one_global_id(homes: Homes, t
     both, and both keep the smaller of the two global ids."""
     from engine.imported import ImportedSession
 
-    a, b = pair(homes, tmp_path / "shared")
+    a, b = pair(homes, tmp_path / "shared", PASS, LAPTOPS)
     a.append("agent-run", [Message("user", "deploy the thing", 1_700_000_000_000_000_000)])
     b.import_sessions(
         [ImportedSession("agent-run", [Message("user", "deploy the thing", 1_700_000_000_000_000_000)])]
