@@ -197,14 +197,10 @@ def sweep_fusions(
     fused = fusion.fuse([(context, w.context), (semantic[: fusion.DEPTH], w.semantic), (plain, w.plain)])
     with mem._store.read() as conn:
         senders = {i: m.sender for i, m in archive.by_ids(conn, [i for i, _ in fused]).items()}
-    boost = fusion.SENDER_BOOST
-    try:
-        for value in SENDER_BOOSTS:
-            fusion.SENDER_BOOST = value
-            top = [i for i, _ in fusion.prefer_named_senders(fused, senders, query)][:10]
-            sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
-    finally:
-        fusion.SENDER_BOOST = boost
+    named = fusion.named_among(senders, query)
+    for value in SENDER_BOOSTS:
+        top = [i for i, _ in fusion.boosted(fused, named, value)][:10]
+        sweeps[f"current, sender boost {value:g}"].add("x", category, rank_of(top, wanted))
 
 
 def _figures(sc: Scores) -> str:

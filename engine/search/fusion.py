@@ -290,13 +290,6 @@ def fuse(
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
 
 
-def prefer_named_senders(
-    fused: Sequence[tuple[int, float]], senders: Mapping[int, str], query: Query
-) -> list[tuple[int, float]]:
-    """Add :data:`SENDER_BOOST` to the candidates whose sender ``query`` names; best first again."""
-    return boosted(fused, named_among(senders, query), SENDER_BOOST)
-
-
 def named_among(senders: Mapping[int, str], query: Query) -> set[int]:
     """The ids of ``senders`` (id -> sender) whose sender ``query`` names."""
     named = {sender: query.names(sender) for sender in set(senders.values()) if sender}
@@ -362,7 +355,7 @@ def combine(
     (``context``, ``plain``), the nearest vectors without floors (``ranked``, deeper than ``depth`` when the
     neighbours' cosines or the hand-on read them) and those at the similarity floors (``passed``), with the
     weights of :func:`weights` for ``query`` and ``embedder_id`` (None: no vectors); the named senders
-    preferred (:func:`prefer_named_senders`). The one place the steps are put together: the engine and the
+    preferred (:attr:`Weights.named`) and the messages sent on a named date (:attr:`Weights.dated`). The one place the steps are put together: the engine and the
     tuning bench both call it."""
     chosen = weights(query, embedder_id)
     context, plain = list(context[:depth]), list(plain[:depth])
