@@ -218,7 +218,7 @@ def _session_rows(conn: Connection, session_id: str) -> int:
 def _exact_search(
     conn: Connection, words: list[str], session_key: str | None, where: MessageFilter, limit: int
 ) -> list[tuple[int, float]]:
-    expr = "{" + " ".join(COLUMNS) + "} : (" + " OR ".join(terms.quote(w) for w in words) + ")"
+    expr = _in_columns("(" + " OR ".join(terms.quote(w) for w in words) + ")")
     if session_key:
         expr += f" AND skey : {terms.quote(session_key)}"
     filtered, params = fulltext.filter_sql(conn, where, "m")
@@ -228,6 +228,11 @@ def _exact_search(
         f"{filtered} ORDER BY rank LIMIT ?"
     )
     return [(int(r[0]), -float(r[1])) for r in conn.execute(sql, (expr, *params, limit))]
+
+
+def _in_columns(match: str) -> str:
+    """An FTS5 query of ``match`` in the text columns (:data:`COLUMNS`), not the session key."""
+    return "{" + " ".join(COLUMNS) + "} : " + match
 
 
 _WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
@@ -270,6 +275,7 @@ def _bounded_search(
     best = sorted(best[: max(fulltext.RERANK, 4 * limit)])
     scores: dict[int, float] = defaultdict(float)
     older: list[tuple[str, float, list[int]]] = []  # (word, idf, candidates older than its newest matches)
+    totals: tuple[int, float] | None = None  # the table's rows and mean length, read once if needed
     for word in words:  # a word given twice counts twice, as in FTS5
         if word not in lists or not best:
             continue
@@ -283,19 +289,21 @@ def _bounded_search(
         for row_id, score in found:
             scores[row_id] += score
         if old:
-            older.append((word, _weight(conn, word, found), old))
-    if older:
-        for row_id, score in _older_scores(conn, older).items():
+            totals = totals or fts5stats.totals(conn, TABLE)
+            older.append((word, _weight(conn, word, found, totals), old))
+    if older and totals is not None:
+        for row_id, score in _older_scores(conn, older, totals[1]).items():
             scores[row_id] += score
     ranked = sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
     return ranked[:limit]
 
 
-def _older_scores(conn: Connection, older: list[tuple[str, float, list[int]]]) -> dict[int, float]:
+def _older_scores(
+    conn: Connection, older: list[tuple[str, float, list[int]]], average: float
+) -> dict[int, float]:
     """Each word's ``bm25()`` share (its weight given) in the candidates older than its newest matches,
-    computed here (:mod:`engine.search.fts5stats`: FTS5's lengths, the word's occurrences counted in the
-    rows' text)."""
-    _, average = fts5stats.totals(conn, TABLE)
+    computed here (:mod:`engine.search.fts5stats`: FTS5's lengths and ``average`` row length, the word's
+    occurrences counted in the rows' text)."""
     ids = sorted({row_id for _, _, old in older for row_id in old})
     texts = _texts(conn, ids)
     lengths = fts5stats.lengths(conn, TABLE, ids)
@@ -309,14 +317,15 @@ def _older_scores(conn: Connection, older: list[tuple[str, float, list[int]]]) -
     return shares
 
 
-def _weight(conn: Connection, word: str, scored: list[tuple[int, float]]) -> float:
+def _weight(conn: Connection, word: str, scored: list[tuple[int, float]], totals: tuple[int, float]) -> float:
     """The word's weight (idf) in ``bm25()``: read back from FTS5's score of one row (``scored``) whose
     occurrences ``highlight()`` counts, as FTS5 has just counted all its rows for it; else from a count of
-    them. (A word used in one period is misjudged by the density of its newest matches.)"""
-    rows, average = fts5stats.totals(conn, TABLE)
+    them (``totals``: the table's rows and mean length, :func:`engine.search.fts5stats.totals`). (A word
+    used in one period is misjudged by the density of its newest matches.)"""
+    rows, average = totals
     if scored:
         row_id, score = scored[0]
-        expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+        expr = _in_columns(terms.quote(word))
         marked = ", ".join(f"highlight({TABLE}, {c}, ?, '')" for c in range(len(COLUMNS)))
         sql = f"SELECT {marked} FROM {TABLE} WHERE {TABLE} MATCH ? AND rowid = ?"
         row = conn.execute(sql, (*([_MARK] * len(COLUMNS)), expr, row_id)).first()
@@ -335,7 +344,7 @@ _MARK = "\x02\ufdd0\x03"
 def _count(conn: Connection, word: str) -> int:
     """How many rows hold ``word`` in any of :data:`COLUMNS`, in any session (a scan of its list of rows
     without reading them)."""
-    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    expr = _in_columns(terms.quote(word))
     return int(conn.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE {TABLE} MATCH ?", (expr,)).scalar_one())
 
 
@@ -360,7 +369,7 @@ def _word_scores(
     once, where it would look each id of a list (``rowid IN``) up anew, and ``rowid + 0`` keeps the list
     a filter on the scanned rows, so that only those are scored.
     """
-    expr = "{" + " ".join(COLUMNS) + "} : " + terms.quote(word)
+    expr = _in_columns(terms.quote(word))
     if session_key:  # the key's column weighs 0: it only narrows the scan
         expr += f" AND skey : {terms.quote(session_key)}"
     found: list[tuple[int, float]] = []
