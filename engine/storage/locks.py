@@ -95,7 +95,7 @@ class SessionLocks:
         """Hold the lock called ``name`` (a session id, or a :func:`job_name`) for the block; re-entrant."""
         thread_lock, file_lock = self._pair(name)
         if not thread_lock.acquire(timeout=self._timeout):
-            raise StoreLocked(f"session {session_of(name)} is busy in another task; try again in a moment")
+            raise _busy(name)
         depth = self._counts()
         try:
             if depth.get(name, 0) == 0:
@@ -126,9 +126,7 @@ class SessionLocks:
                 if not (
                     thread_lock.acquire(timeout=timeout) if wait else thread_lock.acquire(blocking=False)
                 ):
-                    raise StoreLocked(
-                        f"session {session_of(name)} is busy in another task; try again in a moment"
-                    )
+                    raise _busy(name)
                 try:
                     if depth.get(name, 0) == 0:
                         fd = _flock_now(self._dir / f"{name}.lock")
@@ -224,6 +222,11 @@ class SessionLocks:
         if deleted:
             self.forget(name)
         return deleted
+
+
+def _busy(name: str) -> StoreLocked:
+    """The error of a lock another task of this process holds."""
+    return StoreLocked(f"session {session_of(name)} is busy in another task; try again in a moment")
 
 
 def _unlink(path: Path) -> int:
