@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.clock import Clock
@@ -52,23 +53,18 @@ class AppendSteps(Protocol):
     def append_private(self, session: str, batch: list[Message]) -> list[Message]: ...
 
 
+@dataclass
 class _Filing:
     """A batch whose archive rows are committed and whose history.json files are to be written
     (:meth:`BatchImport._stage`), with its sessions' locks, held until they are."""
 
-    def __init__(
-        self,
-        writing: list[Staged],
-        summaries: list[tuple[str, dict[str, object]]],
-        added: int,
-        present: int,
-        forgotten: int,
-    ) -> None:
-        self.writing = writing
-        self.summaries = summaries
-        self.added, self.present, self.forgotten = added, present, forgotten
-        self.locks = ExitStack()
-        self.written: Future[list[int | Exception]] | None = None
+    writing: list[Staged]
+    summaries: list[tuple[str, dict[str, object]]]
+    added: int
+    present: int
+    forgotten: int
+    locks: ExitStack = field(default_factory=ExitStack)
+    written: Future[list[int | Exception]] | None = None
 
     def results(self) -> list[int | Exception]:
         """Per file, its size or what stopped it (waits for the writing thread)."""
