@@ -54,6 +54,29 @@ def _assert_same(exact: list[tuple[int, float]], bounded: list[tuple[int, float]
     assert [s for _, s in bounded] == sorted((s for _, s in bounded), reverse=True)
 
 
+def _assert_scored_alike(
+    rows: set[int], exact: list[tuple[int, float]], bounded: list[tuple[int, float]]
+) -> None:
+    """Each of ``rows`` the bounded path ranks scores as FTS5 scores it."""
+    scores = dict(exact)
+    for row_id, score in bounded:
+        if row_id in rows:
+            assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+
+
+def _rare_and_common(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A session where "common" has more rows than its newest list and than may be scanned, so its share
+    in the older candidates is computed in Python; its texts, oldest first."""
+    texts = ["a rare comet with common common common dust", "rare and common again"]
+    texts += [f"a common thing number {i}" for i in range(12)]
+    texts += ["a rare stamp", "some rare common pair"]
+    texts += [f"filler chat {i}" for i in range(40)]
+    _append(memory, "s1", texts)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 4)
+    monkeypatch.setattr(contextfts, "SCANNED_ROWS", -1)
+    return texts
+
+
 def test_the_bounded_path_gives_fts5s_scores(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     _append(
         memory,
@@ -103,12 +126,8 @@ def test_an_old_candidate_has_every_occurrence_of_a_common_word_counted(
     _append(memory, "s1", texts)
     monkeypatch.setattr(fulltext, "CANDIDATES", 4)  # "common" is truncated to its 4 newest matches
     exact, bounded = _both(memory, monkeypatch, "rare common", "s1")
-    rare = {i for i, _ in exact[:3]}
     assert [i for i, _ in bounded[:3]] == [i for i, _ in exact[:3]]  # the rows with "rare" hold the top
-    scores = dict(exact)
-    for row_id, score in bounded:
-        if row_id in rare:
-            assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+    _assert_scored_alike({i for i, _ in exact[:3]}, exact, bounded)
 
 
 def test_older_candidates_of_a_common_word_are_scored_as_fts5_scores_them(
@@ -116,20 +135,11 @@ def test_older_candidates_of_a_common_word_are_scored_as_fts5_scores_them(
 ) -> None:
     # A common word's rows between the oldest and the newest candidate are too many to scan (here: any),
     # so its share in the candidates older than its newest matches is computed in Python.
-    texts = ["a rare comet with common common common dust", "rare and common again"]
-    texts += [f"a common thing number {i}" for i in range(12)]
-    texts += ["a rare stamp", "some rare common pair"]
-    texts += [f"filler chat {i}" for i in range(40)]
-    _append(memory, "s1", texts)
-    monkeypatch.setattr(fulltext, "CANDIDATES", 4)
-    monkeypatch.setattr(contextfts, "SCANNED_ROWS", -1)
+    _rare_and_common(memory, monkeypatch)
     exact, bounded = _both(memory, monkeypatch, "rare common", "s1")
-    scores = dict(exact)
     rare = {i for i, _ in exact[:4]}  # the four rows with "rare"
     assert {i for i, _ in bounded[:4]} == rare
-    for row_id, score in bounded:
-        if row_id in rare:
-            assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+    _assert_scored_alike(rare, exact, bounded)
 
 
 def test_a_small_session_of_a_large_home_is_ranked_exactly(
@@ -158,13 +168,7 @@ def test_a_small_session_of_a_large_home_is_ranked_exactly(
 def test_a_common_words_weight_is_counted_when_none_of_its_newest_rows_is_a_candidate(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    texts = ["a rare comet with common common common dust", "rare and common again"]
-    texts += [f"a common thing number {i}" for i in range(12)]
-    texts += ["a rare stamp", "some rare common pair"]
-    texts += [f"filler chat {i}" for i in range(40)]
-    _append(memory, "s1", texts)
-    monkeypatch.setattr(fulltext, "CANDIDATES", 4)
-    monkeypatch.setattr(contextfts, "SCANNED_ROWS", -1)
+    texts = _rare_and_common(memory, monkeypatch)
     scored = contextfts._word_scores
 
     def without_common(conn: object, word: str, *rest: object) -> list[tuple[int, float]]:
