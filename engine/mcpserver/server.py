@@ -63,6 +63,13 @@ INSTRUCTIONS = (
 
 T = TypeVar("T")
 
+WAKE_SECONDS = 0.25
+"""The longest the server's event loop sleeps. A thread that finished an engine call or read a request
+wakes the loop by writing a byte to a socket (asyncio's self-pipe), and asyncio drops a failed write in
+silence. Under Wine that write sometimes failed with WSAEWOULDBLOCK on an empty socket: the answer, ready
+in milliseconds, then waited for the next request line (in a test, the client's cancel 120 s later). With
+a timer this often, a lost wake-up costs at most this long."""
+
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -219,6 +226,12 @@ def build_server(mem: Memory, tools: Sequence[ToolSpec] | None = None) -> Server
     )
 
 
+async def keep_awake(seconds: float = WAKE_SECONDS) -> None:
+    """Wake the event loop every ``seconds``, so a lost wake-up (see :data:`WAKE_SECONDS`) costs no more."""
+    while True:
+        await anyio.sleep(seconds)
+
+
 async def _serve(server: Server[Any]) -> None:
     rejects_in, rejects_out = anyio.create_memory_object_stream[types.JSONRPCError](64)
     answers_in, answers_out = anyio.create_memory_object_stream[SessionMessage](64)
@@ -244,6 +257,7 @@ async def _serve(server: Server[Any]) -> None:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(answer_rejects)
             tasks.start_soon(forward_answers)
+            tasks.start_soon(keep_awake)
             await server.run(read_stream, answers_in, server.create_initialization_options())
             tasks.cancel_scope.cancel()
 

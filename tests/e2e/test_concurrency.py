@@ -16,13 +16,11 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-import anyio
 from mcp.client.session import ClientSession
-from mcp.client.stdio import stdio_client
 
 from engine import Memory, Message
 from tests.clirun import run_cli
-from tests.e2e.test_mcp import call, server
+from tests.e2e.test_mcp import call, run_client
 
 SESSION = "shared"
 CLI_APPENDS = 6
@@ -90,17 +88,8 @@ def mcp_agent(
             reads.append(2)
             n += 1
 
-    async def main() -> None:
-        with (home.parent / "mcp-stderr.log").open("w") as log:
-            async with (
-                stdio_client(server(home), errlog=log) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                await rounds(session)
-
     try:
-        anyio.run(main)
+        run_client(home, rounds)
     except Exception as exc:  # the server died or the protocol broke
         errors.append(f"mcp: {type(exc).__name__}: {exc}")
 

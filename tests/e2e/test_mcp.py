@@ -25,6 +25,10 @@ from tests.clirun import CLI, ROOT
 
 NS = 1_000_000_000
 OLD = 1_600_000_000 * NS
+REQUEST_SECONDS = 120.0
+"""How long the client waits for any one answer: an answer that never comes fails its test, with the
+request's name, instead of hanging until pytest-timeout ends the whole run (and under Wine, every test
+after it)."""
 
 
 def server(home: Path) -> StdioServerParameters:
@@ -45,7 +49,7 @@ def run_client(home: Path, body: Callable[[ClientSession], Awaitable[Any]]) -> A
         with open(home.parent / "mcp-stderr.log", "w") as log:
             async with (
                 stdio_client(server(home), errlog=log) as (read, write),
-                ClientSession(read, write) as session,
+                ClientSession(read, write, read_timeout_seconds=REQUEST_SECONDS) as session,
             ):
                 await session.initialize()
                 result.append(await body(session))
