@@ -24,6 +24,7 @@ changing it re-embeds every message in the background, with the progress in the 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,15 @@ UI_LANGUAGES = {
 }
 """The label of each of the engine's UI language choices (``engine.settings.UI_LANGUAGES``)."""
 MINIMUM = QSize(640, 400)
+
+
+@dataclass(frozen=True)
+class _Caption:
+    """What names a setting in the window, with its text and tooltip as built."""
+
+    widget: QLabel | QCheckBox
+    text: str
+    tip: str
 
 
 def _combo(items: tuple[tuple[str, str], ...]) -> QComboBox:
@@ -275,6 +285,7 @@ class SettingsWindow(QWidget):
         folder_row.addWidget(self.data_folder, 1)
         folder_row.addWidget(self.open_folder)
         form3.addRow(translate("Settings", "Data folder"), folder_row)
+        self._named = self._captions((form, form2, form3))
         self.sync = SyncBox(state)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
@@ -307,6 +318,8 @@ class SettingsWindow(QWidget):
         self.key_test.clicked.connect(self._on_key_test_clicked)
         self.embedder.currentIndexChanged.connect(self._on_embedder_changed)
         state.state_did_change.connect(self._show_embedder_in_use)
+        state.state_did_change.connect(self._mark_shared)
+        self._mark_shared()
         self.load()
         fit_to_screen(self, 0.6, 0.9, MINIMUM, preferred=self._preferred_size())
 
@@ -333,6 +346,22 @@ class SettingsWindow(QWidget):
         self._on_embedder_changed()
         self._show_embedder_in_use()
         self._load_key_status()
+
+    def fields(self) -> dict[str, QWidget]:
+        """The field that edits each setting of :meth:`values`."""
+        return {
+            "summary_model": self.summary_model,
+            "decision_model": self.decision_model,
+            "chat_model": self.chat_model,
+            "reply_lang": self.reply_lang,
+            "max_history_messages": self.window_messages,
+            "max_history_bytes": self.history_kib,
+            "embedder": self.embedder,
+            "summaries_enabled": self.summaries_enabled,
+            "ui_language": self.ui_language,
+            "search_shortcut": self.search_keys,
+            "watch_agent_folders": self.watch_agents,
+        }
 
     def values(self) -> dict[str, Any]:
         return {
@@ -460,6 +489,41 @@ class SettingsWindow(QWidget):
         if embedding is not None and embedding.queued > 0:
             text += translate("Settings", " (%Ln message(s) waiting to be embedded)", "", embedding.queued)
         self.embedder_in_use.setText(text)
+
+    def _captions(self, forms: tuple[QFormLayout, ...]) -> dict[str, _Caption]:
+        """Each setting's caption: its row's label, or a check box's own text."""
+        found: dict[str, _Caption] = {}
+        for name, edit in self.fields().items():
+            labels = [form.labelForField(edit) for form in forms]
+            caption: QLabel | QCheckBox | None = next(
+                (w for w in labels if isinstance(w, QLabel) and w.text()), None
+            )
+            if caption is None and isinstance(edit, QCheckBox):
+                caption = edit
+            if caption is not None:
+                found[name] = _Caption(caption, caption.text(), caption.toolTip())
+        return found
+
+    def _mark_shared(self) -> None:
+        """While sync is on, the settings every device of the sync folder shares say so in their caption
+        (``engine.settings.SHARED``): a change to them applies on the other devices too."""
+        sync = self.state.snapshot.sync
+        on = sync is not None and sync.enabled
+        for name, named in self._named.items():
+            shared = on and name in engine_settings.SHARED
+            named.widget.setText(
+                translate("Settings", "{caption} (all devices)").format(caption=named.text)
+                if shared
+                else named.text
+            )
+            named.widget.setToolTip(
+                translate(
+                    "Settings",
+                    "Shared by every device of your sync folder: a change here applies on all of them.",
+                )
+                if shared
+                else named.tip
+            )
 
     def _show_watched_folders(self, settings: Settings) -> None:
         """List the folders the agents' watch reads (which of them exist is looked up on the store worker)."""

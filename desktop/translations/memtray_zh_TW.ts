@@ -2090,6 +2090,14 @@ Close other memtray programs first (the MCP server, memtray daemon).</source>
         </translation>
     </message>
     <message>
+        <source>{caption} (all devices)</source>
+        <translation>{caption}（所有裝置）</translation>
+    </message>
+    <message>
+        <source>Shared by every device of your sync folder: a change here applies on all of them.</source>
+        <translation>同步資料夾中的每部裝置共用此設定：在這裡修改，所有裝置都會套用。</translation>
+    </message>
+    <message>
         <source>none yet (no ~/.claude/projects or ~/.codex/sessions here)</source>
         <translation>目前沒有（這台電腦上沒有 ~/.claude/projects 或 ~/.codex/sessions）</translation>
     </message>

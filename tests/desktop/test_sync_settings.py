@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QCheckBox, QLabel
 
 from desktop.actions import AppActions
 from desktop.settings_window import SettingsWindow
@@ -245,3 +246,35 @@ def test_the_app_s_folder_watch_applies_another_device_s_segment_on_the_store_wo
     box.load()
     qtbot.waitUntil(lambda: "Watching the folder: changes arrive within seconds." in box.status.text())
     assert "laptop-b: applied 2 of 2 (0 pending), last applied just now" in box.status.text()
+
+
+def test_while_sync_is_on_the_settings_every_device_shares_say_so(
+    box: SyncBox, state: AppState, qtbot: Any, tmp_path: Path
+) -> None:
+    window = box.window()
+    assert isinstance(window, SettingsWindow) and set(window.fields()) == set(window.values())
+
+    def marked() -> set[str]:
+        texts = [label.text() for label in window.findChildren(QLabel)]
+        texts += [check.text() for check in window.findChildren(QCheckBox)]
+        return {text.removesuffix(" (all devices)") for text in texts if text.endswith(" (all devices)")}
+
+    assert marked() == set()
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    choose(box, qtbot, folder)
+    enable(box, qtbot, PASS)
+    qtbot.waitUntil(lambda: marked() != set(), timeout=5000)
+    summaries = window.summaries_enabled.text().removesuffix(" (all devices)")
+    assert marked() == {
+        "Summary model",
+        "Decision model",
+        "Chat model",
+        "Reply language",
+        "Messages sent each turn",
+        summaries,
+    }
+    assert "every device" in window.summaries_enabled.toolTip()
+    box.disable.click()
+    qtbot.waitUntil(lambda: marked() == set(), timeout=5000)
+    assert window.summaries_enabled.toolTip() == ""
