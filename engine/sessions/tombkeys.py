@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.paths import Paths
-from engine.storage.atomic import O_BINARY, sync_dir
+from engine.storage.atomic import O_BINARY, atomic_write, sync_dir
 from engine.storage.diskerrors import file_errors
 from engine.storage.sql import Connection
 
@@ -85,15 +85,7 @@ def retire(paths: Paths, scope: str, key: bytes) -> None:
         return
     path = paths.store_dir / f"{RETIRED_PREFIX}{scope}{RETIRED_SUFFIX}"
     with file_errors("a sync folder's tombstone key"):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
-        try:
-            os.write(fd, key)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        sync_dir(path.parent)
+        atomic_write(path, key)
 
 
 def retired(paths: Paths) -> dict[str, bytes]:
