@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli.output import hit_json, message_line, open_memory, passage_line, write, write_json
+from engine.cli.output import hit_json, hit_line, open_memory, passage_line, write, write_json
 from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import MessageFilter
 from engine.search.hits import MATCHES, SCOPES, Hit
+from engine.search.snippets import query_terms
 from engine.timewords import parse_bound
 
 
@@ -30,7 +31,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def cmd_search(args: argparse.Namespace) -> int:
     """Search and print at once: the vectors rank what is embedded, keywords find the rest. When some
     messages are not embedded yet, one line on stderr says how many are (this process does not embed:
-    the tray app or ``memtray daemon`` does, newest first); without hits, "no matches" on stderr."""
+    the tray app or ``memtray daemon`` does, newest first); without hits, "no matches" on stderr. A long
+    message shows the part around the query's words (``--json``: all of it)."""
     with open_memory(args) as mem:
         now = mem.clock()
         since = parse_bound("--since", args.since, end=False, now_ns=now) if args.since else 0
@@ -51,7 +53,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 f"memtray: {result.coverage.describe()}; the rest are found by keyword until the tray app "
                 "or `memtray daemon` has embedded them\n"
             )
-        _print_hits(list(result.hits), as_json=args.json)
+        _print_hits(list(result.hits), query_terms(args.query), as_json=args.json)
         # An archive index the search found damaged or out of date is rebuilt now (the results are out
         # already) rather than left to the exit, so the next search finds it.
         sys.stdout.flush()
@@ -59,14 +61,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_hits(hits: list[Hit], *, as_json: bool) -> None:
+def _print_hits(hits: list[Hit], terms: list[str], *, as_json: bool) -> None:
     if as_json:
         write_json([hit_json(h) for h in hits])
         return
     if not hits:
         sys.stderr.write("no matches\n")
     for hit in hits:
-        write(f"{hit.message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(hit.message)}")
+        write(hit_line(hit, terms))
         passage = passage_line(hit)
         if passage is not None:
             write(passage)

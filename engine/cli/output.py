@@ -10,6 +10,7 @@ import argparse
 import io
 import logging
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.visible import json_text, visible
@@ -17,6 +18,7 @@ from engine.clock import format_local
 from engine.logs import configure
 from engine.messages import Message
 from engine.paths import Paths
+from engine.search.snippets import SNIPPET_CHARS, snippet
 
 if TYPE_CHECKING:
     from engine.llm.keys import Keys
@@ -76,6 +78,17 @@ def message_line(message: Message) -> str:
     who = f"{message.role} · {message.sender}" if message.sender else message.role
     ident = f"#{message.id} " if message.id is not None else ""
     return f"{ident}[{when} · {who}] {message.content}"
+
+
+def hit_line(hit: Hit, terms: list[str]) -> str:
+    """A search hit as one line: session, source, score and the message (:func:`message_line`). A message
+    longer than :data:`~engine.search.snippets.SNIPPET_CHARS` shows its snippet around the query's
+    ``terms`` and its length instead of all of it (``--json`` has all of it)."""
+    message = hit.message
+    if len(message.content) > SNIPPET_CHARS:
+        shown, _ = snippet(message.content, terms)
+        message = replace(message, content=f"{shown} [{len(message.content):,} characters]")
+    return f"{message.session}\t{hit.source}\t{hit.score:.3f}\t{message_line(message)}"
 
 
 def message_json(message: Message) -> dict[str, Any]:

@@ -36,10 +36,11 @@ from engine.mcpserver.spec import (
     nullable,
     obj,
 )
-from engine.mcpserver.text import SNIPPET_CHARS, iso, query_terms, shorten, snippet
+from engine.mcpserver.text import iso
 from engine.messages import Message, MessageFilter
 from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
+from engine.search.snippets import SNIPPET_CHARS, query_terms, shorten, snippet
 from engine.sessions.folders import is_private
 from engine.timewords import parse_bound
 

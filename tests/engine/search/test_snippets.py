@@ -1,9 +1,9 @@
-"""The MCP results' snippets: the query's terms are found in any spelling search folds alike, and the
+"""Snippets (MCP hits, the CLI): the query's terms are found in any spelling search folds alike, and the
 window is cut around them in the stored text."""
 
 from __future__ import annotations
 
-from engine.mcpserver.text import query_terms, snippet
+from engine.search.snippets import query_terms, snippet
 
 
 def test_snippet_finds_folded_spellings_and_cuts_the_stored_text_around_them() -> None:
