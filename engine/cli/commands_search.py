@@ -10,7 +10,7 @@ from engine.clock import TIME_RANGES
 from engine.errors import InvalidInput
 from engine.messages import MessageFilter
 from engine.search.hits import MATCHES, SCOPES, Hit
-from engine.search.snippets import query_terms
+from engine.search.snippets import snippet_terms
 from engine.timewords import parse_bound
 
 
@@ -53,7 +53,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 f"memtray: {result.coverage.describe()}; the rest are found by keyword until the tray app "
                 "or `memtray daemon` has embedded them\n"
             )
-        _print_hits(list(result.hits), query_terms(args.query), as_json=args.json)
+        _print_hits(list(result.hits), snippet_terms(args.query), as_json=args.json)
         # An archive index the search found damaged or out of date is rebuilt now (the results are out
         # already) rather than left to the exit, so the next search finds it.
         sys.stdout.flush()

@@ -40,7 +40,7 @@ from engine.mcpserver.text import iso
 from engine.messages import Message, MessageFilter
 from engine.search.hits import MAX_LIMIT, Hit
 from engine.search.query import MAX_QUERY_CHARS
-from engine.search.snippets import SNIPPET_CHARS, query_terms, shorten, snippet
+from engine.search.snippets import SNIPPET_CHARS, shorten, snippet, snippet_terms
 from engine.sessions.folders import is_private
 from engine.timewords import parse_bound
 
@@ -216,7 +216,7 @@ def search(ctx: Context, args: Args) -> Result:
     depth = min(MAX_LIMIT, offset + size + 1)
     found = ctx.mem.search_with_coverage(query, args.get("session"), match, "all", None, depth, where=where)
     kept = [h for h in found.hits if h.message.id is not None]
-    terms = query_terms(query)
+    terms = snippet_terms(query)
     titles: dict[str, str] = {}
     result: Result = {"query": query, "match": match, "hits": [], "matched": bool(kept), "summary": ""}
     partial = found.coverage is not None and not found.coverage.complete

@@ -38,9 +38,10 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip() + "…"
 
 
-def query_terms(query: str) -> list[str]:
-    """What of a query to look for in a hit, folded for search (:mod:`engine.textfold`), longest first: its
-    quoted phrases, its words (stop words dropped), and each 2-character piece of a CJK run."""
+def snippet_terms(query: str) -> list[str]:
+    """What of a query to look for in a hit's snippet, folded for search (:mod:`engine.textfold`), longest
+    first: its quoted phrases, its words (stop words and single letters dropped), and each 2-character
+    piece of a CJK run. (The viewer marks :func:`engine.search.query.query_terms`, CJK trigrams too.)"""
     lowered = fold(query)
     terms = {p.strip() for p in _PHRASE.findall(lowered) if p.strip()}
     for word in _WORD.findall(lowered):
