@@ -14,7 +14,10 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,55 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:
         """A log line that cannot be written (a full disk) is dropped, not printed as a traceback."""
+
+    if sys.platform == "win32":
+
+        def emit(self, record: logging.LogRecord) -> None:
+            """Each line written under a lock all memtray processes take (see :func:`_one_writer`)."""
+            if self.stream is None:
+                super().emit(record)
+                return
+            try:
+                with _one_writer(self.stream.fileno()):
+                    super().emit(record)
+            except OSError:
+                self.handleError(record)
+
+
+if sys.platform == "win32":
+    import ctypes
+    import msvcrt
+    from ctypes import wintypes
+
+    class _Overlapped(ctypes.Structure):
+        _fields_ = (
+            ("internal", ctypes.c_void_p),
+            ("internal_high", ctypes.c_void_p),
+            ("offset", wintypes.DWORD),
+            ("offset_high", wintypes.DWORD),
+            ("event", wintypes.HANDLE),
+        )
+
+    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    _LOCKFILE_EXCLUSIVE_LOCK = 0x2
+    _LOCKED_BYTE_HIGH = 0x4000_0000
+    """The byte locked: at 2**62, far past a log's end, so no reader of the log ever meets the lock."""
+
+    @contextmanager
+    def _one_writer(fd: int) -> Iterator[None]:
+        """Hold the log's writer lock (a byte range lock, waited for) around one line's write.
+
+        The C runtime's append mode is a seek to the end and a write, which two processes logging at once
+        (the app, the CLI, the MCP server, a hook) interleave: a line overwrites another or is garbled.
+        Under the lock the seek and the write are one step. Closing the file releases it too."""
+        handle = msvcrt.get_osfhandle(fd)
+        where = _Overlapped(0, 0, 0, _LOCKED_BYTE_HIGH, None)
+        if not _kernel32.LockFileEx(handle, _LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ctypes.byref(where)):
+            raise ctypes.WinError(ctypes.get_last_error())
+        try:
+            yield
+        finally:
+            _kernel32.UnlockFileEx(handle, 0, 1, 0, ctypes.byref(where))
 
 
 def configure(
