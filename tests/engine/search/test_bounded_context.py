@@ -26,7 +26,7 @@ def _append(mem: Memory, session: str, texts: list[str]) -> None:
 
 
 def _both(
-    mem: Memory, monkeypatch: pytest.MonkeyPatch, query: str, session: str | None
+    mem: Memory, monkeypatch: pytest.MonkeyPatch, query: str, session: str | None, limit: int = 100
 ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
     """The context ranking of ``query`` by FTS5 (exact) and on the bounded path of large homes."""
     with mem._store.read() as conn:
@@ -34,7 +34,7 @@ def _both(
 
         def ranked() -> list[tuple[int, float]]:
             return contextfts.search(
-                conn, parse(query), session_key=key, session_id=session, where=EVERY_MESSAGE, limit=100
+                conn, parse(query), session_key=key, session_id=session, where=EVERY_MESSAGE, limit=limit
             )
 
         exact = ranked()
@@ -190,26 +190,6 @@ def test_more_candidates_than_one_statement_takes_score_as_fts5(
     _append(memory, "s1", texts)
     _append(memory, "s2", [f"other {i}" for i in range(3000)])  # so that no word is in most rows
     monkeypatch.setattr(fulltext, "RERANK", 1500)  # more candidates than one statement's parameters
-    with memory._store.read() as conn:
-        exact = contextfts.search(
-            conn,
-            parse("alpha beta gamma"),
-            session_key=None,
-            session_id=None,
-            where=EVERY_MESSAGE,
-            limit=1500,
-        )
-        with monkeypatch.context() as patch:
-            patch.setattr(contextfts, "EXACT_MATCHES", -1)
-            bounded = contextfts.search(
-                conn,
-                parse("alpha beta gamma"),
-                session_key=None,
-                session_id=None,
-                where=EVERY_MESSAGE,
-                limit=1500,
-            )
+    exact, bounded = _both(memory, monkeypatch, "alpha beta gamma", None, limit=1500)
     assert len(bounded) > 990
-    scores = dict(exact)
-    for row_id, score in bounded:
-        assert math.isclose(score, scores[row_id], rel_tol=1e-9)
+    _assert_scored_alike({row_id for row_id, _ in bounded}, exact, bounded)
