@@ -21,8 +21,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--match", choices=MATCHES, default="hybrid")
     p.add_argument("--scope", choices=SCOPES, default="all")
     p.add_argument("--time-range", choices=sorted(TIME_RANGES), default=None)
-    p.add_argument("--since", default=None, help="only from then on: YYYY-MM-DD, ISO, or 'last week'")
-    p.add_argument("--until", default=None, help="only up to then: YYYY-MM-DD, ISO, or '3 days ago'")
+    p.add_argument("--since", default=None, help="only from then on: YYYY-MM-DD, ISO, or words ('yesterday')")
+    p.add_argument(
+        "--until", default=None, help="up to then, inclusive: YYYY-MM-DD, ISO, or words ('June 2025')"
+    )
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_search)

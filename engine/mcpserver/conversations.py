@@ -52,12 +52,13 @@ SLICE_CHARS = 12_000
 _TIME = nullable({"type": "string", "description": "ISO 8601, UTC; null when unknown."})
 _READ_HANDLE = obj({"session": {"type": "string"}, "around": {"type": "integer"}}, ("session", "around"))
 _SINCE = date(
-    "Only from this date on (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as 'last week', "
-    "'3 days ago', '上個月', in the user's time zone)."
+    "Only from this date on (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as 'yesterday', "
+    "'last week', '3 days ago', '上個月', in the user's time zone: from the first instant of the day, week "
+    "or month they name)."
 )
 _UNTIL = date(
     "Only up to this date, inclusive (YYYY-MM-DD, a whole UTC day; an ISO date-time; or words such as "
-    "'yesterday', in the user's time zone)."
+    "'yesterday' or 'June 2025', in the user's time zone: to the last instant of the day or month they name)."
 )
 _SUMMARY = {"type": "string", "description": "What this page holds, in words."}
 
