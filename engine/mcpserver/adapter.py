@@ -12,10 +12,11 @@ on its public calls. Each piece is small so it can move into the facade as it is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engine.imported import ImportedSession
+from engine.mcpserver.rankings import Rankings
 from engine.messages import Message
 from engine.sessions.folders import ordering_time
 
@@ -85,10 +86,12 @@ class Catalog:
 
 @dataclass
 class Context:
-    """What a tool call works with: the memory and the server's session overviews."""
+    """What a tool call works with: the memory, the server's session overviews and the rankings its
+    searches page through."""
 
     mem: Memory
     catalog: Catalog
+    rankings: Rankings = field(default_factory=Rankings)
 
 
 def message_in(mem: Memory, session: str, message_id: int) -> Message | None:

@@ -9,7 +9,9 @@ characters of JSON) and paged with an opaque ``nextCursor``.
   ``read`` arguments that show it in context, its score and what matched (``kind``: keyword, meaning or
   both); a result says whether anything ``matched`` (never padded with near misses) and, when meaning
   search was partial, its ``coverage``. Pages are slices of one ranking (see
-  :class:`engine.search.conductor.Search`), so paging meets each hit once. Filters (role, sender, dates) choose the messages before
+  :class:`engine.search.conductor.Search`), the one the first page made, which the server keeps
+  (:mod:`engine.mcpserver.rankings`): paging meets each hit once, even while messages arrive or are
+  embedded between the pages. Filters (role, sender, dates) choose the messages before
   they are ranked, so a filtered page is as full as an unfiltered one; paging goes 200 hits deep.
 - ``list_sessions``: titles, first and last message times and message counts, newest last message
   first, filtered by text (title or id) and by dates.
@@ -24,6 +26,7 @@ from typing import Any
 from engine.errors import InvalidInput, NotFound
 from engine.mcpserver import paging
 from engine.mcpserver.adapter import Context, Overview, after_id, message_in
+from engine.mcpserver.rankings import FIRST_DEPTH, Ranked, Ranking
 from engine.mcpserver.spec import (
     CURSOR,
     MESSAGE_ID,
@@ -206,36 +209,85 @@ def _where(args: Args) -> str:
     return ", ".join(parts)
 
 
+def _ranking(ctx: Context, args: Args, fingerprint: str, depth: int) -> tuple[Ranking, dict[int, Message]]:
+    """The ranking of the search ``args`` ask for, ``depth`` deep, and the messages it read (by id)."""
+    since, until = _bounds(args, ctx.mem.clock())
+    where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
+    found = ctx.mem.search_with_coverage(
+        args["query"], args.get("session"), args.get("match", "hybrid"), "all", None, depth, where=where
+    )
+    kept = [h for h in found.hits if h.message.id is not None]
+    partial = found.coverage is not None and not found.coverage.complete
+    ranking = Ranking(
+        fingerprint,
+        tuple(
+            Ranked(h.message.id or 0, h.message.session or "", h.score, h.source, h.kind, h.passage)
+            for h in kept
+        ),
+        found.coverage.describe() if found.coverage is not None and partial else None,
+        depth,
+    )
+    return ranking, {h.message.id or 0: h.message for h in kept}
+
+
+def _read_again(ctx: Context, ranked: Ranked, read: dict[int, Message]) -> Hit | None:
+    """The hit ``ranked`` with its message (the one ``read`` holds, or read again); None when the message
+    was forgotten since it was ranked."""
+    message = read.get(ranked.message_id) or message_in(ctx.mem, ranked.session, ranked.message_id)
+    if message is None:
+        return None
+    return Hit(message, ranked.score, ranked.source, ranked.kind, ranked.passage)
+
+
 def search(ctx: Context, args: Args) -> Result:
     query, match = args["query"], args.get("match", "hybrid")
     if not query.strip():
         raise InvalidInput("query is blank: give words to look for")
-    since, until = _bounds(args, ctx.mem.clock())
     size = args.get("limit", 10)
-    offset = _offset("search", args)
-    where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
-    depth = min(MAX_LIMIT, offset + size + 1)
-    found = ctx.mem.search_with_coverage(query, args.get("session"), match, "all", None, depth, where=where)
-    kept = [h for h in found.hits if h.message.id is not None]
+    fingerprint = paging.fingerprint("search", args)
+    offset, token = 0, None
+    if "cursor" in args:
+        offset, token = paging.ranked_position(paging.decode("search", args, args["cursor"]), MAX_LIMIT)
+    ranking = ctx.rankings.get(token, fingerprint) if token is not None else None
+    read: dict[int, Message] = {}
+    needed = min(MAX_LIMIT, offset + size + 1)  # one more than the page: whether there is a next one
+    if ranking is None or token is None:  # a first page, or a ranking this server no longer keeps
+        ranking, read = _ranking(ctx, args, fingerprint, max(FIRST_DEPTH, needed))
+        token = ctx.rankings.keep(ranking)
+    elif ranking.cut and needed > len(ranking.hits):  # past the kept depth: go on with a deeper ranking
+        deeper, read = _ranking(ctx, args, fingerprint, min(MAX_LIMIT, max(needed, 2 * ranking.depth)))
+        ranking = ranking.extended(deeper)
+        ctx.rankings.replace(token, ranking)
     terms = snippet_terms(query)
     titles: dict[str, str] = {}
-    result: Result = {"query": query, "match": match, "hits": [], "matched": bool(kept), "summary": ""}
-    partial = found.coverage is not None and not found.coverage.complete
-    if found.coverage is not None and partial:
-        result["coverage"] = found.coverage.describe()
-    for each in kept[offset : offset + size]:
-        session = each.message.session or ""
-        if session not in titles:
-            titles[session] = ctx.catalog.title(session)
-        hit = _hit(each, titles[session], terms)
-        if result["hits"] and not paging.fits(
-            {**result, "hits": [*result["hits"], hit]}, paging.PAGE_CHARS - 600
-        ):
+    result: Result = {
+        "query": query,
+        "match": match,
+        "hits": [],
+        "matched": bool(ranking.hits),
+        "summary": "",
+    }
+    if ranking.coverage is not None:
+        result["coverage"] = ranking.coverage
+    after = offset
+    for place in range(offset, len(ranking.hits)):
+        if len(result["hits"]) >= size:
             break
-        result["hits"].append(hit)
+        each = _read_again(ctx, ranking.hits[place], read)
+        if each is not None:
+            session = each.message.session or ""
+            if session not in titles:
+                titles[session] = ctx.catalog.title(session)
+            hit = _hit(each, titles[session], terms)
+            if result["hits"] and not paging.fits(
+                {**result, "hits": [*result["hits"], hit]}, paging.PAGE_CHARS - 600
+            ):
+                break
+            result["hits"].append(hit)
+        after = place + 1
     shown = len(result["hits"])
-    if offset + shown < len(kept) and offset + shown < MAX_LIMIT:
-        result["nextCursor"] = paging.encode("search", args, offset + shown)
+    if after < len(ranking.hits):
+        result["nextCursor"] = paging.encode("search", args, {"o": after, "r": token})
     scope = f"{match} search over {_where(args)}" + (
         "" if "since" in args or "until" in args else ", all time"
     )

@@ -95,6 +95,21 @@ def offset_position(value: Any, most: int = MAX_POSITION) -> int:
     return int(value)
 
 
+def ranked_position(value: Any, most: int) -> tuple[int, str | None]:
+    """A search cursor's position: ``{"o": offset, "r": token}`` (an offset into the ranking kept under
+    ``token``) or a bare offset (as cursors of earlier versions hold).
+
+    Raises:
+        InvalidInput: anything else.
+    """
+    if isinstance(value, dict) and value.keys() == {"o", "r"}:
+        token = value["r"]
+        if not isinstance(token, str) or not 0 < len(token) <= MAX_CURSOR_CHARS:
+            raise InvalidInput(DAMAGED)
+        return offset_position(value["o"], most), token
+    return offset_position(value, most), None
+
+
 def keyset_position(value: Any) -> tuple[int, str]:
     """A cursor's ``[time, id]`` position (the last item shown of a newest-first listing).
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from engine import Memory, Message
 from engine.cli import main
 from engine.embedders.hashing import HashEmbedder
 from engine.mcpserver.adapter import Catalog, Context
+from engine.mcpserver.rankings import FIRST_DEPTH
 from engine.mcpserver.server import run_tool
 from engine.mcpserver.tools import mcp_tools
 from engine.search.hits import MATCHES, MAX_LIMIT
@@ -94,11 +96,11 @@ def big(memory: Memory) -> Memory:
     return memory
 
 
-def _mcp_pages(ctx: Context, args: dict[str, Any]) -> list[int]:
-    """Every hit of an MCP search, paged to the end with its cursor."""
+def _mcp_pages(ctx: Context, args: dict[str, Any], between: Callable[[int], None] | None = None) -> list[int]:
+    """Every hit of an MCP search, paged to the end with its cursor; ``between(n)`` runs after page n."""
     seen: list[int] = []
     cursor: str | None = None
-    for _ in range(MAX_LIMIT + 1):
+    for page in range(MAX_LIMIT + 1):
         answer = run_tool(SPECS["search"], ctx, {**args, **({"cursor": cursor} if cursor else {})})
         assert not answer.is_error, answer.content
         result = answer.structured_content
@@ -107,6 +109,8 @@ def _mcp_pages(ctx: Context, args: dict[str, Any]) -> list[int]:
         cursor = result.get("nextCursor")
         if cursor is None:
             return seen
+        if between is not None:
+            between(page)
     raise AssertionError("the pages never ended")
 
 
@@ -158,3 +162,78 @@ def test_cli_limit_n_is_the_first_n_of_limit_10n(home: Path, capsys: pytest.Capt
         for limit in (1, 11, 20):
             deep = cli_ids(match, limit * 10)
             assert cli_ids(match, limit) == deep[:limit], (match, limit)
+
+
+def _kept_then_deeper(before: list[int], after: list[int], gone: frozenset[int] = frozenset()) -> list[int]:
+    """What an MCP search pages while the memory changes during its first pages: the first page's ranking to
+    the depth the server keeps (``before``, less the ``gone`` ids), then the hits of the ranking done again
+    deeper (``after``) that it does not hold, in their order."""
+    kept = before[:FIRST_DEPTH]
+    return [i for i in kept if i not in gone] + [i for i in after if i not in set(kept)]
+
+
+@pytest.mark.parametrize("match", MATCHES)
+def test_mcp_pages_keep_their_ranking_while_matching_messages_arrive(big: Memory, match: str) -> None:
+    before = _ids(big, "django cache", match, MAX_LIMIT)
+    arriving = [Message("user", "django cache " * 3, T0 + (1000 + n) * NS, "") for n in range(30)]
+
+    def arrive(page: int) -> None:  # a hook or the save tool adds matches between the agent's pages
+        big.append("s3", arriving[page * 10 : page * 10 + 10])
+        assert big.wait_idle(timeout=60)
+
+    ctx = Context(big, Catalog(big))
+    paged = _mcp_pages(ctx, {"query": "django cache", "match": match, "limit": 7}, arrive)
+    after = _ids(big, "django cache", match, MAX_LIMIT)
+    assert after[:FIRST_DEPTH] != before[:FIRST_DEPTH]  # ranked again, the first pages would shift
+    assert len(paged) == len(set(paged)) > FIRST_DEPTH
+    assert paged == _kept_then_deeper(before, after)
+
+
+@pytest.mark.parametrize("match", ["semantic", "hybrid"])
+def test_mcp_pages_keep_their_ranking_while_the_embedder_catches_up(memory: Memory, match: str) -> None:
+    corpus = _corpus(31, 400)
+    memory.append("s1", corpus[:200])
+    assert memory.wait_idle(timeout=120)
+    memory.pause_embedding()
+    memory.append("s1", corpus[200:])  # queued: meaning search covers half
+    before = _ids(memory, "django cache", match, MAX_LIMIT)
+
+    def embed(page: int) -> None:  # after an import the embedder works for minutes: vectors arrive
+        if page == 0:
+            memory.resume_embedding()
+            assert memory.wait_idle(timeout=120)
+
+    ctx = Context(memory, Catalog(memory))
+    first = run_tool(SPECS["search"], ctx, {"query": "django cache", "match": match})
+    assert first.structured_content is not None and "coverage" in first.structured_content  # partial
+    paged = _mcp_pages(ctx, {"query": "django cache", "match": match, "limit": 7}, embed)
+    after = _ids(memory, "django cache", match, MAX_LIMIT)
+    assert after[:FIRST_DEPTH] != before[:FIRST_DEPTH]
+    assert len(paged) == len(set(paged)) > FIRST_DEPTH
+    assert paged == _kept_then_deeper(before, after)
+
+
+def test_a_message_forgotten_between_pages_is_not_shown(big: Memory) -> None:
+    before = _ids(big, "django cache", "hybrid", MAX_LIMIT)
+    gone = before[12]
+
+    def forget(page: int) -> None:
+        if page == 0:
+            big.forget_message(gone)
+
+    paged = _mcp_pages(Context(big, Catalog(big)), {"query": "django cache", "limit": 10}, forget)
+    assert gone not in paged and len(paged) == len(set(paged))
+    assert paged == _kept_then_deeper(
+        before, _ids(big, "django cache", "hybrid", MAX_LIMIT), frozenset({gone})
+    )
+
+
+def test_a_cursor_outliving_its_ranking_pages_a_new_ranking_of_the_same_query(big: Memory) -> None:
+    args = {"query": "django cache", "match": "keyword", "limit": 10}
+    first = run_tool(SPECS["search"], Context(big, Catalog(big)), args).structured_content
+    assert first is not None and "nextCursor" in first
+    restarted = Context(big, Catalog(big))  # a new server process keeps no rankings
+    second = run_tool(SPECS["search"], restarted, {**args, "cursor": first["nextCursor"]})
+    assert not second.is_error and second.structured_content is not None
+    hits = [hit["messageId"] for hit in first["hits"] + second.structured_content["hits"]]
+    assert hits == _ids(big, "django cache", "keyword", 20)
