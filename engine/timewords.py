@@ -140,10 +140,14 @@ def parse_words(name: str, value: str, *, end: bool, now_ns: int) -> int:
         raise InvalidInput(f"{name} {value[:MAX_CHARS]!r} is out of the range of dates") from None
 
 
-def parse_bound(name: str, value: str, *, end: bool, now_ns: int | None = None) -> int:
+def parse_bound(name: str, value: str, *, end: bool, now_ns: int | None = None, local: bool = False) -> int:
     """A date bound as Unix nanoseconds; a bare date is its first (or, for an ``end``, last) instant. Any
     other text is read as a time in words relative to ``now_ns`` (default: now), in the user's time zone
-    (:mod:`engine.timewords`: "last week", "3 days ago", "上個月").
+    (:func:`parse_words`: "last week", "3 days ago", "上個月").
+
+    A bare date and a date-time without an offset are UTC (MCP, whose results give times in UTC), or with
+    ``local`` in the user's time zone (the CLI, which shows local times: ``--since 2025-06-03`` in Taipei
+    starts at its midnight, not at 08:00).
 
     Raises:
         InvalidInput: the text is not a real date, date-time or time in words.
@@ -152,16 +156,17 @@ def parse_bound(name: str, value: str, *, end: bool, now_ns: int | None = None) 
         return parse_words(name, value, end=end, now_ns=time.time_ns() if now_ns is None else now_ns)
     try:
         if _DATE_ONLY.match(value):
-            day = datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
-            moment = day + timedelta(days=1) if end else day
-            ns = int(moment.timestamp()) * NS_PER_SECOND
-            return ns - 1 if end else ns
+            start = datetime.strptime(value, "%Y-%m-%d")
+            after = start + timedelta(days=1)
+            if not local:
+                start, after = start.replace(tzinfo=UTC), after.replace(tzinfo=UTC)
+            return _ns(after) - 1 if end else _ns(start)
         moment = datetime.fromisoformat(value.replace(" ", "T", 1))
-    except (ValueError, OverflowError):
+        if moment.tzinfo is None and not local:
+            moment = moment.replace(tzinfo=UTC)
+        return _ns(moment)
+    except (ValueError, OverflowError, OSError):
         raise InvalidInput(
             f"{name} {value[:40]!r} is not a date: use YYYY-MM-DD or an ISO date-time such as "
             "2025-01-31T18:00:00Z"
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1_000_000) * 1000

@@ -37,8 +37,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     message shows the part around the query's words (``--json``: all of it)."""
     with open_memory(args) as mem:
         now = mem.clock()
-        since = parse_bound("--since", args.since, end=False, now_ns=now) if args.since else 0
-        until = parse_bound("--until", args.until, end=True, now_ns=now) if args.until else None
+        since = parse_bound("--since", args.since, end=False, now_ns=now, local=True) if args.since else 0
+        until = parse_bound("--until", args.until, end=True, now_ns=now, local=True) if args.until else None
         if until is not None and since > until:
             raise InvalidInput("--since is after --until: no time is in that range")
         result = mem.search_with_coverage(

@@ -199,3 +199,18 @@ def test_cli_since_yesterday_holds_all_of_yesterday(home: Path, capsys: pytest.C
         assert [hit["content"] for hit in json.loads(capsys.readouterr().out)] == [
             f"the {expected} budget talk"
         ]
+
+
+def test_the_cli_reads_a_bare_date_in_the_users_time_zone_and_mcp_in_utc(
+    taipei: None, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the CLI shows local times, so a day it is given is a local day; MCP results give UTC times
+    midnight = int(datetime(2025, 6, 3).timestamp()) * NS  # local (Taipei) midnight: 16:00 UTC on 2 June
+    assert parse_bound("--since", "2025-06-03", end=False, local=True) == midnight
+    assert parse_bound("--until", "2025-06-03", end=True, local=True) == midnight + DAY - 1
+    assert parse_bound("--since", "2025-06-03T07:30", end=False, local=True) == midnight + 450 * 60 * NS
+    assert parse_bound("since", "2025-06-03", end=False) == midnight + 8 * 3600 * NS  # 00:00 UTC
+    with Memory.open(home) as mem:
+        mem.append("s1", [Message("user", "the early budget talk", midnight + 3600 * NS)])  # 01:00 local
+    assert main(["--home", str(home), "search", "budget", "--match", "keyword", "--since", "2025-06-03"]) == 0
+    assert "the early budget talk" in capsys.readouterr().out
