@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from engine.errormemory.records import ErrorRecord
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 _FIELDS = "num, id, tool_name, keywords, symptom, cause, action, outcome, created_at, expires_at"
 
@@ -93,11 +93,9 @@ def refresh(conn: Connection, nums: Iterable[int], expires_at: int) -> None:
 def fetch(conn: Connection, nums: Sequence[int], now: int) -> dict[int, ErrorRecord]:
     """Live records by row number."""
     found: dict[int, ErrorRecord] = {}
-    for start in range(0, len(nums), 500):
-        chunk = [int(n) for n in nums[start : start + 500]]
-        marks = ", ".join(str(n) for n in chunk)
+    for chunk, marks in in_chunks([int(n) for n in nums]):
         sql = f"SELECT {_FIELDS} FROM error_memory WHERE num IN ({marks}) AND expires_at > ?"
-        for row in conn.execute(sql, (now,)):
+        for row in conn.execute(sql, (*chunk, now)):
             found[int(row[0])] = to_record(row)
     return found
 

@@ -40,7 +40,7 @@ from engine.search.query import Query, parse
 from engine.semantic import floors
 from engine.semantic.tier import SemanticTier
 from engine.sessions import archive
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 from engine.storage.store import Store
 
 log = logging.getLogger("memtray.search")
@@ -334,12 +334,8 @@ class Search:
         found: dict[int, str] = {}
         ordered = sorted(ids)
         with self._store.read() as conn:
-            for start in range(0, len(ordered), 500):
-                chunk = ordered[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = conn.execute(
-                    f"SELECT id, session_id FROM messages WHERE id IN ({marks})", tuple(chunk)
-                )
+            for chunk, marks in in_chunks(ordered):
+                rows = conn.execute(f"SELECT id, session_id FROM messages WHERE id IN ({marks})", chunk)
                 found.update((int(i), str(sid)) for i, sid in rows.all())
         return found
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 _TOKEN = re.compile(r"[^\W_]+")
 _SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -57,10 +57,8 @@ def totals(conn: Connection, table: str) -> tuple[int, float]:
 def lengths(conn: Connection, table: str, ids: list[int]) -> dict[int, float]:
     """Each row's length in tokens (all columns), from the table's ``_docsize``."""
     found: dict[int, float] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN ({marks})", tuple(chunk)):
+    for chunk, marks in in_chunks(ids):
+        for row in conn.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN ({marks})", chunk):
             found[int(row[0])] = float(sum(varints(bytes(row[1] or b""))))
     return found
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 if TYPE_CHECKING:
     from engine.embedders import Vectors
@@ -35,9 +35,7 @@ def sample(conn: Connection, embedder_id: str, dim: int) -> Vectors | None:
     picked = list(range(1, top + 1, step))
     blobs: list[bytes] = []
     size = dim * 4
-    for start in range(0, len(picked), 500):
-        chunk = picked[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(picked):
         got = conn.execute(
             f"SELECT vector FROM vectors WHERE id IN ({marks}) AND embedder = ?", (*chunk, embedder_id)
         ).all()

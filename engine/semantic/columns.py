@@ -16,14 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.messages import MessageFilter
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 Ids = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 
 ROLE_CODES = {"user": 0, "assistant": 1}
 OTHER_ROLE = 2
-_IN_CHUNK = 500
 
 
 class Codes:
@@ -97,10 +96,8 @@ def read(conn: Connection, message_ids: Ids, sessions: Codes, senders: Codes) ->
     """The columns of ``message_ids``, in their order (codes interned in ``sessions`` and ``senders``)."""
     wanted = np.unique(message_ids)
     parts: list[Columns] = []
-    for start in range(0, len(wanted), _IN_CHUNK):
-        chunk = [int(i) for i in wanted[start : start + _IN_CHUNK]]
-        marks = ",".join("?" * len(chunk))
-        got = conn.execute(f"{_SELECT} WHERE id IN ({marks}) ORDER BY id", tuple(chunk)).all()
+    for chunk, marks in in_chunks([int(i) for i in wanted]):
+        got = conn.execute(f"{_SELECT} WHERE id IN ({marks}) ORDER BY id", chunk).all()
         parts.append(_from_rows(got, sessions, senders))
     return lookup(_concatenate(parts), np.asarray(message_ids, dtype=np.int64))
 

@@ -23,7 +23,7 @@ from engine.messages import Message, own_text
 from engine.semantic import passages as passage_split
 from engine.semantic.passages import ESTIMATED, Passage, Window
 from engine.storage import bulk
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -398,11 +398,9 @@ def row_pairs(conn: Connection, embedder_id: str, table: str = "vectors") -> tup
 def by_rows(conn: Connection, row_ids: Sequence[int], table: str = "vectors") -> list[tuple[int, int, bytes]]:
     """``(row id, message id, blob)`` of the given rows that still exist."""
     found: list[tuple[int, int, bytes]] = []
-    for start in range(0, len(row_ids), 500):
-        chunk = [int(i) for i in row_ids[start : start + 500]]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks([int(i) for i in row_ids]):
         for r in conn.execute(
-            f"SELECT id, message_id, vector FROM {_table(table)} WHERE id IN ({marks})", tuple(chunk)
+            f"SELECT id, message_id, vector FROM {_table(table)} WHERE id IN ({marks})", chunk
         ):
             found.append((int(r[0]), int(r[1]), bytes(r[2])))
     return found
@@ -423,9 +421,7 @@ def passages_of(conn: Connection, embedder_id: str, message_ids: Sequence[int]) 
     place."""
     found: list[PassageVector] = []
     wanted = sorted({int(i) for i in message_ids})
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(wanted):
         for r in conn.execute(
             "SELECT message_id, start_char, end_char, vector FROM passages "
             f"WHERE embedder = ? AND message_id IN ({marks}) ORDER BY message_id, passage",

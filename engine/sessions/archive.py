@@ -17,7 +17,7 @@ from engine.cjk import cjk_bigrams
 from engine.messages import Message
 from engine.sessions import identity
 from engine.storage import bulk
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 _COLUMNS = "id, session_id, role, content, send_at, sender"
 
@@ -229,12 +229,8 @@ def with_rows(conn: Connection, sessions: Iterable[str]) -> set[str]:
     here costs no query each)."""
     wanted = sorted(set(sessions))
     found: set[str] = set()
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = conn.execute(
-            f"SELECT DISTINCT session_id FROM messages WHERE session_id IN ({marks})", tuple(chunk)
-        )
+    for chunk, marks in in_chunks(wanted):
+        rows = conn.execute(f"SELECT DISTINCT session_id FROM messages WHERE session_id IN ({marks})", chunk)
         found.update(str(r[0]) for r in rows)
     return found
 
@@ -248,10 +244,8 @@ def fingerprints(conn: Connection, session_id: str) -> set[tuple[str, str, int]]
 def by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Message]:
     wanted = sorted(set(ids))
     found: dict[int, Message] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", tuple(chunk)):
+    for chunk, marks in in_chunks(wanted):
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", chunk):
             found[int(row[0])] = to_message(row)
     return found
 

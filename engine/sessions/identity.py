@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.messages import Message
 from engine.storage import bulk
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 
 IMPORT_PREFIX = "k:"
 
@@ -88,9 +88,7 @@ def record_gids(conn: Connection, ids: Sequence[int], messages: Sequence[Message
 def gids_of(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     """The global ids of the rows ``ids``."""
     found: dict[int, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = tuple(ids[start : start + 500])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(ids):
         for i, g in conn.execute(f"SELECT id, gid FROM message_gids WHERE id IN ({marks})", chunk):
             found[int(i)] = str(g)
     return found

@@ -25,10 +25,28 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 Params = Sequence[Any] | None
 """One tuple of ``?`` values, or a list of tuples (the statement runs once for each), or None."""
+
+IN_CHUNK = 500
+"""The most values one ``IN (?, …)`` list takes (:func:`in_chunks`): within the 999 parameters an older
+SQLite allows a statement, with room for the statement's other parameters."""
+
+_Value = TypeVar("_Value")
+
+
+def in_chunks(values: Sequence[_Value], size: int = IN_CHUNK) -> Iterator[tuple[tuple[_Value, ...], str]]:
+    """``values`` in slices of at most ``size``, each with the ``?,?,…`` marks of its ``IN (…)`` list:
+
+    for chunk, marks in in_chunks(ids):
+        conn.execute(f"SELECT … WHERE id IN ({marks})", chunk)
+    """
+    for start in range(0, len(values), size):
+        chunk = tuple(values[start : start + size])
+        yield chunk, ",".join("?" * len(chunk))
+
 
 SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
 """What a call into SQLite raises when it fails, for code that reads a damaged file with ``sqlite3`` itself

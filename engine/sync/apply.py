@@ -37,7 +37,7 @@ from engine.imported import ImportedSession, ImportReport
 from engine.messages import Message
 from engine.sessions import archive, identity, titles, tombkeys, tombstones
 from engine.storage import bulk
-from engine.storage.sql import Connection
+from engine.storage.sql import Connection, in_chunks
 from engine.storage.store import Store
 from engine.sync import errorrecords, export, sharedsettings, state, summaries
 from engine.sync.segment import Row, Segment
@@ -346,9 +346,7 @@ def _local_keys(store: Store, session: str, times: Sequence[int]) -> dict[str, s
     """Import key -> global id of the session's messages archived at one of ``times``."""
     found: dict[str, str] = {}
     with store.read() as conn:
-        for start in range(0, len(times), 500):
-            chunk = tuple(times[start : start + 500])
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in in_chunks(times):
             for role, content, send_at, gid in conn.execute(
                 "SELECT m.role, m.content, m.send_at, g.gid FROM messages m JOIN message_gids g ON g.id = m.id "
                 f"WHERE m.session_id = ? AND m.send_at IN ({marks})",
@@ -383,9 +381,7 @@ def _mark_arrived(store: Store, gids: Sequence[str], after: int) -> None:
 def _mark_received(store: Store, gids: Sequence[str], kind: str = "received") -> None:
     """Mark the rows of these global ids as not to be sent (see :class:`engine.sync.tables.SyncReceivedRow`)."""
     with store.write() as conn:
-        for start in range(0, len(gids), 500):
-            chunk = tuple(gids[start : start + 500])
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in in_chunks(gids):
             conn.execute(
                 f"INSERT OR IGNORE INTO sync_received(id, kind) SELECT id, ? FROM message_gids WHERE gid IN ({marks})",
                 (kind, *chunk),
