@@ -57,6 +57,11 @@ def test_a_forged_read_cursor_is_refused_in_one_sentence(ctx: Context, position:
         ("sessions", {}, [1, 5]),
         ("sessions", {}, [1]),
         ("search", {"query": "hello", "match": "keyword"}, 2**70),
+        ("search", {"query": "hello", "match": "keyword"}, {"o": -1, "r": "abc"}),
+        ("search", {"query": "hello", "match": "keyword"}, {"o": 1, "r": 7}),
+        ("search", {"query": "hello", "match": "keyword"}, {"o": 1, "r": ""}),
+        ("search", {"query": "hello", "match": "keyword"}, {"o": 1, "r": "abc", "x": 1}),
+        ("search", {"query": "hello", "match": "keyword"}, {"o": 1}),
     ],
 )
 def test_forged_listing_cursors_are_refused(
