@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engine.imported import ImportedSession
-from engine.mcpserver.rankings import Rankings
+from engine.mcpserver.kept import Kept
+from engine.mcpserver.rankings import Ranking
 from engine.messages import Message
 from engine.sessions.folders import ordering_time
 
@@ -86,12 +87,13 @@ class Catalog:
 
 @dataclass
 class Context:
-    """What a tool call works with: the memory, the server's session overviews and the rankings its
-    searches page through."""
+    """What a tool call works with: the memory, the server's session overviews, and the listings its
+    searches and session lists page through (:mod:`engine.mcpserver.kept`)."""
 
     mem: Memory
     catalog: Catalog
-    rankings: Rankings = field(default_factory=Rankings)
+    rankings: Kept[Ranking] = field(default_factory=Kept)
+    session_lists: Kept[tuple[str, ...]] = field(default_factory=Kept)
 
 
 def message_in(mem: Memory, session: str, message_id: int) -> Message | None:

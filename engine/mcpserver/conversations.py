@@ -14,7 +14,8 @@ characters of JSON) and paged with an opaque ``nextCursor``.
   embedded between the pages. Filters (role, sender, dates) choose the messages before
   they are ranked, so a filtered page is as full as an unfiltered one; paging goes 200 hits deep.
 - ``list_sessions``: titles, first and last message times and message counts, newest last message
-  first, filtered by text (title or id) and by dates.
+  first, filtered by text (title or id) and by dates. Pages slice the list the first page made (kept as
+  the search's ranking is), so a session that gets a message meanwhile, and moves up, is not skipped.
 - ``read``: a conversation from its start or its end, a window around a message, or the whole text of
   one long message in slices.
 """
@@ -209,7 +210,7 @@ def _where(args: Args) -> str:
     return ", ".join(parts)
 
 
-def _ranking(ctx: Context, args: Args, fingerprint: str, depth: int) -> tuple[Ranking, dict[int, Message]]:
+def _ranking(ctx: Context, args: Args, depth: int) -> tuple[Ranking, dict[int, Message]]:
     """The ranking of the search ``args`` ask for, ``depth`` deep, and the messages it read (by id)."""
     since, until = _bounds(args, ctx.mem.clock())
     where = MessageFilter(args.get("role"), args.get("sender"), since or 0, until)
@@ -219,7 +220,6 @@ def _ranking(ctx: Context, args: Args, fingerprint: str, depth: int) -> tuple[Ra
     kept = [h for h in found.hits if h.message.id is not None]
     partial = found.coverage is not None and not found.coverage.complete
     ranking = Ranking(
-        fingerprint,
         tuple(
             Ranked(h.message.id or 0, h.message.session or "", h.score, h.source, h.kind, h.passage)
             for h in kept
@@ -252,12 +252,12 @@ def search(ctx: Context, args: Args) -> Result:
     read: dict[int, Message] = {}
     needed = min(MAX_LIMIT, offset + size + 1)  # one more than the page: whether there is a next one
     if ranking is None or token is None:  # a first page, or a ranking this server no longer keeps
-        ranking, read = _ranking(ctx, args, fingerprint, max(FIRST_DEPTH, needed))
-        token = ctx.rankings.keep(ranking)
+        ranking, read = _ranking(ctx, args, max(FIRST_DEPTH, needed))
+        token = ctx.rankings.keep(fingerprint, ranking)
     elif ranking.cut and needed > len(ranking.hits):  # past the kept depth: go on with a deeper ranking
-        deeper, read = _ranking(ctx, args, fingerprint, min(MAX_LIMIT, max(needed, 2 * ranking.depth)))
+        deeper, read = _ranking(ctx, args, min(MAX_LIMIT, max(needed, 2 * ranking.depth)))
         ranking = ranking.extended(deeper)
-        ctx.rankings.replace(token, ranking)
+        ctx.rankings.replace(token, fingerprint, ranking)
     terms = snippet_terms(query)
     titles: dict[str, str] = {}
     result: Result = {
@@ -393,34 +393,55 @@ def after_position(items: list[Overview], position: Any) -> list[Overview]:
     return [o for o in items if (o.order_at, o.id) < mark]
 
 
+def _session_list(ctx: Context, args: Args) -> tuple[tuple[str, ...], int, str]:
+    """The session ids ``list_sessions`` pages through (as its first page listed them, kept by the server),
+    where this page starts in them, and the listing's token for the next cursor."""
+    fingerprint = paging.fingerprint("sessions", args)
+    offset, token, position = 0, None, None
+    if "cursor" in args:
+        position = paging.decode("sessions", args, args["cursor"])
+        if isinstance(position, dict):
+            offset, token = paging.ranked_position(position, paging.MAX_POSITION)
+    kept = ctx.session_lists.get(token, fingerprint) if token is not None else None
+    if kept is not None and token is not None:
+        return kept, offset, token
+    found = matching_sessions(ctx, args)  # a first page, a listing no longer kept, or a keyset cursor
+    if position is not None and not isinstance(position, dict):
+        offset = len(found) - len(after_position(found, position))
+    ids = tuple(o.id for o in found)
+    return ids, offset, ctx.session_lists.keep(fingerprint, ids)
+
+
 def list_sessions(ctx: Context, args: Args) -> Result:
-    found = matching_sessions(ctx, args)
-    rest = (
-        after_position(found, paging.decode("sessions", args, args["cursor"])) if "cursor" in args else found
-    )
+    ids, offset, token = _session_list(ctx, args)
+    now = {o.id: o for o in ctx.catalog.overviews(include_temp=True)}  # each page shows them as they are
     size = args.get("limit", 20)
-    result: Result = {"sessions": [], "total": len(found), "summary": ""}
-    for o in rest[:size]:
-        item = _session_item(o)
-        if result["sessions"] and not paging.fits(
-            {**result, "sessions": [*result["sessions"], item]}, paging.PAGE_CHARS - 400
-        ):
+    result: Result = {"sessions": [], "total": len(ids), "summary": ""}
+    after = offset
+    for session in ids[offset:]:
+        if len(result["sessions"]) >= size:
             break
-        result["sessions"].append(item)
+        if session in now:  # a session removed since the first page is left out
+            item = _session_item(now[session])
+            if result["sessions"] and not paging.fits(
+                {**result, "sessions": [*result["sessions"], item]}, paging.PAGE_CHARS - 400
+            ):
+                break
+            result["sessions"].append(item)
+        after += 1
     shown = len(result["sessions"])
-    first = len(found) - len(rest) + 1
-    if shown < len(rest):
-        last = rest[shown - 1]
-        result["nextCursor"] = paging.encode("sessions", args, [last.order_at, last.id])
-    if not found:
+    if after < len(ids):
+        result["nextCursor"] = paging.encode("sessions", args, {"o": after, "r": token})
+    if not ids:
         result["summary"] = (
             "No sessions match." if len(args.keys() - {"limit", "cursor"}) else "No sessions yet."
         )
     elif not shown:
-        result["summary"] = f"No more sessions (there are {len(found)})."
+        result["summary"] = f"No more sessions (there are {len(ids)})."
     else:
         result["summary"] = (
-            f"Sessions {first}-{first + shown - 1} of {len(found)}, the most recent last message first. "
+            f"Sessions {offset + 1}-{offset + shown} of {len(ids)}, the most recent last message first "
+            "(as the first page found them). "
             + ("More: call again with nextCursor." if "nextCursor" in result else "That is all of them.")
         )
     return result

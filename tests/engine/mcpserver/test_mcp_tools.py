@@ -209,6 +209,29 @@ def test_list_sessions_pages_titles_and_times_newest_first(
     assert call(ctx, "list_sessions", {"query": "nothing-like-this"})["summary"] == "No sessions match."
 
 
+def test_list_sessions_pages_the_list_its_first_page_made_while_sessions_change(
+    ctx: Context, memory: Memory
+) -> None:
+    for i in range(30):
+        memory.append(f"s{i:02d}", [msg("user", f"topic {i}", OLD + i * DAY)])
+    first = call(ctx, "list_sessions", {"limit": 10})
+    ids = [s["id"] for s in first["sessions"]]
+    # meanwhile: a session further down gets a message (it moves to the top of a new list), one is
+    # removed and a new one begins
+    memory.append("s03", [msg("assistant", "a late reply", OLD + 40 * DAY)])
+    memory.remove("s05")
+    memory.append("s99", [msg("user", "a new topic", OLD + 41 * DAY)])
+    cursor = first["nextCursor"]
+    while cursor:
+        page = call(ctx, "list_sessions", {"limit": 10, "cursor": cursor})
+        assert page["total"] == 30
+        ids += [s["id"] for s in page["sessions"]]
+        cursor = page.get("nextCursor")
+    assert ids == [f"s{i:02d}" for i in reversed(range(30)) if i != 5]  # s03 once, in its first place
+    moved = next(s for s in call(ctx, "list_sessions", {"limit": 100})["sessions"] if s["id"] == "s03")
+    assert moved["messages"] == 2  # a new listing shows it as it is now
+
+
 def test_read_pages_both_ways_windows_and_slices(ctx: Context, memory: Memory) -> None:
     stored = memory.append("s", [msg("user", f"line {i}", OLD + i * NS) for i in range(30)])
     ids = [m.id for m in stored]
