@@ -393,13 +393,14 @@ def after_position(items: list[Overview], position: Any) -> list[Overview]:
     return [o for o in items if (o.order_at, o.id) < mark]
 
 
-def _session_list(ctx: Context, args: Args) -> tuple[tuple[str, ...], int, str]:
-    """The session ids ``list_sessions`` pages through (as its first page listed them, kept by the server),
-    where this page starts in them, and the listing's token for the next cursor."""
-    fingerprint = paging.fingerprint("sessions", args)
+def session_listing(ctx: Context, kind: str, args: Args) -> tuple[tuple[str, ...], int, str]:
+    """The session ids a listing of ``kind`` (``sessions``: ``list_sessions``; ``resources``) pages through,
+    as its first page listed them (kept by the server), where the page ``args["cursor"]`` asks for starts in
+    them, and the listing's token for the next cursor."""
+    fingerprint = paging.fingerprint(kind, args)
     offset, token, position = 0, None, None
     if "cursor" in args:
-        position = paging.decode("sessions", args, args["cursor"])
+        position = paging.decode(kind, args, args["cursor"])
         if isinstance(position, dict):
             offset, token = paging.ranked_position(position, paging.MAX_POSITION)
     kept = ctx.session_lists.get(token, fingerprint) if token is not None else None
@@ -413,7 +414,7 @@ def _session_list(ctx: Context, args: Args) -> tuple[tuple[str, ...], int, str]:
 
 
 def list_sessions(ctx: Context, args: Args) -> Result:
-    ids, offset, token = _session_list(ctx, args)
+    ids, offset, token = session_listing(ctx, "sessions", args)
     now = {o.id: o for o in ctx.catalog.overviews(include_temp=True)}  # each page shows them as they are
     size = args.get("limit", 20)
     result: Result = {"sessions": [], "total": len(ids), "summary": ""}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from engine.errors import InvalidInput, NotFound
 from engine.mcpserver import paging
 from engine.mcpserver.adapter import Context
-from engine.mcpserver.conversations import after_position, matching_sessions, read
+from engine.mcpserver.conversations import read, session_listing
 from engine.mcpserver.spec import SESSION_ID
 from engine.mcpserver.text import iso
 from engine.sessions.folders import is_private
@@ -40,25 +40,28 @@ def list_page(ctx: Context, cursor: str | None) -> tuple[list[SessionResource], 
     Raises:
         InvalidInput: a cursor that is not one of this listing's.
     """
-    found = matching_sessions(ctx, {})
-    rest = after_position(found, paging.decode("resources", {}, cursor)) if cursor is not None else found
+    ids, offset, token = session_listing(ctx, "resources", {} if cursor is None else {"cursor": cursor})
+    now = {o.id: o for o in ctx.catalog.overviews(include_temp=True)}
     page: list[SessionResource] = []
     size = 0
-    for o in rest[:RESOURCE_PAGE]:
-        resource = SessionResource(
-            URI_PREFIX + o.id,
-            o.id,
-            o.title or o.id,
-            f"{o.messages} messages, {iso(o.first_at) or '?'} to {iso(o.last_at) or '?'}",
-        )
-        size += len(paging.dumps(resource.__dict__)) + _RESOURCE_OVERHEAD
-        if page and size > paging.PAGE_CHARS:
-            break
-        page.append(resource)
-    if len(rest) <= len(page):
+    after = offset
+    for session in ids[offset : offset + RESOURCE_PAGE]:
+        o = now.get(session)
+        if o is not None:  # a session removed since the first page is left out
+            resource = SessionResource(
+                URI_PREFIX + o.id,
+                o.id,
+                o.title or o.id,
+                f"{o.messages} messages, {iso(o.first_at) or '?'} to {iso(o.last_at) or '?'}",
+            )
+            size += len(paging.dumps(resource.__dict__)) + _RESOURCE_OVERHEAD
+            if page and size > paging.PAGE_CHARS:
+                break
+            page.append(resource)
+        after += 1
+    if after >= len(ids):
         return page, None
-    last = rest[len(page) - 1]
-    return page, paging.encode("resources", {}, [last.order_at, last.id])
+    return page, paging.encode("resources", {}, {"o": after, "r": token})
 
 
 def read_session(ctx: Context, uri: str) -> str:

@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 
 from engine import Memory, Message
-from engine.mcpserver import paging
+from engine.mcpserver import paging, resources
 from engine.mcpserver.adapter import Catalog, Context
+from engine.mcpserver.resources import RESOURCE_PAGE
 from engine.mcpserver.server import INSTRUCTIONS, describe, run_tool
 from engine.mcpserver.tools import mcp_tools
 from tests.engine.conftest import FakeClock
@@ -230,6 +231,18 @@ def test_list_sessions_pages_the_list_its_first_page_made_while_sessions_change(
     assert ids == [f"s{i:02d}" for i in reversed(range(30)) if i != 5]  # s03 once, in its first place
     moved = next(s for s in call(ctx, "list_sessions", {"limit": 100})["sessions"] if s["id"] == "s03")
     assert moved["messages"] == 2  # a new listing shows it as it is now
+
+
+def test_the_resources_list_pages_the_list_its_first_page_made(ctx: Context, memory: Memory) -> None:
+    for i in range(RESOURCE_PAGE + 30):
+        memory.append(f"s{i:03d}", [msg("user", f"topic {i}", OLD + i * DAY)])
+    listed, cursor = resources.list_page(ctx, None)
+    memory.append("s010", [msg("assistant", "a late reply", OLD + 400 * DAY)])  # moves up, not yet listed
+    while cursor is not None:
+        more, cursor = resources.list_page(ctx, cursor)
+        listed += more
+    names = [r.name for r in listed]
+    assert names == [f"s{i:03d}" for i in reversed(range(RESOURCE_PAGE + 30))]
 
 
 def test_read_pages_both_ways_windows_and_slices(ctx: Context, memory: Memory) -> None:
