@@ -23,9 +23,13 @@ deserve twice the weight they get for English. The depth and weights were set by
 
 Min-max scaling gives a keyword list's best item 1 however poorly it matches, so a question asked in
 English about a Dutch conversation let a weak match of its common words beat the answer only the vectors
-found. The keyword lists therefore count by :func:`keyword_confidence`: the context ranking's best BM25
-per query term against :attr:`Weights.term_score` (a match of every term counts fully, one of a single
-common word little). For CJK queries, whose answers e5 often lifts less above the memory as a whole than
+found. So each match of the context ranking counts by :func:`match_confidence`: its BM25 per query term
+against :attr:`Weights.term_score` (a match of every term counts fully, one of a single common word
+little, however well another message matched), and the plain ranking by the best of them
+(:func:`keyword_confidence`). Per match, not per list: "what did we decide about the postgres connection
+pooler?" matched three messages of the answer's conversation well and one of another conversation by
+"postgres" alone, which, counted as fully as the list's best, ranked above the answer only the vectors
+found. For CJK queries, whose answers e5 often lifts less above the memory as a whole than
 the lift floor asks, :func:`supported` lets the cosine of a keyword match count below the similarity
 floors (the floors still keep meaning-only matches out). For other queries a message's cosine gains a
 share of its better neighbour's (:func:`neighbour_lifted`), as the context index reads a message's words
@@ -163,18 +167,24 @@ def weights(query: Query, embedder_id: str | None) -> Weights:
     return chosen
 
 
-def keyword_confidence(query: Query, context: Scored, chosen: Weights) -> float:
-    """How fully the keyword lists count (0..1): the context ranking's best BM25 per query term, as a share
-    of ``chosen.term_score`` (1 when that is 0, or when there is no context ranking).
+def match_confidence(query: Query, context: Scored, chosen: Weights) -> dict[int, float]:
+    """How fully each match of the context ranking counts (0..1): its BM25 per query term, as a share of
+    ``chosen.term_score`` (1 for every match when that is 0).
 
     The lists are min-max scaled, so their best item scores 1 however poorly it matches; this share is
     what says "the words found nothing much": a question asked in English about a Dutch conversation, or
     in other words than were used, matches a few common words weakly, and the vectors' ranking then leads.
     Per term, so a long question is not taken for a confident one (BM25 adds up over the terms)."""
-    if chosen.term_score <= 0 or not context:
-        return 1.0
-    best = max(score for _, score in context)
-    return min(1.0, best / (chosen.term_score * max(1, len(query.terms))))
+    if chosen.term_score <= 0:
+        return {item: 1.0 for item, _ in context}
+    full = chosen.term_score * max(1, len(query.terms))
+    return {item: min(1.0, max(0.0, score) / full) for item, score in context}
+
+
+def keyword_confidence(query: Query, context: Scored, chosen: Weights) -> float:
+    """How fully the plain keyword ranking counts (0..1): the best :func:`match_confidence` of the context
+    ranking (1 when there is none)."""
+    return max(match_confidence(query, context, chosen).values(), default=1.0)
 
 
 def neighbour_lifted(
@@ -277,16 +287,21 @@ def normalized(items: Scored, min_span: float = 0.0) -> list[tuple[int, float]]:
 
 
 def fuse(
-    rankings: Sequence[tuple[Scored, float]], min_spans: Sequence[float] = ()
+    rankings: Sequence[tuple[Scored, float]],
+    min_spans: Sequence[float] = (),
+    shares: Sequence[Mapping[int, float] | None] = (),
 ) -> list[tuple[int, float]]:
     """Fuse ``(list of (id, score), weight)`` rankings, each scaled by :func:`normalized` with its
-    ``min_spans`` entry (none: 0); return ``(id, score)`` best first (ties: newer id)."""
+    ``min_spans`` entry (none: 0) and each item's value times its ``shares`` entry (none: 1); return
+    ``(id, score)`` best first (ties: newer id)."""
     scores: dict[int, float] = {}
     for n, (items, weight) in enumerate(rankings):
         if weight <= 0:
             continue
+        share = shares[n] if n < len(shares) else None
         for item, value in normalized(items, min_spans[n] if n < len(min_spans) else 0.0):
-            scores[item] = scores.get(item, 0.0) + weight * value
+            counted = value if share is None else value * share.get(item, 1.0)
+            scores[item] = scores.get(item, 0.0) + weight * counted
     return sorted(scores.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)
 
 
@@ -370,10 +385,11 @@ def combine(
         context = handed_on(context, cosines, turns, chosen)[:depth]
         plain = handed_on(plain, cosines, turns, chosen)[:depth]
     ranked, passed = ranked[:depth], passed[:depth]
-    share = keyword_confidence(query, context, chosen)
+    matches = match_confidence(query, context, chosen)
+    share = max(matches.values(), default=1.0)  # keyword_confidence
     fused = fuse(
         [
-            (context, chosen.context * share),
+            (context, chosen.context),
             (
                 supported(ranked, passed, {i for i, _ in context} | {i for i, _ in plain}, chosen),
                 chosen.semantic,
@@ -381,6 +397,7 @@ def combine(
             (plain, (chosen.plain if context else chosen.context) * share),
         ],
         (0.0, chosen.span),
+        (matches, None, None),
     )
     if fused:
         fused = boosted(fused, around.named([i for i, _ in fused], query), chosen.named)

@@ -1,9 +1,11 @@
-"""Hybrid fusion keeps a meaning-only hit when the words find nothing relevant: the keyword lists count by
-how well their best match covers the query (``fusion.keyword_confidence``), and for CJK queries the
-vectors' cosine of a keyword match counts below the similarity floors (``fusion.supported``)."""
+"""Hybrid fusion keeps a meaning-only hit when the words find nothing relevant: each keyword match counts by
+how well it covers the query (``fusion.match_confidence``; the plain list by its best,
+``fusion.keyword_confidence``), and for CJK queries the vectors' cosine of a keyword match counts below
+the similarity floors (``fusion.supported``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 from engine import Memory, Message
 from engine.search import fusion
-from engine.search.query import parse
+from engine.search.query import Query, parse
 
 NS = 1_000_000_000
 T0 = 1_700_000_000 * NS
@@ -108,3 +110,46 @@ def test_a_cosine_gains_a_share_of_its_better_same_session_neighbours() -> None:
     assert fusion.neighbour_lifted(passed, cosines, sessions, 0.0) == passed
     assert fusion.weights(parse("what did Ann say"), "e5-small-q4").neighbours == fusion.WORDS.neighbours > 0
     assert fusion.weights(parse("what did Ann say"), "hash-512").neighbours == 0.0
+
+
+class _Apart:
+    """What the fusion reads of messages that share no session, have no turns, senders or times (so no
+    hand-on, neighbours or boosts)."""
+
+    def sessions(self, ids: Set[int]) -> dict[int, str]:
+        return {}
+
+    def turns(self, ids: Set[int]) -> dict[int, fusion.Turn]:
+        return {}
+
+    def named(self, ids: Sequence[int], query: Query) -> set[int]:
+        return set()
+
+    def sent(self, ids: Sequence[int]) -> dict[int, int]:
+        return {}
+
+
+def test_a_match_of_one_common_word_counts_little_beside_full_matches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    query = parse("what did we decide about the postgres connection pooler?")  # 4 terms
+    full = fusion.WORDS.term_score * len(query.terms)
+    # 1 and 2 match the question well; 58, of another conversation, by "postgres" alone; the answer (6,
+    # "Decision recorded: PgBouncer, …") shares no word with it, and only the vectors find it
+    context = [(1, 1.2 * full), (2, 1.1 * full), (58, 0.2 * full), (31, 0.12 * full), (59, 0.1 * full)]
+    cosines = [(1, 0.88), (2, 0.87), (6, 0.853), (58, 0.847), (9, 0.80)]
+    assert fusion.match_confidence(query, context, fusion.WORDS)[58] == pytest.approx(0.2)
+    assert fusion.keyword_confidence(query, context, fusion.WORDS) == 1.0  # the list's best counts fully
+
+    def order() -> list[int]:
+        combined = fusion.combine(
+            query, "e5-small-q4", context=context, plain=[], ranked=cosines, passed=cosines,
+            depth=fusion.DEPTH, around=_Apart(),
+        )  # fmt: skip
+        return [i for i, _ in combined.ranking]
+
+    assert order().index(6) < order().index(58)
+    with monkeypatch.context() as patch:  # every match counted as fully as the list's best, as before
+        share = fusion.keyword_confidence(query, context, fusion.WORDS)
+        patch.setattr(fusion, "match_confidence", lambda q, items, w: {i: share for i, _ in items})
+        assert order().index(58) < order().index(6)
