@@ -75,12 +75,6 @@ def _bounds(args: Args, now_ns: int | None = None) -> tuple[int | None, int | No
     return since, until
 
 
-def _offset(kind: str, args: Args) -> int:
-    if "cursor" not in args:
-        return 0
-    return paging.offset_position(paging.decode(kind, args, args["cursor"]), MAX_LIMIT)
-
-
 # -- search --------------------------------------------------------------------------------------------
 
 SEARCH_INPUT = obj(

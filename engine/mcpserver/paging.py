@@ -5,8 +5,10 @@ a fingerprint of the arguments it was made for (so a cursor cannot continue a di
 where the next page starts. Clients must treat it as opaque; the server may change its content.
 
 A position read back from a cursor is checked before use (:func:`offset_position`,
-:func:`keyset_position`): a cursor is the client's input, and a damaged or forged one (a page number of
-2**70, a string where a number was) is an invalid argument in one sentence, never a crash.
+:func:`ranked_position`, :func:`keyset_position`): a cursor is the client's input, and a damaged or forged
+one (a page number of 2**70, a string where a number was) is an invalid argument in one sentence, never a
+crash. A listing's later pages slice what its first page found, kept by the server
+(:mod:`engine.mcpserver.kept`): the position holds an offset and the token it is kept under.
 
 Every tool result is kept under :data:`PAGE_CHARS` characters of JSON text: a page takes items while
 they fit and says where to go on (``nextCursor``).
