@@ -22,6 +22,7 @@ characters of JSON) and paged with an opaque ``nextCursor``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
@@ -387,10 +388,21 @@ def after_position(items: list[Overview], position: Any) -> list[Overview]:
     return [o for o in items if (o.order_at, o.id) < mark]
 
 
-def session_listing(ctx: Context, kind: str, args: Args) -> tuple[tuple[str, ...], int, str]:
-    """The session ids a listing of ``kind`` (``sessions``: ``list_sessions``; ``resources``) pages through,
-    as its first page listed them (kept by the server), where the page ``args["cursor"]`` asks for starts in
-    them, and the listing's token for the next cursor."""
+@dataclass(frozen=True)
+class SessionListing:
+    """A page of a session listing: the session ids it pages through (as its first page listed them, kept
+    by the server), where this page starts in them, the listing's token for the next cursor, and the
+    sessions' overviews as they are now (a session removed since the first page has none)."""
+
+    ids: tuple[str, ...]
+    offset: int
+    token: str
+    now: dict[str, Overview]
+
+
+def session_listing(ctx: Context, kind: str, args: Args) -> SessionListing:
+    """The page ``args["cursor"]`` asks for of a session listing of ``kind`` (``sessions``:
+    ``list_sessions``; ``resources``); one read of the sessions either way."""
     fingerprint = paging.fingerprint(kind, args)
     offset, token, position = 0, None, None
     if "cursor" in args:
@@ -399,17 +411,18 @@ def session_listing(ctx: Context, kind: str, args: Args) -> tuple[tuple[str, ...
             offset, token = paging.ranked_position(position, paging.MAX_POSITION)
     kept = ctx.session_lists.get(token, fingerprint) if token is not None else None
     if kept is not None and token is not None:
-        return kept, offset, token
+        now = ctx.catalog.overviews(include_temp=args.get("include_temp", False))
+        return SessionListing(kept, offset, token, {o.id: o for o in now})
     found = matching_sessions(ctx, args)  # a first page, a listing no longer kept, or a keyset cursor
     if position is not None and not isinstance(position, dict):
         offset = len(found) - len(after_position(found, position))
     ids = tuple(o.id for o in found)
-    return ids, offset, ctx.session_lists.keep(fingerprint, ids)
+    return SessionListing(ids, offset, ctx.session_lists.keep(fingerprint, ids), {o.id: o for o in found})
 
 
 def list_sessions(ctx: Context, args: Args) -> Result:
-    ids, offset, token = session_listing(ctx, "sessions", args)
-    now = {o.id: o for o in ctx.catalog.overviews(include_temp=True)}  # each page shows them as they are
+    listing = session_listing(ctx, "sessions", args)
+    ids, offset, now = listing.ids, listing.offset, listing.now  # each page shows them as they are now
     size = args.get("limit", 20)
     result: Result = {"sessions": [], "total": len(ids), "summary": ""}
     after = offset
@@ -426,7 +439,7 @@ def list_sessions(ctx: Context, args: Args) -> Result:
         after += 1
     shown = len(result["sessions"])
     if after < len(ids):
-        result["nextCursor"] = paging.encode("sessions", args, {"o": after, "r": token})
+        result["nextCursor"] = paging.encode("sessions", args, {"o": after, "r": listing.token})
     if not ids:
         result["summary"] = (
             "No sessions match." if len(args.keys() - {"limit", "cursor"}) else "No sessions yet."

@@ -40,8 +40,8 @@ def list_page(ctx: Context, cursor: str | None) -> tuple[list[SessionResource], 
     Raises:
         InvalidInput: a cursor that is not one of this listing's.
     """
-    ids, offset, token = session_listing(ctx, "resources", {} if cursor is None else {"cursor": cursor})
-    now = {o.id: o for o in ctx.catalog.overviews(include_temp=True)}
+    listing = session_listing(ctx, "resources", {} if cursor is None else {"cursor": cursor})
+    ids, offset, now = listing.ids, listing.offset, listing.now
     page: list[SessionResource] = []
     size = 0
     after = offset
@@ -61,7 +61,7 @@ def list_page(ctx: Context, cursor: str | None) -> tuple[list[SessionResource], 
         after += 1
     if after >= len(ids):
         return page, None
-    return page, paging.encode("resources", {}, {"o": after, "r": token})
+    return page, paging.encode("resources", {}, {"o": after, "r": listing.token})
 
 
 def read_session(ctx: Context, uri: str) -> str:
