@@ -69,8 +69,8 @@ class Weights:
         context: keyword search over each message between its neighbours.
         semantic: the vectors' ranking (of the embedders that retrieve well; see :func:`weights`).
         plain: plain keyword search, each message alone.
-        term_score: the context ranking's best BM25 per query term at which the keyword lists count fully
-            (:func:`keyword_confidence`; 0: always fully).
+        term_score: a context match's BM25 per query term at which it counts fully (:func:`match_confidence`;
+            the plain list counts by the best match, :func:`keyword_confidence`; 0: always fully).
         support: whether the vectors' ranking also counts, below the similarity floors, for messages the
             keyword rankings found (:func:`supported`).
         neighbours: the share of the distance to its better same-session neighbour's cosine that a
@@ -181,10 +181,10 @@ def match_confidence(query: Query, context: Scored, chosen: Weights) -> dict[int
     return {item: min(1.0, max(0.0, score) / full) for item, score in context}
 
 
-def keyword_confidence(query: Query, context: Scored, chosen: Weights) -> float:
-    """How fully the plain keyword ranking counts (0..1): the best :func:`match_confidence` of the context
-    ranking (1 when there is none)."""
-    return max(match_confidence(query, context, chosen).values(), default=1.0)
+def keyword_confidence(matches: Mapping[int, float]) -> float:
+    """How fully the plain keyword ranking counts (0..1): the best of the context ranking's ``matches``
+    (:func:`match_confidence`; 1 when there are none)."""
+    return max(matches.values(), default=1.0)
 
 
 def neighbour_lifted(
@@ -386,7 +386,7 @@ def combine(
         plain = handed_on(plain, cosines, turns, chosen)[:depth]
     ranked, passed = ranked[:depth], passed[:depth]
     matches = match_confidence(query, context, chosen)
-    share = max(matches.values(), default=1.0)  # keyword_confidence
+    share = keyword_confidence(matches)
     fused = fuse(
         [
             (context, chosen.context),

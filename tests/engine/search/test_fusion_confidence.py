@@ -48,12 +48,16 @@ def test_a_weak_keyword_match_counts_less_and_a_good_one_fully() -> None:
     query = parse("how much rent can we pay at most in Utrecht")  # terms: much, rent, pay, utrecht
     chosen = fusion.WORDS
     terms = len(query.terms)
+
+    def best(context: list[tuple[int, float]], weights: fusion.Weights = chosen) -> float:
+        return fusion.keyword_confidence(fusion.match_confidence(query, context, weights))
+
     weak = [(1, 0.5 * chosen.term_score * terms), (2, 0.1)]
-    assert fusion.keyword_confidence(query, weak, chosen) == pytest.approx(0.5)
+    assert best(weak) == pytest.approx(0.5)
     strong = [(1, 2.0 * chosen.term_score * terms)]
-    assert fusion.keyword_confidence(query, strong, chosen) == 1.0
-    assert fusion.keyword_confidence(query, [], chosen) == 1.0  # no context ranking: plain counts fully
-    assert fusion.keyword_confidence(query, weak, fusion.Weights(1.0, 0.5, 0.1)) == 1.0  # not measured
+    assert best(strong) == 1.0
+    assert best([]) == 1.0  # no context ranking: plain counts fully
+    assert best(weak, fusion.Weights(1.0, 0.5, 0.1)) == 1.0  # not measured
 
 
 def test_below_the_floors_only_keyword_matches_keep_their_cosine_and_only_for_cjk() -> None:
@@ -139,7 +143,9 @@ def test_a_match_of_one_common_word_counts_little_beside_full_matches(
     context = [(1, 1.2 * full), (2, 1.1 * full), (58, 0.2 * full), (31, 0.12 * full), (59, 0.1 * full)]
     cosines = [(1, 0.88), (2, 0.87), (6, 0.853), (58, 0.847), (9, 0.80)]
     assert fusion.match_confidence(query, context, fusion.WORDS)[58] == pytest.approx(0.2)
-    assert fusion.keyword_confidence(query, context, fusion.WORDS) == 1.0  # the list's best counts fully
+    assert (
+        fusion.keyword_confidence(fusion.match_confidence(query, context, fusion.WORDS)) == 1.0
+    )  # the list's best counts fully
 
     def order() -> list[int]:
         combined = fusion.combine(
@@ -150,6 +156,6 @@ def test_a_match_of_one_common_word_counts_little_beside_full_matches(
 
     assert order().index(6) < order().index(58)
     with monkeypatch.context() as patch:  # every match counted as fully as the list's best, as before
-        share = fusion.keyword_confidence(query, context, fusion.WORDS)
+        share = fusion.keyword_confidence(fusion.match_confidence(query, context, fusion.WORDS))
         patch.setattr(fusion, "match_confidence", lambda q, items, w: {i: share for i, _ in items})
         assert order().index(58) < order().index(6)
