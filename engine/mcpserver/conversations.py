@@ -242,7 +242,7 @@ def search(ctx: Context, args: Args) -> Result:
     fingerprint = paging.fingerprint("search", args)
     offset, token = 0, None
     if "cursor" in args:
-        offset, token = paging.ranked_position(paging.decode("search", args, args["cursor"]), MAX_LIMIT)
+        offset, token = paging.kept_position(paging.decode("search", args, args["cursor"]), MAX_LIMIT)
     ranking = ctx.rankings.get(token, fingerprint) if token is not None else None
     read: dict[int, Message] = {}
     needed = min(MAX_LIMIT, offset + size + 1)  # one more than the page: whether there is a next one
@@ -408,7 +408,7 @@ def session_listing(ctx: Context, kind: str, args: Args) -> SessionListing:
     if "cursor" in args:
         position = paging.decode(kind, args, args["cursor"])
         if isinstance(position, dict):
-            offset, token = paging.ranked_position(position, paging.MAX_POSITION)
+            offset, token = paging.kept_position(position, paging.MAX_POSITION)
     kept = ctx.session_lists.get(token, fingerprint) if token is not None else None
     if kept is not None and token is not None:
         now = ctx.catalog.overviews(include_temp=args.get("include_temp", False))

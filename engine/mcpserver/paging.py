@@ -5,7 +5,7 @@ a fingerprint of the arguments it was made for (so a cursor cannot continue a di
 where the next page starts. Clients must treat it as opaque; the server may change its content.
 
 A position read back from a cursor is checked before use (:func:`offset_position`,
-:func:`ranked_position`, :func:`keyset_position`): a cursor is the client's input, and a damaged or forged
+:func:`kept_position`, :func:`keyset_position`): a cursor is the client's input, and a damaged or forged
 one (a page number of 2**70, a string where a number was) is an invalid argument in one sentence, never a
 crash. A listing's later pages slice what its first page found, kept by the server
 (:mod:`engine.mcpserver.kept`): the position holds an offset and the token it is kept under.
@@ -97,9 +97,9 @@ def offset_position(value: Any, most: int = MAX_POSITION) -> int:
     return int(value)
 
 
-def ranked_position(value: Any, most: int) -> tuple[int, str | None]:
-    """A search cursor's position: ``{"o": offset, "r": token}`` (an offset into the ranking kept under
-    ``token``) or a bare offset (as cursors of earlier versions hold).
+def kept_position(value: Any, most: int) -> tuple[int, str | None]:
+    """A listing cursor's position: ``{"o": offset, "r": token}`` (an offset into the listing kept under
+    ``token``, :mod:`engine.mcpserver.kept`) or a bare offset (as search cursors of earlier versions hold).
 
     Raises:
         InvalidInput: anything else.
